@@ -1,0 +1,101 @@
+# mmuscope: one flat Makefile.  `make V=1` shows full commands.
+#
+#   make demo     install missing Debian packages, build, import a bundled real trace
+#   make check    install missing Debian packages, build, run every test
+#   make bench    benchmarks, results in BENCHMARKS.md
+#
+# The two entry points install packages first (scripts/install-deps.sh), then
+# run the real work in a sub-make, so pkg-config is asked only once the
+# libraries are there.
+
+include config.mk
+
+O := build
+
+ifneq ($(V),1)
+Q := @
+quiet = @printf '  %-6s %s\n' $(1) $(2);
+else
+Q :=
+quiet =
+endif
+
+SCHEMA := $(sort $(wildcard schema/[0-9][0-9][0-9]-*.sql))
+LIB_SRCS := $(sort $(wildcard lib/*.c))
+LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o) $(O)/gen/schema.o
+PROG_SRCS := $(sort $(wildcard collector/*.c analyzer/*.c tui/*.c))
+PROG_OBJS := $(PROG_SRCS:%.c=$(O)/%.o)
+HARNESS_OBJS := $(O)/tests/harness/test.o
+UNIT_SRCS := $(sort $(wildcard tests/unit/t-*.c))
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(O)/tests/%)
+
+PROG := $(O)/mmuscope
+LIBA := $(O)/libmmuscope.a
+
+.PHONY: all demo check deps install-deps build check-run demo-run unit clean \
+	check-headers check-layering asan install
+
+all: $(PROG) $(UNIT_BINS)
+
+build: all
+
+deps:
+	@scripts/install-deps.sh --print
+
+install-deps:
+	@scripts/install-deps.sh
+
+demo: install-deps
+	$(Q)$(MAKE) --no-print-directory demo-run
+
+check: install-deps
+	$(Q)$(MAKE) --no-print-directory check-run
+
+demo-run: all
+	@scripts/demo.sh
+
+check-run: all
+	@tests/run-all.sh
+
+$(PROG): $(PROG_OBJS) $(LIBA)
+	$(call quiet,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $(PROG_OBJS) $(LIBA) $(LIBS)
+
+$(LIBA): $(LIB_OBJS)
+	$(call quiet,AR,$@)rm -f $@ && ar rcs $@ $^
+
+$(O)/tests/t-%: $(O)/tests/unit/t-%.o $(HARNESS_OBJS) $(LIBA)
+	$(call quiet,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LIBS)
+
+$(O)/gen/schema.c: $(SCHEMA) schema/embed.sh
+	@mkdir -p $(@D)
+	$(call quiet,GEN,$@)schema/embed.sh $@ $(SCHEMA)
+
+$(O)/gen/schema.o: $(O)/gen/schema.c
+	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(O)/%.o: %.c
+	@mkdir -p $(@D)
+	$(call quiet,CC,$@)$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+# Every public header compiles on its own (git's hdr-check).
+check-headers:
+	$(Q)for h in include/mmuscope/*.h; do \
+		echo "#include \"$${h#include/}\"" | \
+		$(CC) $(ALL_CFLAGS) -x c -fsyntax-only - || exit 1; done
+
+check-layering:
+	@scripts/check-layering.sh
+
+asan:
+	$(Q)$(MAKE) --no-print-directory O=build/asan \
+		CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
+		LDFLAGS="-fsanitize=address,undefined" MSC_BUILD=build/asan check-run
+
+install: $(PROG)
+	install -d $(DESTDIR)$(bindir)
+	install -m 0755 $(PROG) $(DESTDIR)$(bindir)/mmuscope
+
+clean:
+	rm -rf $(O)
+
+-include $(shell find $(O) -name '*.d' 2>/dev/null)

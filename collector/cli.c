@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Program-side helpers: messages in git's style ("mmuscope import: <file>:
+ * <problem>"), signal handling, small formatting helpers.
+ */
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+const char *cli_prog = "mmuscope";
+volatile sig_atomic_t cli_stop;
+
+static void vmessage(const char *prefix, const char *fmt, va_list ap)
+{
+	fflush(stdout);
+	fprintf(stderr, "%s: %s", cli_prog, prefix);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
+/* One line on stderr: "<prog>: <message>". */
+void cli_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmessage("", fmt, ap);
+	va_end(ap);
+}
+
+void cli_warn(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vmessage("warning: ", fmt, ap);
+	va_end(ap);
+}
+
+static void on_signal(int sig)
+{
+	cli_stop = sig;
+}
+
+/* SIGINT/SIGTERM set cli_stop; long loops poll it and stop cleanly. */
+void cli_catch_signals(void)
+{
+	struct sigaction sa = { .sa_handler = on_signal };
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGXFSZ, SIG_IGN);	/* a file size limit is an EFBIG write, not a kill */
+	signal(SIGPIPE, SIG_IGN);
+}
+
+int cli_usage(const struct cli_command *cmd)
+{
+	fprintf(stderr, "usage: mmuscope %s %s\n", cmd->name, cmd->usage);
+	return 2;
+}
+
+double cli_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* 1234567 -> "1,234,567" */
+const char *cli_count(unsigned long long n, char *buf, unsigned long size)
+{
+	char tmp[32];
+	int len = snprintf(tmp, sizeof(tmp), "%llu", n), o = 0;
+
+	for (int i = 0; i < len && (unsigned long)o + 2 < size; i++) {
+		if (i && (len - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = tmp[i];
+	}
+	buf[o] = '\0';
+	return buf;
+}

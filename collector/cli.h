@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * What the subcommands of the mmuscope program share: the command table,
+ * error reporting (the only printing in the program besides each command's
+ * own output), and the stop flag set by SIGINT/SIGTERM.
+ */
+#ifndef MSC_CLI_H
+#define MSC_CLI_H
+
+#include <signal.h>
+#include <stdbool.h>
+
+struct cli_command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *usage;	/* one line: arguments */
+	const char *summary;	/* one line: what it does */
+};
+
+extern const char *cli_prog;		/* "mmuscope import", for messages */
+extern volatile sig_atomic_t cli_stop;	/* set by SIGINT/SIGTERM */
+
+void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cli_catch_signals(void);
+int cli_usage(const struct cli_command *cmd);
+double cli_now(void);
+const char *cli_count(unsigned long long n, char *buf, unsigned long size);
+
+int cmd_import(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+
+#endif /* MSC_CLI_H */

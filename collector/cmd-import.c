@@ -1,0 +1,297 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `mmuscope import TRACE.dat -o DB`: store every event of a trace-cmd
+ * trace.dat (or of a text event file) in a database.
+ *
+ * A new database is written to a temporary file beside the target and
+ * renamed into place only when complete, so an interrupted or failed import
+ * never leaves a database that looks finished.  With --append the capture
+ * is added to an existing database and removed again if the import fails.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "mmuscope/error.h"
+#include "mmuscope/event.h"
+#include "mmuscope/host.h"
+#include "mmuscope/ingest.h"
+#include "mmuscope/source.h"
+#include "mmuscope/store.h"
+#include "mmuscope/util.h"
+
+struct import_opts {
+	const char *input;
+	const char *output;
+	bool force, append, text, quiet;
+	struct msc_host host;	/* user overrides */
+};
+
+static int parse_args(int argc, char **argv, struct import_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "append", no_argument, NULL, 'a' },
+		{ "host", required_argument, NULL, 'H' },
+		{ "text", no_argument, NULL, 't' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ 0 }
+	};
+	int c;
+
+	msc_host_init(&o->host);
+	while ((c = getopt_long(argc, argv, "o:fq", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'f':
+			o->force = true;
+			break;
+		case 'a':
+			o->append = true;
+			break;
+		case 'H':
+			if (msc_host_parse_overrides(&o->host, optarg)) {
+				cli_error("--host %s: expected vendor=npt|ept, release=X.Y.Z, "
+					  "nonpresent=0|0x8000000000000000, ept_ad=y|n", optarg);
+				return -1;
+			}
+			break;
+		case 't':
+			o->text = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		default:
+			return -1;
+		}
+	}
+	if (optind + 1 != argc || !o->output) {
+		cli_error("need one input file and -o DB");
+		return -1;
+	}
+	if (o->force && o->append) {
+		cli_error("--force and --append exclude each other");
+		return -1;
+	}
+	o->input = argv[optind];
+	return 0;
+}
+
+static int open_source(const struct import_opts *o, struct msc_source **ret)
+{
+	if (o->text)
+		return msc_source_open_text(o->input, ret);
+	return msc_source_open_tracedat(o->input, ret);
+}
+
+static void report_source_error(const struct import_opts *o, struct msc_source *src, int r)
+{
+	const char *detail = src ? msc_source_error(src) : "";
+
+	if (detail[0])
+		cli_error("%s: %s: %s", o->input, msc_strerror(r), detail);
+	else
+		cli_error("%s: %s", o->input, msc_strerror(r));
+}
+
+static void report_store_error(const char *path, struct msc_store *s, int r)
+{
+	const char *detail = s ? msc_store_errmsg(s) : "";
+
+	if (detail[0] && r == MSC_ERR_SQL)
+		cli_error("%s: %s: %s", path, msc_strerror(r), detail);
+	else
+		cli_error("%s: %s", path, msc_strerror(r));
+}
+
+static void remove_db(const char *path)
+{
+	static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
+	char p[4096];
+
+	for (size_t i = 0; i < ARRAY_SIZE(suffix); i++) {
+		snprintf(p, sizeof(p), "%s%s", path, suffix[i]);
+		unlink(p);
+	}
+}
+
+/* An existing database may be replaced only if nobody is writing to it. */
+static int check_replaceable(const char *path)
+{
+	struct msc_store *s;
+	int r = msc_store_open(path, 0, &s);
+
+	if (r)
+		return r;
+	r = msc_store_lock(s);
+	msc_store_close(s);
+	return r;
+}
+
+static const char *const table_of[MSC_EV_NR] = {
+	[MSC_EV_SPTE_CHANGED] = "spte_change",	 [MSC_EV_SPLIT] = "huge_page_split",
+	[MSC_EV_GET_PAGE] = "page_table",	 [MSC_EV_ZAP_PAGE] = "page_table",
+	[MSC_EV_FAST_PF] = "fault",		 [MSC_EV_PAGE_FAULT] = "fault",
+	[MSC_EV_SET_SPTE] = "set_spte",		 [MSC_EV_SPTE_REQUESTED] = "spte_requested",
+	[MSC_EV_MMIO_SPTE] = "mmio_spte",	 [MSC_EV_ZAP_ALL_FAST] = "zap_all_fast",
+	[MSC_EV_UNMAP_HVA] = "hva_range",	 [MSC_EV_AGE_HVA] = "hva_range",
+	[MSC_EV_MARKER] = "marker",		 [MSC_EV_KPROBE] = "kprobe",
+	[MSC_EV_LOST] = "lost_events",
+};
+
+static void print_summary(const struct import_opts *o, const struct msc_ingest *ing, double secs)
+{
+	const struct msc_capture_info *info = msc_source_info(ing->src);
+	const struct msc_host *h = &ing->host;
+	char a[32], b[32];
+	int col = 0;
+
+	printf("%s -> %s: %s events in %.2f s (%s events/s)\n", o->input, o->output,
+	       cli_count(ing->events, a, sizeof(a)), secs,
+	       cli_count(secs > 0 ? (unsigned long long)(ing->events / secs) : 0, b, sizeof(b)));
+	for (int t = 0; t < MSC_EV_NR; t++) {
+		uint64_t n = ing->by_type[t];
+
+		/* types sharing a table are printed once, at the first */
+		for (int u = t + 1; u < MSC_EV_NR; u++)
+			if (!strcmp(table_of[u], table_of[t]))
+				n += ing->by_type[u];
+		for (int u = 0; u < t; u++)
+			if (!strcmp(table_of[u], table_of[t]))
+				n = 0;
+		if (!n)
+			continue;
+		printf("%s%s %s", col ? "  " : "  ", table_of[t], cli_count(n, a, sizeof(a)));
+		col++;
+	}
+	printf("\n  host: %s SPTE layout (%s), kernel %s, non-present %#llx (%s), %s\n",
+	       msc_vendor_name(h->vendor), msc_host_source_name(h->vendor_source),
+	       h->release[0] ? h->release : "unknown",
+	       (unsigned long long)ing->classifier.layout.nonpresent,
+	       msc_host_source_name(h->kver_source),
+	       h->tdp_mmu ? "TDP MMU" : "shadow/legacy MMU (no spte_changed events)");
+	if (info->compression[0] || info->file_version)
+		printf("  file: trace.dat v%d%s%s, clock %s, %d cpus\n", info->file_version,
+		       info->compression[0] ? " " : "", info->compression,
+		       info->trace_clock[0] ? info->trace_clock : "?", info->nr_cpus);
+}
+
+static bool has_kvm_events(const struct msc_ingest *ing)
+{
+	for (int t = 0; t < MSC_EV_NR; t++)
+		if (t != MSC_EV_MARKER && t != MSC_EV_KPROBE && t != MSC_EV_LOST &&
+		    ing->by_type[t])
+			return true;
+	return false;
+}
+
+static int run_ingest(const struct import_opts *o, struct msc_source *src,
+		      struct msc_store *store, const char *db_path)
+{
+	struct msc_ingest ing;
+	const char *w;
+	double t0 = cli_now();
+	int r;
+
+	r = msc_ingest_init(&ing, src, store, &o->host);
+	if (!r) {
+		while ((r = msc_ingest_step(&ing, 4096)) > 0 && !cli_stop)
+			;
+		if (r > 0)
+			r = MSC_ERR_INTERRUPTED;
+	}
+	while ((w = msc_source_next_warning(src)))
+		cli_warn("%s: %s", o->input, w);
+	if (!r && !has_kvm_events(&ing))
+		r = MSC_ERR_NO_KVM;
+	if (!r)
+		r = msc_ingest_finish(&ing);
+	if (!r && ing.note[0])
+		cli_warn("%s: %s", o->input, ing.note);
+	if (!r && (r = msc_store_finish(store)))
+		ing.store_failed = true;
+	if (!r && !o->quiet)
+		print_summary(o, &ing, cli_now() - t0);
+	if (r == MSC_ERR_INTERRUPTED)
+		cli_error("%s: interrupted; %s", o->input,
+			  o->append ? "the partial capture was removed" : "no database written");
+	else if (r == MSC_ERR_LAYOUT)
+		cli_error("%s: %s (override with --host vendor=npt|ept)", o->input, ing.note);
+	else if (r && ing.store_failed)
+		report_store_error(db_path, store, r);
+	else if (r)
+		report_source_error(o, src, r);
+	if (r && o->append && ing.capture_id)
+		msc_store_drop_capture(store, ing.capture_id);
+	msc_ingest_release(&ing);
+	return r;
+}
+
+int cmd_import(int argc, char **argv)
+{
+	struct import_opts o = { 0 };
+	struct msc_source *src = NULL;
+	struct msc_store *store = NULL;
+	char tmp[4096];
+	const char *db_path;
+	bool exists;
+	int r;
+
+	if (parse_args(argc, argv, &o))
+		return 2;
+	cli_catch_signals();
+	r = open_source(&o, &src);
+	if (r) {
+		report_source_error(&o, src, r);
+		return 1;
+	}
+	exists = !access(o.output, F_OK);
+	if (exists && !o.force && !o.append) {
+		cli_error("%s: %s", o.output, msc_strerror(MSC_ERR_EXISTS));
+		goto err_src;
+	}
+	if (o.append) {
+		db_path = o.output;
+		r = msc_store_open(db_path, 0, &store);
+	} else {
+		if (exists && (r = check_replaceable(o.output))) {
+			report_store_error(o.output, NULL, r);
+			goto err_src;
+		}
+		snprintf(tmp, sizeof(tmp), "%s.importing.%d", o.output, (int)getpid());
+		db_path = tmp;
+		r = msc_store_open(db_path, MSC_STORE_CREATE | MSC_STORE_BULK, &store);
+	}
+	if (r) {
+		cli_error("%s: cannot open database: %s", o.output, msc_strerror(r));
+		if (!o.append && r != MSC_ERR_EXISTS)
+			remove_db(db_path);
+		goto err_src;
+	}
+	r = run_ingest(&o, src, store, o.output);
+	msc_store_close(store);
+	msc_source_close(src);
+	if (o.append)
+		return r ? 1 : 0;
+	if (!r && rename(tmp, o.output)) {
+		cli_error("%s: cannot rename %s into place: %s", o.output, tmp, strerror(errno));
+		r = -errno;
+	}
+	if (r) {
+		remove_db(tmp);
+		return cli_stop ? 130 : 1;
+	}
+	return 0;
+
+err_src:
+	msc_source_close(src);
+	return 1;
+}

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * mmuscope: one program, one subcommand per job (trace-cmd's shape).  Each
+ * subcommand lives in the part it belongs to (collector/, analyzer/, tui/)
+ * and returns the process exit status.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "mmuscope/util.h"
+
+#define MSC_VERSION "0.1"
+
+static const struct cli_command commands[] = {
+	{ .name = "import", .run = cmd_import,
+	  .usage = "TRACE.dat -o DB [--force|--append] [--host K=V,...] [--text] [-q]",
+	  .summary = "store a trace-cmd trace.dat (or a text event file) in a database" },
+	{ .name = "dump", .run = cmd_dump,
+	  .usage = "DB [--capture ID]",
+	  .summary = "print stored events, one stable text line each" },
+};
+
+static void help(FILE *f)
+{
+	fprintf(f, "usage: mmuscope <command> [<args>]\n\n"
+		   "mmuscope makes the KVM x86 MMU visible: SPTE changes, splits, zaps and\n"
+		   "faults from kvmmmu tracepoints, stored in SQLite and analysed.\n\n"
+		   "commands:\n");
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\n'mmuscope <command> --help' shows a command's arguments.\n");
+}
+
+int main(int argc, char **argv)
+{
+	static char prog[64];
+
+	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
+	    !strcmp(argv[1], "help")) {
+		help(argc < 2 ? stderr : stdout);
+		return argc < 2 ? 2 : 0;
+	}
+	if (!strcmp(argv[1], "--version")) {
+		printf("mmuscope %s\n", MSC_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
+		const struct cli_command *c = &commands[i];
+
+		if (strcmp(argv[1], c->name))
+			continue;
+		snprintf(prog, sizeof(prog), "mmuscope %s", c->name);
+		cli_prog = prog;
+		if (argc > 2 && (!strcmp(argv[2], "-h") || !strcmp(argv[2], "--help"))) {
+			printf("usage: mmuscope %s %s\n%s\n", c->name, c->usage, c->summary);
+			return 0;
+		}
+		return c->run(argc - 1, argv + 1);
+	}
+	cli_error("'%s' is not a command; see 'mmuscope --help'", argv[1]);
+	return 2;
+}

@@ -1,0 +1,25 @@
+# Build configuration: compiler flags and the pkg-config lookups of every
+# library mmuscope links.  Library headers come in as -isystem so that their
+# warnings are not ours.
+
+PKGS := libtracecmd libtracefs libtraceevent sqlite3 ncursesw
+
+CC ?= cc
+OPT ?= -O2
+CFLAGS ?= $(OPT) -g
+WARN := -std=c17 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wstrict-prototypes \
+	-Wmissing-prototypes -Wformat=2 -Wvla -Wno-format-nonliteral \
+	-Wno-unused-parameter -Wno-missing-field-initializers
+ifdef WERROR
+WARN += -Werror
+endif
+
+PKG_CFLAGS = $(patsubst -I%,-isystem %,$(shell pkg-config --cflags $(PKGS)))
+PKG_LIBS = $(shell pkg-config --libs $(PKGS))
+
+ALL_CFLAGS = $(WARN) $(CFLAGS) -Iinclude -Ilib -I$(O)/gen $(PKG_CFLAGS) -MMD -MP
+ALL_LDFLAGS = $(LDFLAGS)
+LIBS = $(PKG_LIBS) -lpthread -lm
+
+prefix ?= /usr/local
+bindir ?= $(prefix)/bin

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * struct msc_event: the one value type that crosses module boundaries.
+ *
+ * Every source (trace.dat, live tracefs, text fixtures) produces these, the
+ * store writes them, the analyzer consumes them.  An event is a fixed-size
+ * value with no pointers: copy it freely.  Kernel types and libtraceevent
+ * never appear here.
+ *
+ * Invariant: (ts, seq) is a total order of one capture's events; seq is the
+ * position in the source's timestamp-merged stream and never repeats.
+ *
+ * Every event has one text form (msc_event_format()/msc_event_parse() are
+ * inverses), used by `mmuscope dump`, golden files, fixtures and bug reports:
+ *
+ *   <ts> <cpu> <pid> <type> <key>=<value> ...
+ *
+ * Numbers that carry addresses or SPTE bits are hex, counts are decimal; a
+ * text value (marker, kprobe arguments) is the last key and runs to the end
+ * of the line with \\ and \n escaped.
+ */
+#ifndef MSC_EVENT_H
+#define MSC_EVENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* X(enum suffix, text name) -- the text name is stable: it is file format. */
+#define MSC_EVENT_TYPES(X)                                                     \
+	X(SPTE_CHANGED, "spte_changed")                                        \
+	X(SPLIT, "split_huge_page")                                            \
+	X(GET_PAGE, "get_page")                                                \
+	X(ZAP_PAGE, "prepare_zap_page")                                        \
+	X(FAST_PF, "fast_page_fault")                                          \
+	X(PAGE_FAULT, "page_fault")                                            \
+	X(SET_SPTE, "set_spte")                                                \
+	X(SPTE_REQUESTED, "spte_requested")                                    \
+	X(MMIO_SPTE, "mark_mmio_spte")                                         \
+	X(ZAP_ALL_FAST, "zap_all_fast")                                        \
+	X(UNMAP_HVA, "unmap_hva_range")                                        \
+	X(AGE_HVA, "age_hva")                                                  \
+	X(MARKER, "marker")                                                    \
+	X(KPROBE, "kprobe")                                                    \
+	X(LOST, "lost")
+
+enum msc_event_type {
+#define X(name, str) MSC_EV_##name,
+	MSC_EVENT_TYPES(X)
+#undef X
+	MSC_EV_NR,
+};
+
+/* Change classes of a spte_changed event (KVM-MMU.md section 2.4). */
+#define MSC_SPTE_CLASSES(X)                                                    \
+	X(NONE, "-")                                                           \
+	X(MAP, "map")                                                          \
+	X(UNMAP, "unmap")                                                      \
+	X(LINK, "link")                                                        \
+	X(ZAP_SUBTREE, "zap-subtree")                                          \
+	X(SPLIT, "split")                                                      \
+	X(PROMOTE, "promote")                                                  \
+	X(WRITE_PROTECT, "write-protect")                                      \
+	X(MAKE_WRITABLE, "make-writable")                                      \
+	X(CLEAR_DIRTY, "clear-dirty")                                          \
+	X(AGE, "age")                                                          \
+	X(ACCESS_TRACK, "access-track")                                        \
+	X(TEARDOWN_CHILD, "teardown-child")                                    \
+	X(MMIO, "mmio")                                                        \
+	X(OTHER, "other")                                                      \
+	X(ANOMALY, "anomaly")
+
+enum msc_spte_class {
+#define X(name, str) MSC_CLASS_##name,
+	MSC_SPTE_CLASSES(X)
+#undef X
+	MSC_CLASS_NR,
+};
+
+/* How a fast_page_fault ended, from the format's own RET_PF_* numbers. */
+enum msc_fast_pf_result {
+	MSC_FPF_OTHER,		/* retried or fell back to the slow path */
+	MSC_FPF_FIXED,		/* the lockless cmpxchg installed new_spte */
+	MSC_FPF_SPURIOUS,	/* the SPTE was already fixed */
+};
+
+#define MSC_EVENT_TEXT_MAX 256	/* marker text and kprobe arguments */
+#define MSC_EVENT_NAME_MAX 64	/* kprobe event name */
+
+struct msc_ev_spte {		/* kvmmmu/kvm_tdp_mmu_spte_changed */
+	uint64_t gfn;		/* base GFN of the SPTE's range */
+	uint64_t old_spte;	/* authoritative value before the change */
+	uint64_t new_spte;
+	uint8_t level;		/* 1 = 4K, 2 = 2M, 3 = 1G, 4/5 upper tables */
+	uint8_t as_id;		/* 0 normal, 1 SMM */
+	uint8_t class;		/* enum msc_spte_class, MSC_CLASS_NONE until classified */
+};
+
+struct msc_ev_split {		/* kvmmmu/kvm_mmu_split_huge_page */
+	uint64_t gfn;
+	uint64_t spte;		/* the huge SPTE that was split */
+	int32_t level;		/* level of the huge SPTE */
+	int32_t err;		/* 0 or -errno of linking the new table */
+};
+
+struct msc_ev_sp {		/* kvm_mmu_get_page, kvm_mmu_prepare_zap_page */
+	uint64_t gfn;
+	uint32_t role;		/* raw kvm_mmu_page_role word; see spte.h */
+	uint32_t root_count;
+	uint8_t gen;		/* mmu_valid_gen */
+	uint8_t unsync;
+	uint8_t created;	/* get_page only */
+};
+
+struct msc_ev_fast_pf {		/* kvmmmu/fast_page_fault */
+	uint64_t gpa;
+	uint64_t error_code;
+	uint64_t old_spte;
+	uint64_t new_spte;
+	int32_t vcpu;
+	int32_t ret;		/* raw RET_PF_* (numbers move between kernels) */
+	uint8_t result;		/* enum msc_fast_pf_result */
+};
+
+struct msc_ev_page_fault {	/* kvm/kvm_page_fault */
+	uint64_t gpa;
+	uint64_t error_code;
+	uint64_t rip;
+	uint32_t vcpu;
+};
+
+struct msc_ev_set_spte {	/* kvmmmu/kvm_mmu_set_spte */
+	uint64_t gfn;
+	uint64_t spte;
+	uint64_t sptep;		/* host physical address of the SPTE */
+	uint8_t level;
+	uint8_t r, x;
+	int8_t u;		/* -1 when the SPTE has no user bit */
+};
+
+struct msc_ev_requested {	/* kvmmmu/kvm_mmu_spte_requested */
+	uint64_t gfn;
+	uint64_t pfn;
+	uint8_t level;		/* goal level after hugepage_adjust */
+};
+
+struct msc_ev_mmio {		/* kvmmmu/mark_mmio_spte */
+	uint64_t gfn;
+	uint32_t access;
+	uint32_t gen;
+};
+
+struct msc_ev_zap_all {		/* kvmmmu/kvm_mmu_zap_all_fast */
+	uint32_t gen;
+	uint32_t used_pages;
+};
+
+struct msc_ev_hva {		/* kvm/kvm_unmap_hva_range, kvm/kvm_age_hva */
+	uint64_t start;
+	uint64_t end;
+};
+
+struct msc_ev_marker {		/* ftrace/print: trace_marker text */
+	char text[MSC_EVENT_TEXT_MAX];	/* NUL-terminated, no trailing newline */
+};
+
+struct msc_ev_kprobe {		/* any event with a __probe_ip field */
+	uint64_t ip;
+	char name[MSC_EVENT_NAME_MAX];	/* event name, e.g. kvm_flush_remote_tlbs */
+	char args[MSC_EVENT_TEXT_MAX];	/* "name=value ..." of the other fields */
+};
+
+struct msc_ev_lost {		/* events the ring buffer dropped before this point */
+	uint64_t count;		/* 0 when the kernel only says "some" */
+};
+
+struct msc_event {
+	uint64_t ts;		/* trace clock, nanoseconds for the ns clocks */
+	uint64_t seq;		/* position in the merged stream */
+	int32_t pid;		/* common_pid: the task that hit the tracepoint */
+	uint16_t cpu;
+	uint8_t type;		/* enum msc_event_type */
+	union {
+		struct msc_ev_spte spte;
+		struct msc_ev_split split;
+		struct msc_ev_sp sp;
+		struct msc_ev_fast_pf fast_pf;
+		struct msc_ev_page_fault pf;
+		struct msc_ev_set_spte set_spte;
+		struct msc_ev_requested req;
+		struct msc_ev_mmio mmio;
+		struct msc_ev_zap_all zap_all;
+		struct msc_ev_hva hva;
+		struct msc_ev_marker marker;
+		struct msc_ev_kprobe kprobe;
+		struct msc_ev_lost lost;
+	};
+};
+
+/* Longest line msc_event_format() writes, including the NUL. */
+#define MSC_EVENT_LINE_MAX (2 * MSC_EVENT_TEXT_MAX + 256)
+
+const char *msc_event_type_name(enum msc_event_type type);
+int msc_event_type_lookup(const char *name);
+const char *msc_spte_class_name(enum msc_spte_class class);
+int msc_spte_class_lookup(const char *name);
+const char *msc_fast_pf_result_name(enum msc_fast_pf_result result);
+
+int msc_event_format(const struct msc_event *ev, char *buf, size_t size);
+int msc_event_parse(const char *line, struct msc_event *ret_ev);
+
+#endif /* MSC_EVENT_H */

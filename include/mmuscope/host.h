@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The host a capture comes from, and how mmuscope learns it.
+ *
+ * Live recording reads the host from /sys.  An offline capture only carries
+ * its kernel release (trace.dat's uname), so the SPTE layout is inferred from
+ * the values themselves: which bits present SPTEs set tells EPT from NPT, and
+ * the non-present value (0 or BIT(63)) tells the kernel era.  A user override
+ * always wins; the data wins over the release (backports exist).
+ *
+ * The classifier turns kvm_tdp_mmu_spte_changed events into change classes;
+ * it keeps, per CPU, the page tables a kvm_mmu_prepare_zap_page just announced,
+ * to tell a teardown child from an atomic zap (both write the frozen value
+ * before 6.10).
+ */
+#ifndef MSC_HOST_H
+#define MSC_HOST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mmuscope/spte.h"
+
+struct msc_event;
+
+/* Evidence gathered from SPTE values. */
+struct msc_host_guess {
+	uint64_t ept_votes;	/* present SPTEs with EPT-only bits */
+	uint64_t npt_votes;	/* present SPTEs with x86-PTE-only bits */
+	uint64_t np63_votes;	/* non-present values with bit 63 */
+	uint64_t np0_votes;	/* non-present values 0 / 0x5a0 */
+	uint64_t tdp_events;	/* kvm_tdp_mmu_spte_changed seen */
+	uint64_t shadow_events;	/* kvm_mmu_set_spte seen */
+};
+
+void msc_host_init(struct msc_host *host);
+int msc_host_set(struct msc_host *host, const char *key, const char *value);
+int msc_host_parse_overrides(struct msc_host *host, const char *spec);
+const char *msc_vendor_name(enum msc_vendor vendor);
+const char *msc_host_source_name(enum msc_host_source source);
+
+void msc_host_guess_add(struct msc_host_guess *g, const struct msc_event *ev);
+bool msc_host_guess_settled(const struct msc_host_guess *g);
+int msc_host_guess_apply(const struct msc_host_guess *g, struct msc_host *host,
+			 char *note, size_t note_size);
+
+/* Per-CPU teardown context; see the header comment. */
+struct msc_teardown;
+
+struct msc_classifier {
+	struct msc_spte_layout layout;
+	unsigned int kver;
+	struct msc_teardown *cpus;	/* indexed by cpu, grown on demand */
+	size_t nr_cpus;
+};
+
+void msc_classifier_init(struct msc_classifier *c, const struct msc_host *host);
+void msc_classifier_release(struct msc_classifier *c);
+int msc_classifier_apply(struct msc_classifier *c, struct msc_event *ev);
+
+#endif /* MSC_HOST_H */

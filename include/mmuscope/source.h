@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Event sources: a trace.dat file, a live tracefs instance, a text fixture.
+ *
+ * All of them hand out struct msc_event values in timestamp order through
+ * msc_source_next(), numbering them with seq.  Ring-buffer losses arrive as
+ * MSC_EV_LOST events just before the first event after the gap.  A source
+ * counts every event it reads by name, including those it does not decode.
+ */
+#ifndef MSC_SOURCE_H
+#define MSC_SOURCE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mmuscope/spte.h"
+
+struct msc_event;
+struct msc_event_stat;
+struct msc_source;
+
+/* What a source knows about its capture; strings are "" when unknown. */
+struct msc_capture_info {
+	const char *kind;	/* "trace.dat", "tracefs" or "text" */
+	char path[512];		/* file, or tracefs instance directory */
+	int file_version;	/* trace.dat file version, 0 otherwise */
+	char compression[32];
+	char uname[256];
+	char trace_clock[32];
+	int nr_cpus;
+	struct msc_host host;	/* what the source says of its host */
+};
+
+int msc_source_open_tracedat(const char *path, struct msc_source **ret);
+int msc_source_open_text(const char *path, struct msc_source **ret);
+
+int msc_source_next(struct msc_source *src, struct msc_event *ret_ev);
+void msc_source_close(struct msc_source *src);
+
+const struct msc_capture_info *msc_source_info(const struct msc_source *src);
+int msc_source_get_stat(const struct msc_source *src, size_t i, struct msc_event_stat *ret);
+const char *msc_source_next_warning(struct msc_source *src);
+const char *msc_source_error(const struct msc_source *src);
+
+#endif /* MSC_SOURCE_H */

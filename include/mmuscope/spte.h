@@ -1,0 +1,126 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * SPTE and page-role decoding.
+ *
+ * What an SPTE bit means depends on the host: the vendor (EPT or NPT), the
+ * kernel era (the MMU-present bit since 5.13, the bit-63 non-present value
+ * since 6.10) and module parameters (EPT A/D bits).  A struct msc_host
+ * describes one host; msc_spte_layout_init() turns it into the masks KVM
+ * itself computes at module load (kvm_mmu_set_ept_masks() and
+ * kvm_mmu_reset_all_pte_masks(), arch/x86/kvm/mmu/spte.c).  Everything
+ * below is pure: no state, no allocation.
+ */
+#ifndef MSC_SPTE_H
+#define MSC_SPTE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mmuscope/event.h"
+
+#define MSC_KVER(a, b, c) (((a) << 16) | ((b) << 8) | (c))
+
+enum msc_vendor {
+	MSC_VENDOR_UNKNOWN,
+	MSC_VENDOR_NPT,		/* AMD SVM nested paging */
+	MSC_VENDOR_EPT,		/* Intel VMX extended page tables */
+};
+
+/* Where a host description came from, weakest first. */
+enum msc_host_source {
+	MSC_HOST_DEFAULT,	/* nothing known; common NPT/EPT bits only */
+	MSC_HOST_INFERRED,	/* from the capture's release and SPTE values */
+	MSC_HOST_LIVE,		/* read from /sys on the recording host */
+	MSC_HOST_OVERRIDE,	/* given by the user */
+};
+
+/* One host's facts that change what SPTE bits mean. */
+struct msc_host {
+	char release[64];	/* kernel release, "" when unknown */
+	unsigned int kver;	/* MSC_KVER() of @release, 0 when unknown */
+	enum msc_vendor vendor;
+	bool ept_ad;		/* EPT: hardware A/D bits enabled (eptad) */
+	bool tdp_mmu;		/* kvm.tdp_mmu (or TDP MMU events seen) */
+	int8_t nonpresent63;	/* non-present SPTE is BIT(63): 1, 0, -1 from kver */
+	uint8_t source;		/* enum msc_host_source */
+	uint8_t vendor_source;	/* enum msc_host_source of @vendor */
+	uint8_t kver_source;	/* enum msc_host_source of @kver */
+};
+
+/* The masks KVM uses on one host; all-zero masks mean "not on this host". */
+struct msc_spte_layout {
+	enum msc_vendor vendor;
+	uint64_t present;	/* SPTE_MMU_PRESENT_MASK; 0 before 5.13 */
+	uint64_t huge;		/* PT_PAGE_SIZE_MASK */
+	uint64_t writable;	/* PT_WRITABLE_MASK */
+	uint64_t host_writable;
+	uint64_t mmu_writable;
+	uint64_t accessed;	/* 0 with EPT A/D disabled before 6.13 */
+	uint64_t dirty;
+	uint64_t exec;		/* EPT X; 0 on NPT */
+	uint64_t nx;		/* NPT NX; 0 on EPT */
+	uint64_t rwx;		/* EPT access bits (access tracking); 0 on NPT */
+	uint64_t addr;		/* PFN / child table address bits */
+	uint64_t nonpresent;	/* SHADOW_NONPRESENT_VALUE */
+	uint64_t frozen;	/* FROZEN_SPTE (REMOVED_SPTE before 6.11) */
+	uint64_t mmio_mask;	/* shadow_mmio_mask */
+	uint64_t mmio_value;	/* shadow_mmio_value */
+};
+
+/* What one SPTE is, decoded. */
+enum msc_spte_kind {
+	MSC_SPTE_NONPRESENT,
+	MSC_SPTE_FROZEN,
+	MSC_SPTE_MMIO,
+	MSC_SPTE_TABLE,		/* present, points to a child page table */
+	MSC_SPTE_LEAF,		/* present, maps a 4K/2M/1G page */
+};
+
+struct msc_spte_info {
+	enum msc_spte_kind kind;
+	uint64_t pfn;		/* page frame (leaf) or child table frame */
+	bool writable, host_writable, mmu_writable;
+	bool accessed, dirty, exec;
+	bool access_tracked;	/* EPT without A/D: RWX cleared, saved above */
+};
+
+/* Decoded kvm_mmu_page_role. */
+struct msc_sp_role {
+	unsigned int level;
+	bool has_4_byte_gpte;
+	unsigned int quadrant;
+	bool direct;
+	unsigned int access;	/* ACC_EXEC 1, ACC_WRITE 2, ACC_USER 4 */
+	bool invalid;
+	bool efer_nx, cr0_wp, ad_disabled, guest_mode, passthrough;
+	unsigned int smm;	/* address space (as_id) of the page */
+};
+
+unsigned int msc_kver_parse(const char *release);
+
+void msc_spte_layout_init(struct msc_spte_layout *l, const struct msc_host *host);
+
+bool msc_spte_present(const struct msc_spte_layout *l, uint64_t spte);
+bool msc_spte_leaf(const struct msc_spte_layout *l, unsigned int level, uint64_t spte);
+bool msc_spte_mmio(const struct msc_spte_layout *l, uint64_t spte);
+uint64_t msc_spte_pfn(const struct msc_spte_layout *l, uint64_t spte);
+void msc_spte_decode(const struct msc_spte_layout *l, unsigned int level, uint64_t spte,
+		     struct msc_spte_info *ret);
+int msc_spte_describe(const struct msc_spte_layout *l, unsigned int level, uint64_t spte,
+		      char *buf, size_t size);
+
+enum msc_spte_class msc_spte_classify(const struct msc_spte_layout *l, unsigned int level,
+				      uint64_t old_spte, uint64_t new_spte, bool teardown);
+
+void msc_sp_role_decode(unsigned int kver, uint32_t word, struct msc_sp_role *ret);
+
+/* Guest pages of 4K covered by one SPTE at @level (1 -> 1, 2 -> 512, ...). */
+static inline uint64_t msc_level_pages(unsigned int level)
+{
+	return level ? 1ULL << (9 * (level - 1)) : 0;
+}
+
+const char *msc_level_size_name(unsigned int level);
+
+#endif /* MSC_SPTE_H */

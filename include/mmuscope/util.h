@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Small helpers shared by every part of mmuscope.  Nothing here allocates,
+ * prints or touches global state.
+ */
+#ifndef MSC_UTIL_H
+#define MSC_UTIL_H
+
+#include <stddef.h>
+
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+#define container_of(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+#define min(a, b) ((a) < (b) ? (a) : (b))
+#define max(a, b) ((a) > (b) ? (a) : (b))
+
+#define BIT_ULL(n) (1ULL << (n))
+
+#define __printf(a, b) __attribute__((format(printf, a, b)))
+#define __unused __attribute__((unused))
+
+#define likely(x) __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+#endif /* MSC_UTIL_H */

@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Host description, its inference from SPTE values, and the classifier.
+ */
+#include "mmuscope/host.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mmuscope/error.h"
+#include "mmuscope/event.h"
+#include "mmuscope/util.h"
+
+#define PRESENT_BIT BIT_ULL(11)	/* SPTE_MMU_PRESENT_MASK, both vendors, 5.13+ */
+#define FROZEN_LOW 0x5a0ULL
+
+/*
+ * Bits only EPT sets in a present SPTE: memory type (3, 4), EPT A (8), A/D
+ * type (52, 53), host/MMU-writable (57, 58).  Bits only the x86 PTE format
+ * (NPT and shadow paging) sets without any of those: A (5), MMU-writable (10).
+ */
+#define EPT_ONLY (BIT_ULL(3) | BIT_ULL(4) | BIT_ULL(8) | BIT_ULL(52) | BIT_ULL(53) | \
+		  BIT_ULL(57) | BIT_ULL(58))
+#define NPT_ONLY (BIT_ULL(5) | BIT_ULL(10))
+
+/* Enough evidence to stop buffering: a lopsided vendor vote and an era. */
+#define SETTLE_VOTES 16
+
+static const char *const vendor_names[] = {
+	[MSC_VENDOR_UNKNOWN] = "unknown",
+	[MSC_VENDOR_NPT] = "npt",
+	[MSC_VENDOR_EPT] = "ept",
+};
+
+static const char *const source_names[] = {
+	[MSC_HOST_DEFAULT] = "default",
+	[MSC_HOST_INFERRED] = "inferred",
+	[MSC_HOST_LIVE] = "live",
+	[MSC_HOST_OVERRIDE] = "override",
+};
+
+const char *msc_vendor_name(enum msc_vendor vendor)
+{
+	return vendor < ARRAY_SIZE(vendor_names) ? vendor_names[vendor] : "?";
+}
+
+const char *msc_host_source_name(enum msc_host_source source)
+{
+	return source < ARRAY_SIZE(source_names) ? source_names[source] : "?";
+}
+
+/** msc_host_init - a host nothing is known about */
+void msc_host_init(struct msc_host *host)
+{
+	*host = (struct msc_host){ .nonpresent63 = -1 };
+}
+
+static int parse_bool(const char *v)
+{
+	if (!strcmp(v, "1") || !strcmp(v, "y") || !strcmp(v, "Y") || !strcmp(v, "yes"))
+		return 1;
+	if (!strcmp(v, "0") || !strcmp(v, "n") || !strcmp(v, "N") || !strcmp(v, "no"))
+		return 0;
+	return -1;
+}
+
+/**
+ * msc_host_set - override one host fact
+ * @host: the host
+ * @key: vendor (npt|ept), release (e.g. 6.12.0), ept_ad (y|n),
+ *	tdp_mmu (y|n), nonpresent (0 or 0x8000000000000000)
+ * @value: its value
+ *
+ * Returns 0 or -EINVAL for an unknown key or a bad value.
+ */
+int msc_host_set(struct msc_host *host, const char *key, const char *value)
+{
+	int b;
+
+	if (!strcmp(key, "vendor")) {
+		if (!strcmp(value, "npt"))
+			host->vendor = MSC_VENDOR_NPT;
+		else if (!strcmp(value, "ept"))
+			host->vendor = MSC_VENDOR_EPT;
+		else
+			return -EINVAL;
+		host->vendor_source = MSC_HOST_OVERRIDE;
+	} else if (!strcmp(key, "release")) {
+		if (!msc_kver_parse(value))
+			return -EINVAL;
+		snprintf(host->release, sizeof(host->release), "%s", value);
+		host->kver = msc_kver_parse(value);
+		host->kver_source = MSC_HOST_OVERRIDE;
+	} else if (!strcmp(key, "nonpresent")) {
+		unsigned long long v = strtoull(value, NULL, 0);
+
+		if (v != 0 && v != BIT_ULL(63))
+			return -EINVAL;
+		host->nonpresent63 = v != 0;
+		host->kver_source = MSC_HOST_OVERRIDE;
+	} else if ((b = parse_bool(value)) < 0) {
+		return -EINVAL;
+	} else if (!strcmp(key, "ept_ad")) {
+		host->ept_ad = b;
+	} else if (!strcmp(key, "tdp_mmu")) {
+		host->tdp_mmu = b;
+	} else {
+		return -EINVAL;
+	}
+	host->source = MSC_HOST_OVERRIDE;
+	return 0;
+}
+
+/**
+ * msc_host_parse_overrides - apply "key=value,key=value" overrides
+ *
+ * Returns 0 or -EINVAL at the first bad pair.
+ */
+int msc_host_parse_overrides(struct msc_host *host, const char *spec)
+{
+	char *copy = strdup(spec), *save = NULL;
+	int r = 0;
+
+	if (!copy)
+		return -ENOMEM;
+	for (char *kv = strtok_r(copy, ",", &save); kv && !r; kv = strtok_r(NULL, ",", &save)) {
+		char *eq = strchr(kv, '=');
+
+		if (!eq) {
+			r = -EINVAL;
+			break;
+		}
+		*eq = '\0';
+		r = msc_host_set(host, kv, eq + 1);
+	}
+	free(copy);
+	return r;
+}
+
+static void vote(struct msc_host_guess *g, uint64_t spte)
+{
+	if (!(spte & PRESENT_BIT)) {
+		if (spte == BIT_ULL(63) || spte == (BIT_ULL(63) | FROZEN_LOW))
+			g->np63_votes++;
+		else if (spte == 0 || spte == FROZEN_LOW)
+			g->np0_votes++;
+		return;
+	}
+	if (spte & EPT_ONLY)
+		g->ept_votes++;
+	else if (spte & NPT_ONLY)
+		g->npt_votes++;
+}
+
+/** msc_host_guess_add - take the SPTE values of one event as evidence */
+void msc_host_guess_add(struct msc_host_guess *g, const struct msc_event *ev)
+{
+	switch (ev->type) {
+	case MSC_EV_SPTE_CHANGED:
+		g->tdp_events++;
+		vote(g, ev->spte.old_spte);
+		vote(g, ev->spte.new_spte);
+		break;
+	case MSC_EV_SPLIT:
+		vote(g, ev->split.spte);
+		break;
+	case MSC_EV_FAST_PF:
+		vote(g, ev->fast_pf.old_spte);
+		vote(g, ev->fast_pf.new_spte);
+		break;
+	case MSC_EV_SET_SPTE:
+		g->shadow_events++;
+		vote(g, ev->set_spte.spte);
+		break;
+	default:
+		break;
+	}
+}
+
+/** msc_host_guess_settled - true once more evidence would not change the guess */
+bool msc_host_guess_settled(const struct msc_host_guess *g)
+{
+	uint64_t vendor = g->ept_votes + g->npt_votes;
+
+	return vendor >= SETTLE_VOTES && (!g->ept_votes || !g->npt_votes) &&
+	       g->np63_votes + g->np0_votes >= SETTLE_VOTES / 4;
+}
+
+/**
+ * msc_host_guess_apply - fill in what the evidence shows
+ * @g: evidence
+ * @host: facts with a stronger source than MSC_HOST_INFERRED are kept
+ * @note: receives a one-line remark when the data contradicts the release
+ *	or when votes disagree; "" otherwise
+ * @note_size: size of @note
+ *
+ * Returns 0, or MSC_ERR_LAYOUT when present SPTEs carry both EPT-only and
+ * x86-PTE-only bits in comparable numbers (no known layout fits).
+ */
+int msc_host_guess_apply(const struct msc_host_guess *g, struct msc_host *host, char *note,
+			 size_t note_size)
+{
+	bool strong = host->vendor_source > MSC_HOST_INFERRED;
+	int r = 0;
+
+	note[0] = '\0';
+	if (g->tdp_events)
+		host->tdp_mmu = true;
+	if (!strong && (g->ept_votes || g->npt_votes)) {
+		uint64_t lo = min(g->ept_votes, g->npt_votes), hi = max(g->ept_votes, g->npt_votes);
+
+		host->vendor = g->ept_votes > g->npt_votes ? MSC_VENDOR_EPT : MSC_VENDOR_NPT;
+		host->vendor_source = MSC_HOST_INFERRED;
+		if (lo * 10 > hi) {
+			snprintf(note, note_size,
+				 "SPTE values fit neither layout: %llu look EPT, %llu look NPT",
+				 (unsigned long long)g->ept_votes, (unsigned long long)g->npt_votes);
+			r = MSC_ERR_LAYOUT;
+		}
+	}
+	if (host->kver_source <= MSC_HOST_INFERRED && (g->np63_votes || g->np0_votes)) {
+		int data63 = g->np63_votes > g->np0_votes;
+		int rel63 = host->kver ? host->kver >= MSC_KVER(6, 10, 0) : -1;
+
+		if (rel63 >= 0 && rel63 != data63 && !note[0])
+			snprintf(note, note_size,
+				 "kernel %s but non-present SPTEs are %s: following the data",
+				 host->release, data63 ? "0x8000000000000000" : "0");
+		host->nonpresent63 = (int8_t)data63;
+		host->kver_source = MSC_HOST_INFERRED;
+	}
+	if (host->source < MSC_HOST_INFERRED)
+		host->source = MSC_HOST_INFERRED;
+	return r;
+}
+
+/* Page tables whose removal a kvm_mmu_prepare_zap_page just announced. */
+struct msc_teardown {
+	uint64_t first[6];	/* per SP level: first GFN covered */
+	uint64_t end[6];	/* one past the last; first == end: none */
+};
+
+/** msc_classifier_init - a classifier for one host's SPTE layout */
+void msc_classifier_init(struct msc_classifier *c, const struct msc_host *host)
+{
+	*c = (struct msc_classifier){ .kver = host->kver };
+	msc_spte_layout_init(&c->layout, host);
+}
+
+void msc_classifier_release(struct msc_classifier *c)
+{
+	free(c->cpus);
+	c->cpus = NULL;
+	c->nr_cpus = 0;
+}
+
+static struct msc_teardown *cpu_ctx(struct msc_classifier *c, unsigned int cpu)
+{
+	if (cpu >= c->nr_cpus) {
+		size_t n = max((size_t)cpu + 1, c->nr_cpus * 2);
+		struct msc_teardown *p = realloc(c->cpus, n * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		memset(p + c->nr_cpus, 0, (n - c->nr_cpus) * sizeof(*p));
+		c->cpus = p;
+		c->nr_cpus = n;
+	}
+	return &c->cpus[cpu];
+}
+
+/**
+ * msc_classifier_apply - set the class of a spte_changed event
+ * @c: the classifier; sees every event of the stream in order
+ * @ev: any event; only spte_changed is modified
+ *
+ * Returns 0 or -ENOMEM.
+ */
+int msc_classifier_apply(struct msc_classifier *c, struct msc_event *ev)
+{
+	struct msc_teardown *t;
+	struct msc_sp_role role;
+
+	if (ev->type != MSC_EV_SPTE_CHANGED && ev->type != MSC_EV_ZAP_PAGE)
+		return 0;
+	t = cpu_ctx(c, ev->cpu);
+	if (!t)
+		return -ENOMEM;
+	if (ev->type == MSC_EV_ZAP_PAGE) {
+		msc_sp_role_decode(c->kver, ev->sp.role, &role);
+		if (role.level >= 1 && role.level < ARRAY_SIZE(t->first)) {
+			t->first[role.level] = ev->sp.gfn;
+			t->end[role.level] = ev->sp.gfn + 512 * msc_level_pages(role.level);
+		}
+		return 0;
+	}
+
+	struct msc_ev_spte *s = &ev->spte;
+	bool teardown = false;
+
+	if (s->new_spte == c->layout.frozen) {
+		if (s->level < ARRAY_SIZE(t->first))
+			teardown = s->gfn >= t->first[s->level] && s->gfn < t->end[s->level];
+	} else {
+		memset(t, 0, sizeof(*t));	/* a teardown is one uninterrupted run */
+	}
+	s->class = (uint8_t)msc_spte_classify(&c->layout, s->level, s->old_spte, s->new_spte,
+					      teardown);
+	return 0;
+}

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Private to lib/source*.c: the source object and its ops table.  Each kind
+ * of source embeds struct msc_source first and reaches its own state with
+ * container_of().
+ */
+#ifndef MSC_SOURCE_LOCAL_H
+#define MSC_SOURCE_LOCAL_H
+
+#include "mmuscope/event.h"
+#include "mmuscope/source.h"
+
+struct msc_source_ops {
+	const char *kind;
+	/* 1: *ret_ev holds the next event (seq not yet set); 0: end; <0: error */
+	int (*next)(struct msc_source *src, struct msc_event *ret_ev);
+	/* as msc_decoder_get_stat() */
+	int (*get_stat)(const struct msc_source *src, size_t i, struct msc_event_stat *ret);
+	const char *(*next_warning)(struct msc_source *src);
+	void (*close)(struct msc_source *src);
+};
+
+struct msc_source {
+	const struct msc_source_ops *ops;
+	struct msc_capture_info info;
+	uint64_t seq;			/* seq of the next event handed out */
+	char error[512];		/* detail of the last error, for the caller */
+};
+
+void msc_source_init(struct msc_source *src, const struct msc_source_ops *ops,
+		     const char *path);
+void msc_source_set_error(struct msc_source *src, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+#endif /* MSC_SOURCE_LOCAL_H */

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What every source shares: dispatch through the ops table and the seq
+ * numbering of the events handed out.
+ */
+#include "mmuscope/source.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "mmuscope/decode.h"
+#include "mmuscope/host.h"
+#include "source-local.h"
+
+void msc_source_init(struct msc_source *src, const struct msc_source_ops *ops, const char *path)
+{
+	memset(src, 0, sizeof(*src));
+	src->ops = ops;
+	src->info.kind = ops->kind;
+	snprintf(src->info.path, sizeof(src->info.path), "%s", path);
+	msc_host_init(&src->info.host);
+}
+
+void msc_source_set_error(struct msc_source *src, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(src->error, sizeof(src->error), fmt, ap);
+	va_end(ap);
+}
+
+/**
+ * msc_source_next - the next event of the capture
+ * @src: the source
+ * @ret_ev: the event, with its seq; written only when 1 is returned
+ *
+ * Returns 1, 0 at the end of the capture, or a negative error
+ * (msc_source_error() has the detail).
+ */
+int msc_source_next(struct msc_source *src, struct msc_event *ret_ev)
+{
+	int r = src->ops->next(src, ret_ev);
+
+	if (r > 0)
+		ret_ev->seq = src->seq++;
+	return r;
+}
+
+/** msc_source_close - close and free a source; NULL is fine */
+void msc_source_close(struct msc_source *src)
+{
+	if (src)
+		src->ops->close(src);
+}
+
+/** msc_source_info - what the source knows of its capture; borrowed */
+const struct msc_capture_info *msc_source_info(const struct msc_source *src)
+{
+	return &src->info;
+}
+
+/**
+ * msc_source_get_stat - how many events of one kind were read
+ *
+ * Iterate @i from 0: returns 1 when *@ret is filled, 0 for an empty slot,
+ * -ENOENT past the last.
+ */
+int msc_source_get_stat(const struct msc_source *src, size_t i, struct msc_event_stat *ret)
+{
+	return src->ops->get_stat(src, i, ret);
+}
+
+/** msc_source_next_warning - next one-time warning, or NULL; borrowed */
+const char *msc_source_next_warning(struct msc_source *src)
+{
+	return src->ops->next_warning ? src->ops->next_warning(src) : NULL;
+}
+
+/** msc_source_error - detail of the last error; "" when none */
+const char *msc_source_error(const struct msc_source *src)
+{
+	return src->error;
+}

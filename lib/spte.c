@@ -1,0 +1,273 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * SPTE masks per host, SPTE decoding and change classification.
+ *
+ * The masks mirror what KVM computes at module load; the kernel-version
+ * boundaries are cited where they are used.  Nothing here copies a kernel
+ * struct: bits are named one by one.
+ */
+#include "mmuscope/spte.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "mmuscope/util.h"
+
+#define GENMASK_ULL(h, l) ((~0ULL >> (63 - (h))) & ~((1ULL << (l)) - 1))
+
+/* Era boundaries (KVM-MMU.md section 2.3). */
+#define KVER_MMU_PRESENT MSC_KVER(5, 13, 0)	/* bit 11, EPT writable at 57/58 */
+#define KVER_NONPRESENT_63 MSC_KVER(6, 10, 0)	/* SHADOW_NONPRESENT_VALUE = BIT(63) */
+#define KVER_EPT_AD_ALWAYS MSC_KVER(6, 13, 0)	/* EPT A/D masks defined without eptad */
+#define KVER_HAS_4_BYTE_GPTE MSC_KVER(5, 18, 0)	/* role bit 4 inverted its meaning */
+
+/* REMOVED_SPTE / FROZEN_SPTE low bits: "doesn't set any of the usual bits". */
+#define FROZEN_LOW_BITS 0x5a0ULL
+
+/**
+ * msc_kver_parse - MSC_KVER() of a kernel release string
+ * @release: e.g. "6.1.0-57-amd64"
+ *
+ * Returns 0 when @release does not start with a version number.  As the
+ * kernel's KERNEL_VERSION() does, a sublevel above 255 is clamped.
+ */
+unsigned int msc_kver_parse(const char *release)
+{
+	unsigned int a = 0, b = 0, c = 0;
+
+	if (!release || sscanf(release, "%u.%u.%u", &a, &b, &c) < 2 || a > 255 || b > 255)
+		return 0;
+	return MSC_KVER(a, b, min(c, 255u));
+}
+
+/**
+ * msc_spte_layout_init - the SPTE masks of a host
+ * @l: filled in
+ * @host: vendor, kernel version and A/D setting; a zero kver means "recent"
+ *
+ * An unknown vendor leaves the vendor-specific masks (W/D/A bookkeeping,
+ * MMIO) at zero, so classification falls back to the bits both share.
+ */
+void msc_spte_layout_init(struct msc_spte_layout *l, const struct msc_host *host)
+{
+	unsigned int kver = host->kver ? host->kver : KVER_NONPRESENT_63;
+	bool modern = kver >= KVER_MMU_PRESENT;
+
+	*l = (struct msc_spte_layout){
+		.vendor = host->vendor,
+		.present = modern ? BIT_ULL(11) : 0,
+		.huge = BIT_ULL(7),
+		.writable = BIT_ULL(1),
+		.addr = GENMASK_ULL(51, 12),
+	};
+	if (host->nonpresent63 >= 0 ? host->nonpresent63 : kver >= KVER_NONPRESENT_63)
+		l->nonpresent = BIT_ULL(63);
+	l->frozen = l->nonpresent | FROZEN_LOW_BITS;
+
+	switch (host->vendor) {
+	case MSC_VENDOR_EPT: {
+		bool ad = host->ept_ad || kver >= KVER_EPT_AD_ALWAYS;
+
+		/* EPT_SPTE_HOST_WRITABLE / EPT_SPTE_MMU_WRITABLE since 5.13 */
+		l->host_writable = modern ? BIT_ULL(57) : BIT_ULL(10);
+		l->mmu_writable = modern ? BIT_ULL(58) : BIT_ULL(11);
+		l->accessed = ad ? BIT_ULL(8) : 0;
+		l->dirty = ad ? BIT_ULL(9) : 0;
+		l->exec = BIT_ULL(2);
+		l->rwx = host->ept_ad ? 0 : GENMASK_ULL(2, 0);
+		/* VMX_EPT_MISCONFIG_WX_VALUE under RWX (| SUPPRESS_VE since 6.10) */
+		l->mmio_mask = GENMASK_ULL(2, 0) | l->nonpresent;
+		l->mmio_value = BIT_ULL(1) | BIT_ULL(2);
+		break;
+	}
+	case MSC_VENDOR_NPT:
+		l->host_writable = modern ? BIT_ULL(9) : BIT_ULL(10);
+		l->mmu_writable = modern ? BIT_ULL(10) : BIT_ULL(11);
+		l->accessed = BIT_ULL(5);
+		l->dirty = BIT_ULL(6);
+		l->nx = BIT_ULL(63);
+		/* reserved bit 51 | P: a #NPF with RSVD set (MAXPHYADDR < 52) */
+		l->mmio_mask = BIT_ULL(51) | BIT_ULL(0);
+		l->mmio_value = l->mmio_mask;
+		break;
+	case MSC_VENDOR_UNKNOWN:
+		break;
+	}
+}
+
+bool msc_spte_mmio(const struct msc_spte_layout *l, uint64_t spte)
+{
+	return l->mmio_mask && !(l->present & spte) &&
+	       (spte & l->mmio_mask) == l->mmio_value;
+}
+
+bool msc_spte_present(const struct msc_spte_layout *l, uint64_t spte)
+{
+	if (l->present)
+		return spte & l->present;
+	/* before 5.13: anything that is not a special value */
+	return spte != l->nonpresent && spte != l->frozen && !msc_spte_mmio(l, spte);
+}
+
+bool msc_spte_leaf(const struct msc_spte_layout *l, unsigned int level, uint64_t spte)
+{
+	return msc_spte_present(l, spte) && (level == 1 || (spte & l->huge));
+}
+
+uint64_t msc_spte_pfn(const struct msc_spte_layout *l, uint64_t spte)
+{
+	return (spte & l->addr) >> 12;
+}
+
+/**
+ * msc_spte_decode - what an SPTE at @level is
+ * @l: the host's layout
+ * @level: level of the SPTE (1 = 4K)
+ * @spte: the value
+ * @ret: filled in
+ */
+void msc_spte_decode(const struct msc_spte_layout *l, unsigned int level, uint64_t spte,
+		     struct msc_spte_info *ret)
+{
+	*ret = (struct msc_spte_info){ .kind = MSC_SPTE_NONPRESENT };
+	if (spte == l->frozen) {
+		ret->kind = MSC_SPTE_FROZEN;
+		return;
+	}
+	if (!msc_spte_present(l, spte)) {
+		if (msc_spte_mmio(l, spte))
+			ret->kind = MSC_SPTE_MMIO;
+		return;
+	}
+	ret->kind = msc_spte_leaf(l, level, spte) ? MSC_SPTE_LEAF : MSC_SPTE_TABLE;
+	ret->pfn = msc_spte_pfn(l, spte);
+	ret->writable = spte & l->writable;
+	ret->host_writable = spte & l->host_writable;
+	ret->mmu_writable = spte & l->mmu_writable;
+	ret->accessed = spte & l->accessed;
+	ret->dirty = spte & l->dirty;
+	ret->exec = l->exec ? (spte & l->exec) : (l->nx && !(spte & l->nx));
+	ret->access_tracked = l->rwx && !(spte & l->rwx);
+}
+
+static const char *const size_names[] = { "?", "4K", "2M", "1G", "512G", "256T" };
+
+/** msc_level_size_name - "4K", "2M", "1G", ... for an SPTE level */
+const char *msc_level_size_name(unsigned int level)
+{
+	return level < ARRAY_SIZE(size_names) ? size_names[level] : "?";
+}
+
+/**
+ * msc_spte_describe - short human-readable form of an SPTE
+ *
+ * E.g. "2M leaf pfn 0x13800 W D A", "table pfn 0x1370d", "non-present".
+ * Returns what snprintf() returns.
+ */
+int msc_spte_describe(const struct msc_spte_layout *l, unsigned int level, uint64_t spte,
+		      char *buf, size_t size)
+{
+	struct msc_spte_info in;
+
+	msc_spte_decode(l, level, spte, &in);
+	switch (in.kind) {
+	case MSC_SPTE_NONPRESENT:
+		return snprintf(buf, size, "non-present");
+	case MSC_SPTE_FROZEN:
+		return snprintf(buf, size, "frozen");
+	case MSC_SPTE_MMIO:
+		return snprintf(buf, size, "mmio");
+	case MSC_SPTE_TABLE:
+		return snprintf(buf, size, "table pfn %#llx", (unsigned long long)in.pfn);
+	case MSC_SPTE_LEAF:
+		break;
+	}
+	return snprintf(buf, size, "%s leaf pfn %#llx%s%s%s%s%s", msc_level_size_name(level),
+			(unsigned long long)in.pfn, in.writable ? " W" : "",
+			!in.writable && in.mmu_writable ? " wp" : "", in.dirty ? " D" : "",
+			in.accessed ? " A" : "", in.access_tracked ? " tracked" : "");
+}
+
+/**
+ * msc_spte_classify - class of one kvm_tdp_mmu_spte_changed
+ * @l: the host's layout
+ * @level: level of the SPTE
+ * @old_spte: value before
+ * @new_spte: value after
+ * @teardown: the SPTE belongs to a page table being removed (a
+ *	kvm_mmu_prepare_zap_page covering it was just seen on this CPU)
+ *
+ * Follows KVM-MMU.md section 2.4.  Without @teardown, a present SPTE going
+ * to the frozen value is an atomic zap (how 5.13-6.9 zap one SPTE).
+ */
+enum msc_spte_class msc_spte_classify(const struct msc_spte_layout *l, unsigned int level,
+				      uint64_t old_spte, uint64_t new_spte, bool teardown)
+{
+	bool was_present = msc_spte_present(l, old_spte);
+	bool is_present = msc_spte_present(l, new_spte);
+	bool was_leaf = was_present && (level == 1 || (old_spte & l->huge));
+	bool is_leaf = is_present && (level == 1 || (new_spte & l->huge));
+
+	if (new_spte == l->frozen && (teardown || !was_present))
+		return MSC_CLASS_TEARDOWN_CHILD;
+	if (!was_present && !is_present) {
+		if (old_spte == l->frozen)
+			return MSC_CLASS_TEARDOWN_CHILD;
+		if (msc_spte_mmio(l, old_spte) || msc_spte_mmio(l, new_spte))
+			return MSC_CLASS_MMIO;
+		return MSC_CLASS_ANOMALY;
+	}
+	if (!was_present)
+		return is_leaf ? MSC_CLASS_MAP : MSC_CLASS_LINK;
+	if (!is_present)
+		return was_leaf ? MSC_CLASS_UNMAP : MSC_CLASS_ZAP_SUBTREE;
+	if (was_leaf != is_leaf)
+		return was_leaf ? MSC_CLASS_SPLIT : MSC_CLASS_PROMOTE;
+	if (msc_spte_pfn(l, old_spte) != msc_spte_pfn(l, new_spte))
+		return MSC_CLASS_ANOMALY;	/* KVM BUG()s on a leaf; a table is swapped */
+	if (!was_leaf)
+		return MSC_CLASS_OTHER;
+
+	/* access tracking clears W with the rest of RWX: test it first */
+	if (l->rwx && !!(old_spte & l->rwx) != !!(new_spte & l->rwx))
+		return MSC_CLASS_ACCESS_TRACK;
+	if ((old_spte & l->writable) && !(new_spte & l->writable))
+		return MSC_CLASS_WRITE_PROTECT;
+	if (!(old_spte & l->writable) && (new_spte & l->writable))
+		return MSC_CLASS_MAKE_WRITABLE;
+	if ((old_spte & l->dirty) && !(new_spte & l->dirty))
+		return MSC_CLASS_CLEAR_DIRTY;
+	if ((old_spte & l->accessed) && !(new_spte & l->accessed))
+		return MSC_CLASS_AGE;
+	return MSC_CLASS_OTHER;
+}
+
+/**
+ * msc_sp_role_decode - decode a kvm_mmu_page_role word
+ * @kver: MSC_KVER() of the capture's kernel, 0 if unknown (recent assumed)
+ * @word: the raw role field of kvm_mmu_get_page / kvm_mmu_prepare_zap_page
+ * @ret: filled in
+ *
+ * The layout (arch/x86/include/asm/kvm_host.h, union kvm_mmu_page_role) has
+ * kept these positions since 5.x; bit 4 was gpte_is_8_bytes before 5.18 and
+ * has_4_byte_gpte (the opposite) since.
+ */
+void msc_sp_role_decode(unsigned int kver, uint32_t word, struct msc_sp_role *ret)
+{
+	bool bit4 = word & (1u << 4);
+
+	*ret = (struct msc_sp_role){
+		.level = word & 0xf,
+		.has_4_byte_gpte = (kver && kver < KVER_HAS_4_BYTE_GPTE) ? !bit4 : bit4,
+		.quadrant = (word >> 5) & 3,
+		.direct = word & (1u << 7),
+		.access = (word >> 8) & 7,
+		.invalid = word & (1u << 11),
+		.efer_nx = word & (1u << 12),
+		.cr0_wp = word & (1u << 13),
+		.ad_disabled = word & (1u << 16),
+		.guest_mode = word & (1u << 17),
+		.passthrough = word & (1u << 18),
+		.smm = word >> 24,
+	};
+}

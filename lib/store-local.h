@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Private to lib/store*.c: struct msc_store and helpers every store file
+ * shares.  Prepared statements belong to the store: prepared at open (or on
+ * first use), finalized at close.
+ */
+#ifndef MSC_STORE_LOCAL_H
+#define MSC_STORE_LOCAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "mmuscope/event.h"
+#include "mmuscope/store.h"
+
+/* Events per transaction while bulk loading. */
+#define MSC_STORE_BATCH 65536
+
+struct msc_store {
+	sqlite3 *db;
+	char *path;
+	unsigned int flags;		/* enum msc_store_flags */
+	bool in_txn;
+	unsigned int pending;		/* events added since the last commit */
+	sqlite3_stmt *insert[MSC_EV_NR];	/* one INSERT per event type */
+
+	/* the capture being written, 0 when none */
+	int64_t capture_id;
+	unsigned int kver;		/* its kernel, for page roles */
+	int64_t next_seq;		/* seq of the next stored row */
+	int64_t first_seq;		/* of the current capture, -1 before its first row */
+	uint64_t first_ts, last_ts;
+	uint64_t stored, lost, lost_marks;
+
+	long fail_after;		/* fault injection: 0 off, n: n-th step fails */
+	char errmsg[512];
+};
+
+int msc_store_error(struct msc_store *s, int rc);
+int msc_store_step(struct msc_store *s, sqlite3_stmt *stmt);
+int msc_store_exec(struct msc_store *s, const char *sql);
+int msc_store_prepare(struct msc_store *s, const char *sql, sqlite3_stmt **ret);
+int msc_store_begin(struct msc_store *s);
+
+/* INTEGER columns hold u64 bit patterns. */
+static inline void bind_u64(sqlite3_stmt *st, int i, uint64_t v)
+{
+	sqlite3_bind_int64(st, i, (sqlite3_int64)v);
+}
+
+static inline uint64_t column_u64(sqlite3_stmt *st, int i)
+{
+	return (uint64_t)sqlite3_column_int64(st, i);
+}
+
+#endif /* MSC_STORE_LOCAL_H */

@@ -1,0 +1,334 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The read side of the store: captures, and the events of every table
+ * merged back into seq order (the order the source handed them out).
+ */
+#include "mmuscope/store.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "mmuscope/error.h"
+#include "mmuscope/event.h"
+#include "mmuscope/util.h"
+#include "store-local.h"
+
+typedef void (*row_fn)(sqlite3_stmt *st, struct msc_event *ev);
+
+static void read_spte(sqlite3_stmt *st, struct msc_event *ev)
+{
+	const char *class = (const char *)sqlite3_column_text(st, 9);
+	int c = class ? msc_spte_class_lookup(class) : -1;
+
+	ev->type = MSC_EV_SPTE_CHANGED;
+	ev->spte = (struct msc_ev_spte){
+		.as_id = (uint8_t)sqlite3_column_int(st, 4), .gfn = column_u64(st, 5),
+		.level = (uint8_t)sqlite3_column_int(st, 6), .old_spte = column_u64(st, 7),
+		.new_spte = column_u64(st, 8), .class = (uint8_t)(c < 0 ? MSC_CLASS_NONE : c),
+	};
+}
+
+static void read_split(sqlite3_stmt *st, struct msc_event *ev)
+{
+	ev->type = MSC_EV_SPLIT;
+	ev->split = (struct msc_ev_split){
+		.gfn = column_u64(st, 4), .level = sqlite3_column_int(st, 5),
+		.spte = column_u64(st, 6), .err = sqlite3_column_int(st, 7),
+	};
+}
+
+static void read_page_table(sqlite3_stmt *st, struct msc_event *ev)
+{
+	const char *op = (const char *)sqlite3_column_text(st, 4);
+
+	ev->type = op && !strcmp(op, "zap") ? MSC_EV_ZAP_PAGE : MSC_EV_GET_PAGE;
+	ev->sp = (struct msc_ev_sp){
+		.gfn = column_u64(st, 5), .role = (uint32_t)sqlite3_column_int64(st, 6),
+		.root_count = (uint32_t)sqlite3_column_int64(st, 16),
+		.unsync = (uint8_t)sqlite3_column_int(st, 17),
+		.created = (uint8_t)sqlite3_column_int(st, 18),
+		.gen = (uint8_t)sqlite3_column_int(st, 19),
+	};
+}
+
+static void read_fault(sqlite3_stmt *st, struct msc_event *ev)
+{
+	const char *kind = (const char *)sqlite3_column_text(st, 4);
+
+	if (kind && !strcmp(kind, "slow")) {
+		ev->type = MSC_EV_PAGE_FAULT;
+		ev->pf = (struct msc_ev_page_fault){
+			.vcpu = (uint32_t)sqlite3_column_int64(st, 5), .gpa = column_u64(st, 6),
+			.error_code = column_u64(st, 7), .rip = column_u64(st, 8),
+		};
+		return;
+	}
+	ev->type = MSC_EV_FAST_PF;
+	ev->fast_pf = (struct msc_ev_fast_pf){
+		.vcpu = sqlite3_column_int(st, 5), .gpa = column_u64(st, 6),
+		.error_code = column_u64(st, 7), .old_spte = column_u64(st, 9),
+		.new_spte = column_u64(st, 10), .ret = sqlite3_column_int(st, 11),
+		.result = !kind ? MSC_FPF_OTHER :
+			  !strcmp(kind, "fast-fixed") ? MSC_FPF_FIXED :
+			  !strcmp(kind, "fast-spurious") ? MSC_FPF_SPURIOUS : MSC_FPF_OTHER,
+	};
+}
+
+static void read_set_spte(sqlite3_stmt *st, struct msc_event *ev)
+{
+	ev->type = MSC_EV_SET_SPTE;
+	ev->set_spte = (struct msc_ev_set_spte){
+		.gfn = column_u64(st, 4), .level = (uint8_t)sqlite3_column_int(st, 5),
+		.spte = column_u64(st, 6), .sptep = column_u64(st, 7),
+		.r = (uint8_t)sqlite3_column_int(st, 8), .x = (uint8_t)sqlite3_column_int(st, 9),
+		.u = (int8_t)sqlite3_column_int(st, 10),
+	};
+}
+
+static void read_requested(sqlite3_stmt *st, struct msc_event *ev)
+{
+	ev->type = MSC_EV_SPTE_REQUESTED;
+	ev->req = (struct msc_ev_requested){
+		.gfn = column_u64(st, 4), .pfn = column_u64(st, 5),
+		.level = (uint8_t)sqlite3_column_int(st, 6),
+	};
+}
+
+static void read_mmio(sqlite3_stmt *st, struct msc_event *ev)
+{
+	ev->type = MSC_EV_MMIO_SPTE;
+	ev->mmio = (struct msc_ev_mmio){
+		.gfn = column_u64(st, 4), .access = (uint32_t)sqlite3_column_int64(st, 5),
+		.gen = (uint32_t)sqlite3_column_int64(st, 6),
+	};
+}
+
+static void read_zap_all(sqlite3_stmt *st, struct msc_event *ev)
+{
+	ev->type = MSC_EV_ZAP_ALL_FAST;
+	ev->zap_all = (struct msc_ev_zap_all){
+		.gen = (uint32_t)sqlite3_column_int64(st, 4),
+		.used_pages = (uint32_t)sqlite3_column_int64(st, 5),
+	};
+}
+
+static void read_hva(sqlite3_stmt *st, struct msc_event *ev)
+{
+	const char *op = (const char *)sqlite3_column_text(st, 4);
+
+	ev->type = op && !strcmp(op, "age") ? MSC_EV_AGE_HVA : MSC_EV_UNMAP_HVA;
+	ev->hva = (struct msc_ev_hva){ .start = column_u64(st, 5), .end = column_u64(st, 6) };
+}
+
+static void copy_text(sqlite3_stmt *st, int i, char *dst, size_t size)
+{
+	const char *t = (const char *)sqlite3_column_text(st, i);
+
+	snprintf(dst, size, "%s", t ? t : "");
+}
+
+static void read_marker(sqlite3_stmt *st, struct msc_event *ev)
+{
+	ev->type = MSC_EV_MARKER;
+	copy_text(st, 4, ev->marker.text, sizeof(ev->marker.text));
+}
+
+static void read_kprobe(sqlite3_stmt *st, struct msc_event *ev)
+{
+	ev->type = MSC_EV_KPROBE;
+	copy_text(st, 4, ev->kprobe.name, sizeof(ev->kprobe.name));
+	ev->kprobe.ip = column_u64(st, 5);
+	copy_text(st, 6, ev->kprobe.args, sizeof(ev->kprobe.args));
+}
+
+static void read_lost(sqlite3_stmt *st, struct msc_event *ev)
+{
+	ev->type = MSC_EV_LOST;
+	ev->pid = -1;
+	ev->lost.count = column_u64(st, 3);
+}
+
+/* Every event table; columns 0..2 are seq, ts, cpu, and 3 is pid except in lost_events. */
+static const struct {
+	const char *sql;
+	row_fn read;
+} tables[] = {
+	{ "SELECT * FROM spte_change WHERE seq BETWEEN ? AND ? ORDER BY seq", read_spte },
+	{ "SELECT * FROM huge_page_split WHERE seq BETWEEN ? AND ? ORDER BY seq", read_split },
+	{ "SELECT * FROM page_table WHERE seq BETWEEN ? AND ? ORDER BY seq", read_page_table },
+	{ "SELECT * FROM fault WHERE seq BETWEEN ? AND ? ORDER BY seq", read_fault },
+	{ "SELECT * FROM set_spte WHERE seq BETWEEN ? AND ? ORDER BY seq", read_set_spte },
+	{ "SELECT * FROM spte_requested WHERE seq BETWEEN ? AND ? ORDER BY seq", read_requested },
+	{ "SELECT * FROM mmio_spte WHERE seq BETWEEN ? AND ? ORDER BY seq", read_mmio },
+	{ "SELECT * FROM zap_all_fast WHERE seq BETWEEN ? AND ? ORDER BY seq", read_zap_all },
+	{ "SELECT * FROM hva_range WHERE seq BETWEEN ? AND ? ORDER BY seq", read_hva },
+	{ "SELECT * FROM marker WHERE seq BETWEEN ? AND ? ORDER BY seq", read_marker },
+	{ "SELECT * FROM kprobe WHERE seq BETWEEN ? AND ? ORDER BY seq", read_kprobe },
+	{ "SELECT seq, ts, cpu, count FROM lost_events WHERE seq BETWEEN ? AND ? ORDER BY seq",
+	  read_lost },
+};
+
+struct table_cursor {
+	sqlite3_stmt *st;
+	row_fn read;
+	bool has_row;		/* st is on a row not yet handed out */
+};
+
+struct msc_event_cursor {
+	struct msc_store *s;
+	struct table_cursor t[ARRAY_SIZE(tables)];
+};
+
+static int advance(struct msc_event_cursor *c, struct table_cursor *t)
+{
+	int r = msc_store_step(c->s, t->st);
+
+	t->has_row = r == 1;
+	return r < 0 ? r : 0;
+}
+
+/**
+ * msc_store_events_open - walk stored events in seq order
+ * @s: the store
+ * @first_seq: first seq wanted
+ * @last_seq: last seq wanted (INT64_MAX: to the end)
+ * @ret: the cursor, closed with msc_store_events_close()
+ *
+ * Returns 0 or a negative error.
+ */
+int msc_store_events_open(struct msc_store *s, int64_t first_seq, int64_t last_seq,
+			  struct msc_event_cursor **ret)
+{
+	struct msc_event_cursor *c = calloc(1, sizeof(*c));
+	int r = 0;
+
+	if (!c)
+		return -ENOMEM;
+	c->s = s;
+	for (size_t i = 0; i < ARRAY_SIZE(tables) && !r; i++) {
+		struct table_cursor *t = &c->t[i];
+
+		t->read = tables[i].read;
+		r = msc_store_prepare(s, tables[i].sql, &t->st);
+		if (r)
+			break;
+		sqlite3_bind_int64(t->st, 1, first_seq);
+		sqlite3_bind_int64(t->st, 2, last_seq);
+		r = advance(c, t);
+	}
+	if (r) {
+		msc_store_events_close(c);
+		return r;
+	}
+	*ret = c;
+	return 0;
+}
+
+/**
+ * msc_store_events_next - the next stored event
+ * @c: the cursor
+ * @ret_ev: the event; its seq is the stored seq
+ *
+ * Returns 1, 0 at the end, or a negative error.
+ */
+int msc_store_events_next(struct msc_event_cursor *c, struct msc_event *ret_ev)
+{
+	struct table_cursor *best = NULL;
+	int64_t best_seq = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(tables); i++) {
+		struct table_cursor *t = &c->t[i];
+		int64_t seq;
+
+		if (!t->has_row)
+			continue;
+		seq = sqlite3_column_int64(t->st, 0);
+		if (!best || seq < best_seq) {
+			best = t;
+			best_seq = seq;
+		}
+	}
+	if (!best)
+		return 0;
+	memset(ret_ev, 0, sizeof(*ret_ev));
+	ret_ev->seq = (uint64_t)best_seq;
+	ret_ev->ts = column_u64(best->st, 1);
+	ret_ev->cpu = (uint16_t)sqlite3_column_int(best->st, 2);
+	ret_ev->pid = sqlite3_column_int(best->st, 3);
+	best->read(best->st, ret_ev);
+	return advance(c, best) < 0 ? MSC_ERR_SQL : 1;
+}
+
+void msc_store_events_close(struct msc_event_cursor *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < ARRAY_SIZE(tables); i++)
+		sqlite3_finalize(c->t[i].st);
+	free(c);
+}
+
+/**
+ * msc_store_get_captures - every capture of the database, by id
+ * @s: the store
+ * @ret: array, freed by the caller with free()
+ * @ret_nr: its length
+ */
+int msc_store_get_captures(struct msc_store *s, struct msc_capture_row **ret, size_t *ret_nr)
+{
+	static const char sql[] =
+		"SELECT id, source, kind, kernel_release, vendor, nonpresent_spte, frozen_spte, "
+		"tdp_mmu, first_seq, last_seq, first_ts, last_ts, records, stored, lost, "
+		"lost_marks, complete FROM capture ORDER BY id";
+	struct msc_capture_row *rows = NULL, *p;
+	size_t nr = 0;
+	sqlite3_stmt *st;
+	int r;
+
+	r = msc_store_prepare(s, sql, &st);
+	if (r)
+		return r;
+	while ((r = msc_store_step(s, st)) == 1) {
+		struct msc_capture_row *c;
+
+		p = realloc(rows, (nr + 1) * sizeof(*rows));
+		if (!p) {
+			r = -ENOMEM;
+			break;
+		}
+		rows = p;
+		c = &rows[nr++];
+		memset(c, 0, sizeof(*c));
+		c->id = sqlite3_column_int64(st, 0);
+		copy_text(st, 1, c->source, sizeof(c->source));
+		copy_text(st, 2, c->kind, sizeof(c->kind));
+		copy_text(st, 3, c->kernel_release, sizeof(c->kernel_release));
+		copy_text(st, 4, c->vendor, sizeof(c->vendor));
+		c->nonpresent_spte = column_u64(st, 5);
+		c->frozen_spte = column_u64(st, 6);
+		c->tdp_mmu = sqlite3_column_int(st, 7);
+		c->first_seq = sqlite3_column_type(st, 8) == SQLITE_NULL ? -1 :
+			       sqlite3_column_int64(st, 8);
+		c->last_seq = sqlite3_column_type(st, 9) == SQLITE_NULL ? -1 :
+			      sqlite3_column_int64(st, 9);
+		c->first_ts = column_u64(st, 10);
+		c->last_ts = column_u64(st, 11);
+		c->records = column_u64(st, 12);
+		c->stored = column_u64(st, 13);
+		c->lost = column_u64(st, 14);
+		c->lost_marks = column_u64(st, 15);
+		c->complete = sqlite3_column_int(st, 16);
+	}
+	sqlite3_finalize(st);
+	if (r < 0) {
+		free(rows);
+		return r;
+	}
+	*ret = rows;
+	*ret_nr = nr;
+	return 0;
+}

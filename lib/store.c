@@ -1,0 +1,797 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The write side of the store: open and migrate a database, write captures
+ * and their events in batched transactions.
+ *
+ * Invariant: a capture row's first_seq/last_seq/stored/lost always describe
+ * exactly the event rows committed with it (they are updated inside the same
+ * transaction), and complete = 1 is written only by msc_store_end_capture().
+ */
+#include "mmuscope/store.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "mmuscope/decode.h"
+#include "mmuscope/error.h"
+#include "mmuscope/host.h"
+#include "mmuscope/source.h"
+#include "mmuscope/spte.h"
+#include "mmuscope/util.h"
+#include "schema.h"
+#include "store-local.h"
+
+/* 'msc1': marks a database as mmuscope's (PRAGMA application_id). */
+#define MSC_APPLICATION_ID 0x6d736331
+
+static const char *const insert_sql[MSC_EV_NR] = {
+	[MSC_EV_SPTE_CHANGED] = "INSERT INTO spte_change VALUES (?,?,?,?,?,?,?,?,?,?)",
+	[MSC_EV_SPLIT] = "INSERT INTO huge_page_split VALUES (?,?,?,?,?,?,?,?)",
+	[MSC_EV_GET_PAGE] = "INSERT INTO page_table VALUES "
+			    "(?,?,?,?,'get',?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[MSC_EV_ZAP_PAGE] = "INSERT INTO page_table VALUES "
+			    "(?,?,?,?,'zap',?,?,?,?,?,?,?,?,?,?,?,?,?,NULL,?)",
+	[MSC_EV_FAST_PF] = "INSERT INTO fault VALUES (?,?,?,?,?,?,?,?,NULL,?,?,?)",
+	[MSC_EV_PAGE_FAULT] = "INSERT INTO fault VALUES "
+			      "(?,?,?,?,'slow',?,?,?,?,NULL,NULL,NULL)",
+	[MSC_EV_SET_SPTE] = "INSERT INTO set_spte VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+	[MSC_EV_SPTE_REQUESTED] = "INSERT INTO spte_requested VALUES (?,?,?,?,?,?,?)",
+	[MSC_EV_MMIO_SPTE] = "INSERT INTO mmio_spte VALUES (?,?,?,?,?,?,?)",
+	[MSC_EV_ZAP_ALL_FAST] = "INSERT INTO zap_all_fast VALUES (?,?,?,?,?,?)",
+	[MSC_EV_UNMAP_HVA] = "INSERT INTO hva_range VALUES (?,?,?,?,'unmap',?,?)",
+	[MSC_EV_AGE_HVA] = "INSERT INTO hva_range VALUES (?,?,?,?,'age',?,?)",
+	[MSC_EV_MARKER] = "INSERT INTO marker VALUES (?,?,?,?,?)",
+	[MSC_EV_KPROBE] = "INSERT INTO kprobe VALUES (?,?,?,?,?,?,?)",
+	[MSC_EV_LOST] = "INSERT INTO lost_events VALUES (?,?,?,?,'ring-buffer')",
+};
+
+static const char *const table_names[MSC_EV_NR] = {
+	[MSC_EV_SPTE_CHANGED] = "spte_change",
+	[MSC_EV_SPLIT] = "huge_page_split",
+	[MSC_EV_GET_PAGE] = "page_table",
+	[MSC_EV_ZAP_PAGE] = "page_table",
+	[MSC_EV_FAST_PF] = "fault",
+	[MSC_EV_PAGE_FAULT] = "fault",
+	[MSC_EV_SET_SPTE] = "set_spte",
+	[MSC_EV_SPTE_REQUESTED] = "spte_requested",
+	[MSC_EV_MMIO_SPTE] = "mmio_spte",
+	[MSC_EV_ZAP_ALL_FAST] = "zap_all_fast",
+	[MSC_EV_UNMAP_HVA] = "hva_range",
+	[MSC_EV_AGE_HVA] = "hva_range",
+	[MSC_EV_MARKER] = "marker",
+	[MSC_EV_KPROBE] = "kprobe",
+	[MSC_EV_LOST] = "lost_events",
+};
+
+/* Indexes are built after a bulk load: maintaining them per row costs 10x. */
+static const char index_sql[] =
+	"CREATE INDEX IF NOT EXISTS spte_change_gfn ON spte_change(gfn, level);"
+	"CREATE INDEX IF NOT EXISTS fault_gpa ON fault(gpa);"
+	"CREATE INDEX IF NOT EXISTS page_table_gfn ON page_table(gfn, level);";
+
+/**
+ * msc_store_error - turn an SQLite result code into a negative error
+ * @s: the store; its message buffer receives SQLite's text
+ * @rc: an SQLite result code other than OK/ROW/DONE
+ */
+int msc_store_error(struct msc_store *s, int rc)
+{
+	int sys = s->db ? sqlite3_system_errno(s->db) : 0;
+
+	snprintf(s->errmsg, sizeof(s->errmsg), "%s",
+		 s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+	switch (rc & 0xff) {
+	case SQLITE_FULL:
+		return MSC_ERR_FULL;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		return MSC_ERR_LOCKED;
+	case SQLITE_NOMEM:
+		return -ENOMEM;
+	case SQLITE_READONLY:
+		return -EROFS;
+	case SQLITE_NOTADB:
+		return MSC_ERR_NOT_MSC;
+	case SQLITE_CORRUPT:
+		return MSC_ERR_NOT_MSC;
+	case SQLITE_CANTOPEN:
+	case SQLITE_IOERR:
+		if (sys == ENOSPC || sys == EFBIG || sys == EDQUOT)
+			return MSC_ERR_FULL;
+		return sys ? -sys : -EIO;
+	default:
+		return MSC_ERR_SQL;
+	}
+}
+
+/** msc_store_step - sqlite3_step() with fault injection and error mapping */
+int msc_store_step(struct msc_store *s, sqlite3_stmt *stmt)
+{
+	int rc;
+
+	if (unlikely(s->fail_after) && --s->fail_after == 0) {
+		sqlite3_reset(stmt);
+		snprintf(s->errmsg, sizeof(s->errmsg), "injected failure");
+		return MSC_ERR_FULL;
+	}
+	rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		return 1;
+	if (rc == SQLITE_DONE) {
+		sqlite3_reset(stmt);
+		return 0;
+	}
+	rc = msc_store_error(s, rc);
+	sqlite3_reset(stmt);
+	return rc;
+}
+
+int msc_store_exec(struct msc_store *s, const char *sql)
+{
+	int rc;
+
+	if (unlikely(s->fail_after) && --s->fail_after == 0) {
+		snprintf(s->errmsg, sizeof(s->errmsg), "injected failure");
+		return MSC_ERR_FULL;
+	}
+	rc = sqlite3_exec(s->db, sql, NULL, NULL, NULL);
+	return rc == SQLITE_OK ? 0 : msc_store_error(s, rc);
+}
+
+int msc_store_prepare(struct msc_store *s, const char *sql, sqlite3_stmt **ret)
+{
+	int rc = sqlite3_prepare_v3(s->db, sql, -1, SQLITE_PREPARE_PERSISTENT, ret, NULL);
+
+	return rc == SQLITE_OK ? 0 : msc_store_error(s, rc);
+}
+
+int msc_store_begin(struct msc_store *s)
+{
+	int r;
+
+	if (s->in_txn)
+		return 0;
+	r = msc_store_exec(s, "BEGIN IMMEDIATE");
+	if (!r)
+		s->in_txn = true;
+	return r;
+}
+
+static int64_t query_int(struct msc_store *s, const char *sql, int64_t dflt)
+{
+	sqlite3_stmt *st;
+	int64_t v = dflt;
+
+	if (sqlite3_prepare_v2(s->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return dflt;
+	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+static unsigned int latest_version(void)
+{
+	return msc_schema_steps[msc_schema_nr_steps - 1].version;
+}
+
+/* Bring the schema to the newest version this program knows. */
+static int migrate(struct msc_store *s)
+{
+	int64_t version, app, tables;
+	char sql[64];
+	int r;
+
+	version = query_int(s, "PRAGMA user_version", -1);
+	app = query_int(s, "PRAGMA application_id", -1);
+	tables = query_int(s, "SELECT count(*) FROM sqlite_schema", -1);
+	if (version < 0 || app < 0 || tables < 0) {
+		snprintf(s->errmsg, sizeof(s->errmsg), "%s", sqlite3_errmsg(s->db));
+		return msc_store_error(s, sqlite3_errcode(s->db));
+	}
+	if (tables > 0 && app != MSC_APPLICATION_ID)
+		return MSC_ERR_NOT_MSC;
+	if (version > latest_version())
+		return MSC_ERR_SCHEMA;
+	if (version == latest_version())
+		return 0;
+	if (s->flags & MSC_STORE_READONLY)
+		return MSC_ERR_SCHEMA;
+	for (unsigned int i = 0; i < msc_schema_nr_steps; i++) {
+		const struct msc_schema_step *step = &msc_schema_steps[i];
+
+		if (step->version <= version)
+			continue;
+		r = msc_store_exec(s, "BEGIN IMMEDIATE");
+		if (r)
+			return r;
+		r = msc_store_exec(s, step->sql);
+		snprintf(sql, sizeof(sql), "PRAGMA user_version = %u", step->version);
+		if (!r)
+			r = msc_store_exec(s, sql);
+		if (!r && !version) {
+			snprintf(sql, sizeof(sql), "PRAGMA application_id = %d", MSC_APPLICATION_ID);
+			r = msc_store_exec(s, sql);
+		}
+		if (r) {
+			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+			return r;
+		}
+		r = msc_store_exec(s, "COMMIT");
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static int pragmas(struct msc_store *s)
+{
+	if (s->flags & MSC_STORE_READONLY)
+		return msc_store_exec(s, "PRAGMA busy_timeout = 2000");
+	if (s->flags & MSC_STORE_BULK)
+		return msc_store_exec(s, "PRAGMA journal_mode = OFF;"
+					 "PRAGMA synchronous = OFF;"
+					 "PRAGMA locking_mode = EXCLUSIVE;"
+					 "PRAGMA cache_size = -65536;"
+					 "PRAGMA temp_store = MEMORY");
+	return msc_store_exec(s, "PRAGMA busy_timeout = 2000;"
+				 "PRAGMA journal_mode = WAL;"
+				 "PRAGMA synchronous = NORMAL;"
+				 "PRAGMA cache_size = -65536");
+}
+
+/* Databases hold host physical addresses: make the file 0600 before SQLite does. */
+static int create_file(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+
+	if (fd < 0)
+		return errno == EEXIST ? MSC_ERR_EXISTS : -errno;
+	close(fd);
+	return 0;
+}
+
+/**
+ * msc_store_open - open (or create) an mmuscope database
+ * @path: the file
+ * @flags: enum msc_store_flags
+ * @ret: the store, closed with msc_store_close()
+ *
+ * A created file is mode 0600.  An existing file must be an mmuscope
+ * database whose schema is not newer than this program's; it is migrated
+ * forward unless opened read-only.
+ *
+ * Returns 0 or a negative error; on error msc_store_errmsg() is not
+ * available, the code says it all.
+ */
+int msc_store_open(const char *path, unsigned int flags, struct msc_store **ret)
+{
+	struct msc_store *s;
+	int oflags, rc, r;
+
+	if (flags & MSC_STORE_CREATE) {
+		r = create_file(path);
+		if (r)
+			return r;
+		oflags = SQLITE_OPEN_READWRITE;
+	} else if (flags & MSC_STORE_READONLY) {
+		oflags = SQLITE_OPEN_READONLY;
+	} else {
+		oflags = SQLITE_OPEN_READWRITE;
+	}
+	if (!(flags & MSC_STORE_CREATE) && access(path, F_OK))
+		return -errno;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	s->flags = flags;
+	s->path = strdup(path);
+	if (!s->path) {
+		free(s);
+		return -ENOMEM;
+	}
+	rc = sqlite3_open_v2(path, &s->db, oflags | SQLITE_OPEN_NOMUTEX, NULL);
+	r = rc == SQLITE_OK ? pragmas(s) : msc_store_error(s, rc);
+	if (!r)
+		r = migrate(s);
+	if (!r)
+		s->next_seq = query_int(s, "SELECT max(last_seq) FROM capture", -1) + 1;
+	if (r) {
+		msc_store_close(s);
+		return r;
+	}
+	*ret = s;
+	return 0;
+}
+
+/** msc_store_close - roll back what is not committed, close, free; NULL is fine */
+void msc_store_close(struct msc_store *s)
+{
+	if (!s)
+		return;
+	if (s->in_txn)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	for (int i = 0; i < MSC_EV_NR; i++)
+		sqlite3_finalize(s->insert[i]);
+	sqlite3_close_v2(s->db);
+	free(s->path);
+	free(s);
+}
+
+/** msc_store_errmsg - SQLite's message for the last error; borrowed */
+const char *msc_store_errmsg(const struct msc_store *s)
+{
+	return s->errmsg;
+}
+
+const char *msc_store_path(const struct msc_store *s)
+{
+	return s->path;
+}
+
+static void utc_now(char *buf, size_t size)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&now, &tm);
+	strftime(buf, size, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static void bind_text_or_null(sqlite3_stmt *st, int i, const char *v)
+{
+	if (v && *v)
+		sqlite3_bind_text(st, i, v, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+/**
+ * msc_store_begin_capture - start storing a new capture
+ * @s: the store
+ * @info: what the source says about the capture
+ * @host: the host description the events are classified with
+ * @ret_id: the capture's id
+ *
+ * Returns 0 or a negative error.
+ */
+int msc_store_begin_capture(struct msc_store *s, const struct msc_capture_info *info,
+			    const struct msc_host *host, int64_t *ret_id)
+{
+	static const char sql[] =
+		"INSERT INTO capture (source, kind, file_version, compression, uname, "
+		"kernel_release, trace_clock, nr_cpus, vendor, vendor_source, nonpresent_spte, "
+		"frozen_spte, era_source, tdp_mmu, started) "
+		"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+	struct msc_spte_layout l;
+	sqlite3_stmt *st;
+	char now[32];
+	int r;
+
+	msc_spte_layout_init(&l, host);
+	utc_now(now, sizeof(now));
+	r = msc_store_begin(s);
+	if (!r)
+		r = msc_store_prepare(s, sql, &st);
+	if (r)
+		return r;
+	sqlite3_bind_text(st, 1, info->path, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, info->kind, -1, SQLITE_STATIC);
+	if (info->file_version)
+		sqlite3_bind_int(st, 3, info->file_version);
+	bind_text_or_null(st, 4, info->compression);
+	bind_text_or_null(st, 5, info->uname);
+	bind_text_or_null(st, 6, host->release);
+	bind_text_or_null(st, 7, info->trace_clock);
+	sqlite3_bind_int(st, 8, info->nr_cpus);
+	if (host->vendor != MSC_VENDOR_UNKNOWN)
+		sqlite3_bind_text(st, 9, msc_vendor_name(host->vendor), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 10, msc_host_source_name(host->vendor_source), -1, SQLITE_STATIC);
+	bind_u64(st, 11, l.nonpresent);
+	bind_u64(st, 12, l.frozen);
+	sqlite3_bind_text(st, 13, msc_host_source_name(host->kver_source), -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 14, host->tdp_mmu);
+	sqlite3_bind_text(st, 15, now, -1, SQLITE_TRANSIENT);
+	r = msc_store_step(s, st);
+	sqlite3_finalize(st);
+	if (r < 0)
+		return r;
+	s->capture_id = sqlite3_last_insert_rowid(s->db);
+	s->kver = host->kver;
+	s->first_seq = -1;
+	s->first_ts = s->last_ts = 0;
+	s->stored = s->lost = s->lost_marks = 0;
+	*ret_id = s->capture_id;
+	return 0;
+}
+
+static const char *fault_kind(const struct msc_event *ev)
+{
+	switch (ev->fast_pf.result) {
+	case MSC_FPF_FIXED:
+		return "fast-fixed";
+	case MSC_FPF_SPURIOUS:
+		return "fast-spurious";
+	default:
+		return "fast-other";
+	}
+}
+
+/* Bind the columns after (seq, ts, cpu, pid) of one event. */
+static void bind_payload(sqlite3_stmt *st, const struct msc_event *ev, unsigned int kver)
+{
+	struct msc_sp_role role;
+
+	switch (ev->type) {
+	case MSC_EV_SPTE_CHANGED:
+		sqlite3_bind_int(st, 5, ev->spte.as_id);
+		bind_u64(st, 6, ev->spte.gfn);
+		sqlite3_bind_int(st, 7, ev->spte.level);
+		bind_u64(st, 8, ev->spte.old_spte);
+		bind_u64(st, 9, ev->spte.new_spte);
+		sqlite3_bind_text(st, 10, msc_spte_class_name(ev->spte.class), -1, SQLITE_STATIC);
+		break;
+	case MSC_EV_SPLIT:
+		bind_u64(st, 5, ev->split.gfn);
+		sqlite3_bind_int(st, 6, ev->split.level);
+		bind_u64(st, 7, ev->split.spte);
+		sqlite3_bind_int(st, 8, ev->split.err);
+		break;
+	case MSC_EV_GET_PAGE:
+	case MSC_EV_ZAP_PAGE:
+		msc_sp_role_decode(kver, ev->sp.role, &role);
+		bind_u64(st, 5, ev->sp.gfn);
+		sqlite3_bind_int64(st, 6, ev->sp.role);
+		sqlite3_bind_int(st, 7, (int)role.level);
+		sqlite3_bind_int(st, 8, role.direct);
+		sqlite3_bind_int(st, 9, (int)role.access);
+		sqlite3_bind_int(st, 10, role.invalid);
+		sqlite3_bind_int(st, 11, (int)role.smm);
+		sqlite3_bind_int(st, 12, (int)role.quadrant);
+		sqlite3_bind_int(st, 13, role.has_4_byte_gpte);
+		sqlite3_bind_int(st, 14, role.ad_disabled);
+		sqlite3_bind_int(st, 15, role.guest_mode);
+		sqlite3_bind_int64(st, 16, ev->sp.root_count);
+		sqlite3_bind_int(st, 17, ev->sp.unsync);
+		if (ev->type == MSC_EV_GET_PAGE) {
+			sqlite3_bind_int(st, 18, ev->sp.created);
+			sqlite3_bind_int(st, 19, ev->sp.gen);
+		} else {
+			sqlite3_bind_int(st, 18, ev->sp.gen);
+		}
+		break;
+	case MSC_EV_FAST_PF:
+		sqlite3_bind_text(st, 5, fault_kind(ev), -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, 6, ev->fast_pf.vcpu);
+		bind_u64(st, 7, ev->fast_pf.gpa);
+		bind_u64(st, 8, ev->fast_pf.error_code);
+		bind_u64(st, 9, ev->fast_pf.old_spte);
+		bind_u64(st, 10, ev->fast_pf.new_spte);
+		sqlite3_bind_int(st, 11, ev->fast_pf.ret);
+		break;
+	case MSC_EV_PAGE_FAULT:
+		sqlite3_bind_int64(st, 5, ev->pf.vcpu);
+		bind_u64(st, 6, ev->pf.gpa);
+		bind_u64(st, 7, ev->pf.error_code);
+		bind_u64(st, 8, ev->pf.rip);
+		break;
+	case MSC_EV_SET_SPTE:
+		bind_u64(st, 5, ev->set_spte.gfn);
+		sqlite3_bind_int(st, 6, ev->set_spte.level);
+		bind_u64(st, 7, ev->set_spte.spte);
+		bind_u64(st, 8, ev->set_spte.sptep);
+		sqlite3_bind_int(st, 9, ev->set_spte.r);
+		sqlite3_bind_int(st, 10, ev->set_spte.x);
+		sqlite3_bind_int(st, 11, ev->set_spte.u);
+		break;
+	case MSC_EV_SPTE_REQUESTED:
+		bind_u64(st, 5, ev->req.gfn);
+		bind_u64(st, 6, ev->req.pfn);
+		sqlite3_bind_int(st, 7, ev->req.level);
+		break;
+	case MSC_EV_MMIO_SPTE:
+		bind_u64(st, 5, ev->mmio.gfn);
+		sqlite3_bind_int64(st, 6, ev->mmio.access);
+		sqlite3_bind_int64(st, 7, ev->mmio.gen);
+		break;
+	case MSC_EV_ZAP_ALL_FAST:
+		sqlite3_bind_int64(st, 5, ev->zap_all.gen);
+		sqlite3_bind_int64(st, 6, ev->zap_all.used_pages);
+		break;
+	case MSC_EV_UNMAP_HVA:
+	case MSC_EV_AGE_HVA:
+		bind_u64(st, 5, ev->hva.start);
+		bind_u64(st, 6, ev->hva.end);
+		break;
+	case MSC_EV_MARKER:
+		sqlite3_bind_text(st, 5, ev->marker.text, -1, SQLITE_STATIC);
+		break;
+	case MSC_EV_KPROBE:
+		sqlite3_bind_text(st, 5, ev->kprobe.name, -1, SQLITE_STATIC);
+		bind_u64(st, 6, ev->kprobe.ip);
+		sqlite3_bind_text(st, 7, ev->kprobe.args, -1, SQLITE_STATIC);
+		break;
+	case MSC_EV_LOST:
+		bind_u64(st, 4, ev->lost.count);
+		break;
+	}
+}
+
+/**
+ * msc_store_add_event - store one event of the current capture
+ * @s: the store, between msc_store_begin_capture() and _end_capture()
+ * @ev: the event; its row gets the store's next seq (ev->seq is ignored, so
+ *	captures appended to one database never collide)
+ *
+ * Events must come in stream order.  Every MSC_STORE_BATCH events the
+ * transaction is committed.  Returns 0 or a negative error.
+ */
+int msc_store_add_event(struct msc_store *s, const struct msc_event *ev)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	if (ev->type >= MSC_EV_NR)
+		return -EINVAL;
+	r = msc_store_begin(s);
+	if (r)
+		return r;
+	st = s->insert[ev->type];
+	if (!st) {
+		r = msc_store_prepare(s, insert_sql[ev->type], &s->insert[ev->type]);
+		if (r)
+			return r;
+		st = s->insert[ev->type];
+	}
+	sqlite3_bind_int64(st, 1, s->next_seq);
+	bind_u64(st, 2, ev->ts);
+	sqlite3_bind_int(st, 3, ev->cpu);
+	if (ev->type != MSC_EV_LOST)
+		sqlite3_bind_int(st, 4, ev->pid);
+	bind_payload(st, ev, s->kver);
+	r = msc_store_step(s, st);
+	if (r < 0)
+		return r;
+	if (s->first_seq < 0) {
+		s->first_seq = s->next_seq;
+		s->first_ts = ev->ts;
+	}
+	s->next_seq++;
+	s->last_ts = max(s->last_ts, ev->ts);
+	s->stored++;
+	if (ev->type == MSC_EV_LOST) {
+		s->lost += ev->lost.count;
+		s->lost_marks += !ev->lost.count;
+	}
+	if (++s->pending >= MSC_STORE_BATCH)
+		return msc_store_commit(s);
+	return 0;
+}
+
+/**
+ * msc_store_add_stat - record how many events of one kind the capture had
+ *
+ * Returns 0 or a negative error.
+ */
+int msc_store_add_stat(struct msc_store *s, const struct msc_event_stat *stat)
+{
+	static const char sql[] = "INSERT OR REPLACE INTO capture_event VALUES (?,?,?,?,?)";
+	sqlite3_stmt *st;
+	int r;
+
+	r = msc_store_begin(s);
+	if (!r)
+		r = msc_store_prepare(s, sql, &st);
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, s->capture_id);
+	sqlite3_bind_text(st, 2, stat->system, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, stat->name, -1, SQLITE_TRANSIENT);
+	bind_u64(st, 4, stat->count);
+	if (stat->type >= 0 && stat->type < MSC_EV_NR)
+		sqlite3_bind_text(st, 5, table_names[stat->type], -1, SQLITE_STATIC);
+	r = msc_store_step(s, st);
+	sqlite3_finalize(st);
+	return r < 0 ? r : 0;
+}
+
+/** msc_store_set_param - record one host fact of the current capture */
+int msc_store_set_param(struct msc_store *s, const char *name, const char *value)
+{
+	static const char sql[] = "INSERT OR REPLACE INTO host_param VALUES (?,?,?)";
+	sqlite3_stmt *st;
+	int r;
+
+	r = msc_store_begin(s);
+	if (!r)
+		r = msc_store_prepare(s, sql, &st);
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, s->capture_id);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, value, -1, SQLITE_TRANSIENT);
+	r = msc_store_step(s, st);
+	sqlite3_finalize(st);
+	return r < 0 ? r : 0;
+}
+
+static int update_capture(struct msc_store *s)
+{
+	static const char sql[] =
+		"UPDATE capture SET first_seq = ?, last_seq = ?, first_ts = ?, last_ts = ?, "
+		"stored = ?, lost = ?, lost_marks = ? WHERE id = ?";
+	sqlite3_stmt *st;
+	int r;
+
+	if (!s->capture_id)
+		return 0;
+	r = msc_store_prepare(s, sql, &st);
+	if (r)
+		return r;
+	if (s->first_seq >= 0) {
+		sqlite3_bind_int64(st, 1, s->first_seq);
+		sqlite3_bind_int64(st, 2, s->next_seq - 1);
+		bind_u64(st, 3, s->first_ts);
+		bind_u64(st, 4, s->last_ts);
+	}
+	bind_u64(st, 5, s->stored);
+	bind_u64(st, 6, s->lost);
+	bind_u64(st, 7, s->lost_marks);
+	sqlite3_bind_int64(st, 8, s->capture_id);
+	r = msc_store_step(s, st);
+	sqlite3_finalize(st);
+	return r < 0 ? r : 0;
+}
+
+/**
+ * msc_store_commit - make everything added so far durable and visible
+ *
+ * Returns 0 or a negative error; after an error the open transaction is
+ * rolled back, so what was committed before stays consistent.
+ */
+int msc_store_commit(struct msc_store *s)
+{
+	int r;
+
+	if (!s->in_txn)
+		return 0;
+	r = update_capture(s);
+	if (!r)
+		r = msc_store_exec(s, "COMMIT");
+	if (r) {
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		s->in_txn = false;
+		return r;
+	}
+	s->in_txn = false;
+	s->pending = 0;
+	return 0;
+}
+
+/**
+ * msc_store_end_capture - mark the current capture complete and commit
+ * @s: the store
+ * @records: trace records the source read (stored or only counted)
+ */
+int msc_store_end_capture(struct msc_store *s, uint64_t records)
+{
+	static const char sql[] =
+		"UPDATE capture SET records = ?, complete = 1, finished = ? WHERE id = ?";
+	sqlite3_stmt *st;
+	char now[32];
+	int r;
+
+	utc_now(now, sizeof(now));
+	r = msc_store_begin(s);
+	if (!r)
+		r = msc_store_prepare(s, sql, &st);
+	if (r)
+		return r;
+	bind_u64(st, 1, records);
+	sqlite3_bind_text(st, 2, now, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, s->capture_id);
+	r = msc_store_step(s, st);
+	sqlite3_finalize(st);
+	if (r < 0)
+		return r;
+	r = msc_store_commit(s);
+	if (!r)
+		s->capture_id = 0;
+	return r;
+}
+
+/**
+ * msc_store_finish - build the indexes and leave the file ready for readers
+ *
+ * A bulk-loaded file is switched to WAL so that later writers (the live
+ * recorder, analyze) and readers (the TUI) can share it.
+ */
+int msc_store_finish(struct msc_store *s)
+{
+	int r = msc_store_commit(s);
+
+	if (!r)
+		r = msc_store_exec(s, index_sql);
+	if (!r && (s->flags & MSC_STORE_BULK))
+		r = msc_store_exec(s, "PRAGMA locking_mode = NORMAL; PRAGMA journal_mode = WAL");
+	return r;
+}
+
+/**
+ * msc_store_lock - check that no other process is writing the database
+ *
+ * Takes and drops the write lock.  Returns 0, or MSC_ERR_LOCKED when
+ * another connection holds it (after the busy timeout).
+ */
+int msc_store_lock(struct msc_store *s)
+{
+	int r = msc_store_exec(s, "BEGIN IMMEDIATE");
+
+	if (!r)
+		r = msc_store_exec(s, "ROLLBACK");
+	return r;
+}
+
+/**
+ * msc_store_drop_capture - remove a capture and all its events
+ *
+ * Used when storing a capture into an existing database failed half-way:
+ * what was committed of it goes, everything else stays.  Returns 0 or a
+ * negative error.
+ */
+int msc_store_drop_capture(struct msc_store *s, int64_t id)
+{
+	static const char *const tables[] = {
+		"spte_change", "huge_page_split", "page_table", "fault", "set_spte",
+		"spte_requested", "mmio_spte", "zap_all_fast", "hva_range", "marker",
+		"kprobe", "lost_events",
+	};
+	char sql[256];
+	int r;
+
+	if (s->in_txn)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	s->in_txn = false;
+	s->capture_id = 0;
+	r = msc_store_begin(s);
+	for (size_t i = 0; !r && i < ARRAY_SIZE(tables); i++) {
+		/* table names are constants above, the id an integer: no data in SQL text */
+		snprintf(sql, sizeof(sql),
+			 "DELETE FROM %s WHERE seq BETWEEN (SELECT first_seq FROM capture WHERE id = %lld)"
+			 " AND (SELECT last_seq FROM capture WHERE id = %lld)",
+			 tables[i], (long long)id, (long long)id);
+		r = msc_store_exec(s, sql);
+	}
+	for (int i = 0; !r && i < 3; i++) {
+		static const char *const meta[] = { "capture_event", "host_param", "capture" };
+
+		snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE %s = %lld", meta[i],
+			 i == 2 ? "id" : "capture_id", (long long)id);
+		r = msc_store_exec(s, sql);
+	}
+	if (!r)
+		r = msc_store_exec(s, "COMMIT");
+	if (r)
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+	s->in_txn = false;
+	return r;
+}
+
+/** msc_store_next_seq - the seq the next stored event will get */
+int64_t msc_store_next_seq(struct msc_store *s)
+{
+	return s->next_seq;
+}
+
+void msc_store_fail_after(struct msc_store *s, long n)
+{
+	s->fail_after = n;
+}

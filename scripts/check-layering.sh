@@ -1,0 +1,33 @@
+#!/bin/sh
+# The include rules of docs/ARCHITECTURE.md: which files may see which library.
+# Prints "ok"/"not ok" lines like the unit tests.
+set -u
+cd "$(dirname "$0")/.." || exit 1
+n=0
+fail=0
+rule() { # rule DESC HEADER-REGEX ALLOWED-REGEX
+	n=$((n + 1))
+	bad=$(grep -lE "#include <$2" lib/*.c lib/*.h collector/*.c analyzer/*.c tui/*.c \
+		include/mmuscope/*.h 2>/dev/null | grep -vE "$3" || true)
+	if [ -z "$bad" ]; then
+		echo "ok $n - layering: $1"
+	else
+		echo "not ok $n - layering: $1 (included by: $(echo $bad))"
+		fail=1
+	fi
+}
+rule "libtraceevent only in the decoder and sources" 'traceevent/' '^lib/(decode|source[a-z-]*)\.c$'
+rule "libtracefs only in the live source" 'tracefs/' '^lib/source-tracefs[a-z-]*\.c$'
+rule "libtracecmd only in the trace.dat source" 'trace-cmd/' '^lib/source-tracedat\.c$'
+rule "SQLite only in the store" 'sqlite3\.h' '^lib/store[a-z-]*\.(c|h)$'
+rule "ncurses only in the TUI's display files" 'n?curses' '^tui/(display|loop|input|view[a-z-]*)\.c$'
+n=$((n + 1))
+bad=$(grep -lE '#include "(tui|collector|analyzer)/' lib/*.c lib/*.h include/mmuscope/*.h 2>/dev/null || true)
+if [ -z "$bad" ]; then echo "ok $n - layering: lib/ includes no program code"; else
+	echo "not ok $n - layering: lib/ includes program code: $bad"; fail=1; fi
+n=$((n + 1))
+bad=$(grep -lE '\b(printf|fprintf|puts|exit|abort)\(' lib/*.c | grep -v '^lib/event\.c$' || true)
+bad=$(for f in $bad; do grep -nE '^[^/*]*\b(printf|fprintf|puts|exit)\(' "$f" | grep -vE 'snprintf|vsnprintf' | sed "s|^|$f:|"; done)
+if [ -z "$bad" ]; then echo "ok $n - layering: lib/ neither prints nor exits"; else
+	echo "not ok $n - layering: lib/ prints or exits: $bad"; fail=1; fi
+exit $fail
