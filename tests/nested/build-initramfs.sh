@@ -1,0 +1,105 @@
+#!/bin/bash
+# build-initramfs.sh - build the nested guest's initramfs:
+#
+#   /init                      tests/nested/guest-init.sh
+#   /bin/busybox + applets     from busybox-static
+#   /lib/modules/<release>/    the modules unpacked by fetch-kernel.sh
+#   /usr/bin/dirtylog          workload/dirtylog.c, built static
+#   /usr/bin/msc-capture       tests/nested/capture.sh (its guest half)
+#   /usr/bin/trace-cmd         the host's trace-cmd with its shared libraries
+#   /usr/bin/<name>            every EXTRA binary, with its shared libraries
+#
+# Usage: build-initramfs.sh [-f] [EXTRA_BINARY...]
+#   -f  rebuild even when the initramfs is up to date
+# Output: $NESTED_DIR/initramfs.cpio.gz (rebuilt only when an input changed).
+set -euo pipefail
+. "$(dirname "$0")/common.sh"
+
+FORCE=0
+if [ "${1:-}" = -f ]; then
+	FORCE=1
+	shift
+fi
+EXTRA=()
+for b in "$@"; do
+	[ -f "$b" ] && [ -x "$b" ] || die "extra binary '$b' is not an executable file"
+	EXTRA+=("$(cd "$(dirname "$b")" && pwd)/$(basename "$b")")
+done
+
+need_static_busybox
+need cpio:cpio gzip:gzip depmod:kmod trace-cmd:trace-cmd gcc:gcc ldd:libc-bin
+[ -e /usr/include/linux/kvm.h ] || need __no_such_command__:linux-libc-dev
+
+KVER=$(kernel_current)
+if [ -z "$KVER" ] || [ ! -e "$NESTED_DIR/kernel/$KVER/.complete" ]; then
+	KVER=$("$NESTED_SRC/fetch-kernel.sh")
+fi
+KDIR=$NESTED_DIR/kernel/$KVER
+OUT=$NESTED_DIR/initramfs.cpio.gz
+STAMP=$NESTED_DIR/initramfs.inputs
+
+# The workload: static, so it needs nothing from the initramfs.
+DIRTYLOG=$NESTED_DIR/dirtylog
+SRC=$NESTED_TOP/workload/dirtylog.c
+if [ ! -x "$DIRTYLOG" ] || [ "$SRC" -nt "$DIRTYLOG" ]; then
+	msg "building $DIRTYLOG"
+	mkdir -p "$NESTED_DIR"
+	${CC:-gcc} -std=gnu17 -O2 -g -Wall -Wextra -static -pthread \
+		-o "$DIRTYLOG" "$SRC"
+fi
+
+# Up to date when nothing newer than the output and the same input list.
+inputs="kver=$KVER extra=${EXTRA[*]:-}"
+if [ "$FORCE" = 0 ] && [ -e "$OUT" ] && [ "$(cat "$STAMP" 2>/dev/null)" = "$inputs" ]; then
+	stale=0
+	for f in "$DIRTYLOG" "$NESTED_SRC/guest-init.sh" "$NESTED_SRC/capture.sh" \
+		 "$0" "$KDIR/.complete" "$(command -v trace-cmd)" ${EXTRA[@]+"${EXTRA[@]}"}; do
+		[ "$f" -nt "$OUT" ] && stale=1
+	done
+	if [ $stale = 0 ]; then
+		msg "initramfs up to date: $OUT"
+		exit 0
+	fi
+fi
+
+R=$NESTED_DIR/rootfs
+rm -rf "$R"
+mkdir -p "$R"/{bin,sbin,etc,proc,sys,dev,tmp,mnt/out,root,usr/bin,usr/sbin,lib/modules}
+
+cp /bin/busybox "$R/bin/busybox"
+for a in $("$R/bin/busybox" --list); do
+	[ "$a" = busybox ] || ln -sf busybox "$R/bin/$a"
+done
+
+cp -a "$KDIR/modules/lib/modules/$KVER" "$R/lib/modules/"
+
+# copy_bin FILE: into /usr/bin with the shared libraries ldd names.
+copy_bin() {
+	local lib
+
+	cp -L "$1" "$R/usr/bin/$(basename "$1")"
+	for lib in $(ldd "$1" 2>/dev/null | awk '/=> \// { print $3 } /^\t\/.*ld-linux/ { print $1 }'); do
+		mkdir -p "$R$(dirname "$lib")"
+		cp -L "$lib" "$R$lib"
+	done
+}
+copy_bin "$(command -v trace-cmd)"
+for b in ${EXTRA[@]+"${EXTRA[@]}"}; do
+	copy_bin "$b"
+done
+# /lib64/ld-linux-x86-64.so.2 is what binaries name as interpreter
+if [ -e "$R/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2" ] && [ ! -e "$R/lib64/ld-linux-x86-64.so.2" ]; then
+	mkdir -p "$R/lib64"
+	cp -L /lib64/ld-linux-x86-64.so.2 "$R/lib64/"
+fi
+
+cp "$DIRTYLOG" "$R/usr/bin/dirtylog"
+cp "$NESTED_SRC/capture.sh" "$R/usr/bin/msc-capture"
+cp "$NESTED_SRC/guest-init.sh" "$R/init"
+chmod 755 "$R/init" "$R/usr/bin/msc-capture"
+echo "root:x:0:0:root:/root:/bin/sh" > "$R/etc/passwd"
+
+(cd "$R" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -1) > "$OUT.tmp"
+mv "$OUT.tmp" "$OUT"
+echo "$inputs" > "$STAMP"
+msg "built $OUT ($(du -h "$OUT" | cut -f1), kernel $KVER${EXTRA[*]:+, extra: ${EXTRA[*]}})"
