@@ -6,7 +6,7 @@
  * A new database is written to a temporary file beside the target and
  * renamed into place only when complete, so an interrupted or failed import
  * never leaves a database that looks finished.  With --append the capture
- * is added to an existing database and removed again if the import fails.
+ * is added to an existing database in one transaction: all of it or none.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -205,9 +205,9 @@ static int run_ingest(const struct import_opts *o, struct msc_source *src,
 	if (!r) {
 		while ((r = msc_ingest_step(&ing, 4096)) > 0 && !cli_stop)
 			;
-		if (r > 0)
-			r = MSC_ERR_INTERRUPTED;
 	}
+	if (cli_stop)
+		r = MSC_ERR_INTERRUPTED;	/* whatever the interrupted read said */
 	while ((w = msc_source_next_warning(src)))
 		cli_warn("%s: %s", o->input, w);
 	if (!r && !has_kvm_events(&ing))
@@ -229,8 +229,6 @@ static int run_ingest(const struct import_opts *o, struct msc_source *src,
 		report_store_error(db_path, store, r);
 	else if (r)
 		report_source_error(o, src, r);
-	if (r && o->append && ing.capture_id)
-		msc_store_drop_capture(store, ing.capture_id);
 	msc_ingest_release(&ing);
 	return r;
 }
@@ -261,6 +259,8 @@ int cmd_import(int argc, char **argv)
 	if (o.append) {
 		db_path = o.output;
 		r = msc_store_open(db_path, 0, &store);
+		if (!r)
+			msc_store_set_batch(store, 0);	/* all or nothing */
 	} else {
 		if (exists && (r = check_replaceable(o.output))) {
 			report_store_error(o.output, NULL, r);

@@ -24,6 +24,7 @@ struct msc_store {
 	unsigned int flags;		/* enum msc_store_flags */
 	bool in_txn;
 	unsigned int pending;		/* events added since the last commit */
+	unsigned int batch;		/* commit every batch events; 0: only when asked */
 	sqlite3_stmt *insert[MSC_EV_NR];	/* one INSERT per event type */
 
 	/* the capture being written, 0 when none */

@@ -77,6 +77,11 @@ static const char index_sql[] =
 	"CREATE INDEX IF NOT EXISTS fault_gpa ON fault(gpa);"
 	"CREATE INDEX IF NOT EXISTS page_table_gfn ON page_table(gfn, level);";
 
+static bool is_full(int err)
+{
+	return err == ENOSPC || err == EFBIG || err == EDQUOT;
+}
+
 /**
  * msc_store_error - turn an SQLite result code into a negative error
  * @s: the store; its message buffer receives SQLite's text
@@ -84,7 +89,7 @@ static const char index_sql[] =
  */
 int msc_store_error(struct msc_store *s, int rc)
 {
-	int sys = s->db ? sqlite3_system_errno(s->db) : 0;
+	int sys = s->db ? sqlite3_system_errno(s->db) : 0, last = 0;
 
 	snprintf(s->errmsg, sizeof(s->errmsg), "%s",
 		 s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
@@ -99,14 +104,20 @@ int msc_store_error(struct msc_store *s, int rc)
 	case SQLITE_READONLY:
 		return -EROFS;
 	case SQLITE_NOTADB:
-		return MSC_ERR_NOT_MSC;
 	case SQLITE_CORRUPT:
 		return MSC_ERR_NOT_MSC;
 	case SQLITE_CANTOPEN:
 	case SQLITE_IOERR:
-		if (sys == ENOSPC || sys == EFBIG || sys == EDQUOT)
+		/*
+		 * SQLite reports a failed write (ENOSPC, EFBIG past a file
+		 * size limit, EDQUOT) as an I/O error; the errno that caused
+		 * it is kept by the unix VFS for the file.
+		 */
+		if (s->db)
+			sqlite3_file_control(s->db, "main", SQLITE_FCNTL_LAST_ERRNO, &last);
+		if (is_full(sys) || is_full(last))
 			return MSC_ERR_FULL;
-		return sys ? -sys : -EIO;
+		return sys ? -sys : last ? -last : -EIO;
 	default:
 		return MSC_ERR_SQL;
 	}
@@ -293,6 +304,7 @@ int msc_store_open(const char *path, unsigned int flags, struct msc_store **ret)
 	if (!s)
 		return -ENOMEM;
 	s->flags = flags;
+	s->batch = MSC_STORE_BATCH;
 	s->path = strdup(path);
 	if (!s->path) {
 		free(s);
@@ -571,7 +583,7 @@ int msc_store_add_event(struct msc_store *s, const struct msc_event *ev)
 		s->lost += ev->lost.count;
 		s->lost_marks += !ev->lost.count;
 	}
-	if (++s->pending >= MSC_STORE_BATCH)
+	if (++s->pending == s->batch)
 		return msc_store_commit(s);
 	return 0;
 }
@@ -741,48 +753,15 @@ int msc_store_lock(struct msc_store *s)
 }
 
 /**
- * msc_store_drop_capture - remove a capture and all its events
- *
- * Used when storing a capture into an existing database failed half-way:
- * what was committed of it goes, everything else stays.  Returns 0 or a
- * negative error.
+ * msc_store_set_batch - events per transaction while adding events
+ * @s: the store
+ * @events: commit every @events events; 0 commits only when asked
+ *	(msc_store_commit(), msc_store_end_capture()), so a failed capture
+ *	rolls back as a whole
  */
-int msc_store_drop_capture(struct msc_store *s, int64_t id)
+void msc_store_set_batch(struct msc_store *s, unsigned int events)
 {
-	static const char *const tables[] = {
-		"spte_change", "huge_page_split", "page_table", "fault", "set_spte",
-		"spte_requested", "mmio_spte", "zap_all_fast", "hva_range", "marker",
-		"kprobe", "lost_events",
-	};
-	char sql[256];
-	int r;
-
-	if (s->in_txn)
-		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-	s->in_txn = false;
-	s->capture_id = 0;
-	r = msc_store_begin(s);
-	for (size_t i = 0; !r && i < ARRAY_SIZE(tables); i++) {
-		/* table names are constants above, the id an integer: no data in SQL text */
-		snprintf(sql, sizeof(sql),
-			 "DELETE FROM %s WHERE seq BETWEEN (SELECT first_seq FROM capture WHERE id = %lld)"
-			 " AND (SELECT last_seq FROM capture WHERE id = %lld)",
-			 tables[i], (long long)id, (long long)id);
-		r = msc_store_exec(s, sql);
-	}
-	for (int i = 0; !r && i < 3; i++) {
-		static const char *const meta[] = { "capture_event", "host_param", "capture" };
-
-		snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE %s = %lld", meta[i],
-			 i == 2 ? "id" : "capture_id", (long long)id);
-		r = msc_store_exec(s, sql);
-	}
-	if (!r)
-		r = msc_store_exec(s, "COMMIT");
-	if (r)
-		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-	s->in_txn = false;
-	return r;
+	s->batch = events;
 }
 
 /** msc_store_next_seq - the seq the next stored event will get */

@@ -16,9 +16,9 @@ rule() { # rule DESC HEADER-REGEX ALLOWED-REGEX
 		fail=1
 	fi
 }
-rule "libtraceevent only in the decoder and sources" 'traceevent/' '^lib/(decode|source[a-z-]*)\.c$'
+rule "libtraceevent only in the decoder, sources and writers" 'traceevent/' '^lib/(decode|source[a-z-]*|synth[a-z-]*|tracedat-write|ringbuf[a-z-]*)\.c$'
 rule "libtracefs only in the live source" 'tracefs/' '^lib/source-tracefs[a-z-]*\.c$'
-rule "libtracecmd only in the trace.dat source" 'trace-cmd/' '^lib/source-tracedat\.c$'
+rule "libtracecmd only in the trace.dat reader and writer" 'trace-cmd/' '^lib/(source-tracedat|tracedat-write)\.c$'
 rule "SQLite only in the store" 'sqlite3\.h' '^lib/store[a-z-]*\.(c|h)$'
 rule "ncurses only in the TUI's display files" 'n?curses' '^tui/(display|loop|input|view[a-z-]*)\.c$'
 n=$((n + 1))

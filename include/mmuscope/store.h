@@ -60,7 +60,7 @@ int msc_store_commit(struct msc_store *s);
 int msc_store_end_capture(struct msc_store *s, uint64_t records);
 int msc_store_finish(struct msc_store *s);
 int msc_store_lock(struct msc_store *s);
-int msc_store_drop_capture(struct msc_store *s, int64_t id);
+void msc_store_set_batch(struct msc_store *s, unsigned int events);
 int64_t msc_store_next_seq(struct msc_store *s);
 
 int msc_store_get_captures(struct msc_store *s, struct msc_capture_row **ret, size_t *ret_nr);

@@ -1,0 +1,133 @@
+#!/bin/sh
+# mmuscope import on bad input: one clear line naming the file and the
+# problem, a non-zero exit, and never a database that looks complete.
+. "$(dirname "$0")/lib.sh"
+
+src=$TRACES/k61-npt_tdp_32m/trace.dat
+big=$TRACES/k612-npt_tdp_1g_hugetlb/trace.dat
+
+# expect_error DESC REGEX DB CMD...: fails, one stderr line matching REGEX, DB absent
+expect_error() {
+	_desc=$1 _re=$2 _db=$3
+	shift 3
+	if "$@" >"$T/out" 2>"$T/err"; then
+		not_ok "$_desc: exited 0"
+		return
+	fi
+	_lines=$(wc -l <"$T/err")
+	if [ "$_lines" = 1 ] && grep -qE -- "$_re" "$T/err"; then ok "$_desc"; else
+		not_ok "$_desc"
+		sed 's/^/# stderr: /' "$T/err" | head -5
+	fi
+	if [ -n "$_db" ] && ls "$_db"* >/dev/null 2>&1; then
+		not_ok "$_desc: left $(ls "$_db"*)"
+	fi
+}
+
+# truncated files of each version (libtracecmd must not crash on them)
+trace-cmd convert -i "$src" -o "$T/v6.dat" --file-version 6 >/dev/null 2>&1
+for f in v6.dat:75 v6.dat:99 k61.dat:50 k61.dat:10; do
+	name=${f%:*} pct=${f#*:}
+	[ "$name" = k61.dat ] && in=$src || in=$T/$name
+	size=$(stat -c %s "$in")
+	head -c $((size * pct / 100)) "$in" >"$T/trunc.dat"
+	expect_error "$name cut at $pct%: truncated" \
+		"^mmuscope import: .*trunc.dat: file is truncated$" "$T/t.db" \
+		"$MSC" import "$T/trunc.dat" -o "$T/t.db"
+done
+
+printf 'hello, this is not a trace\n' >"$T/text.dat"
+expect_error "not a trace" "text.dat: not a trace-cmd trace.dat file$" "$T/t.db" \
+	"$MSC" import "$T/text.dat" -o "$T/t.db"
+expect_error "missing input" "nope.dat: No such file or directory$" "$T/t.db" \
+	"$MSC" import "$T/nope.dat" -o "$T/t.db"
+
+# a valid trace.dat holding no kvm events (made by trace-cmd restore from the
+# real 6.18 formats and an empty CPU buffer)
+mkdir -p "$T/fake/events/ftrace/print"
+cp "$MSC_TEST_DATA"/formats/6.18/events/header_page "$MSC_TEST_DATA"/formats/6.18/events/header_event \
+	"$T/fake/events/"
+cp "$MSC_TEST_DATA"/formats/6.18/events/ftrace/print/format "$T/fake/events/ftrace/print/"
+: >"$T/fake/kallsyms"
+: >"$T/cpu0.raw"
+(cd "$T" && trace-cmd restore -c -t fake -k fake/kallsyms -o head.dat &&
+	trace-cmd restore -i head.dat -o nokvm.dat cpu0.raw) >/dev/null 2>&1
+expect_error "trace without kvm events" "nokvm.dat: no kvm or kvmmmu events in the trace$" \
+	"$T/t.db" "$MSC" import "$T/nokvm.dat" -o "$T/t.db"
+
+# a corrupt record: garbage over the first page of CPU 0's data
+off=$(trace-cmd dump -i "$T/v6.dat" --flyrecord 2>/dev/null | awk '/size of cpu 0/ {print $1}')
+cp "$T/v6.dat" "$T/corrupt.dat"
+printf '\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377\377' |
+	dd of="$T/corrupt.dat" bs=1 seek=$((off + 100)) conv=notrunc 2>/dev/null
+expect_error "corrupt record" \
+	"corrupt.dat: corrupt trace data: record on cpu 0 at ts [0-9]+ has event id [0-9]+, which has no format$" \
+	"$T/t.db" "$MSC" import "$T/corrupt.dat" -o "$T/t.db"
+
+# an existing database is refused unless --force or --append
+"$MSC" import -q "$src" -o "$T/a.db"
+before=$(sqlite3 "$T/a.db" 'select count(*) from spte_change')
+expect_error "existing database refused" \
+	"a.db: database already exists \(use --force or --append\)$" "" \
+	"$MSC" import "$src" -o "$T/a.db"
+check_eq "refused import left the database alone" \
+	"$(sqlite3 "$T/a.db" 'select count(*) from capture')|$(sqlite3 "$T/a.db" 'select count(*) from spte_change')" "1|$before"
+check "--force replaces it" "$MSC" import -q --force "$src" -o "$T/a.db"
+check_eq "... with one capture" "$(sqlite3 "$T/a.db" 'select count(*) from capture')" 1
+check "--append adds a second capture" "$MSC" import -q --append \
+	"$TRACES/k612-npt_tdp_32m/trace.dat" -o "$T/a.db"
+check_eq "... whose events follow the first's" \
+	"$(sqlite3 "$T/a.db" 'select group_concat(first_seq || "-" || last_seq || ":" || complete, " ") from capture')" \
+	"0-66104:1 66105-132211:1"
+check_eq "... and the seq ranges hold exactly each capture's rows" \
+	"$(sqlite3 "$T/a.db" 'select count(*) from spte_change s join capture c on s.seq between c.first_seq and c.last_seq group by c.id' | tr '\n' ' ')" \
+	"32858 32858 "
+
+# unwritable places
+expect_error "output directory missing" "nodir/x.db: cannot open database: No such file or directory$" \
+	"" "$MSC" import "$src" -o "$T/nodir/x.db"
+expect_error "output under /proc" "/proc/x.db: cannot open database: " "" \
+	"$MSC" import "$src" -o /proc/x.db
+
+# a locked database: another process holds the write lock
+(echo "BEGIN IMMEDIATE; INSERT INTO host_param VALUES (1, 'lock', 'held');"; sleep 6) |
+	sqlite3 "$T/a.db" &
+lockpid=$!
+sleep 1
+expect_error "locked database, --append" "a.db: database is locked by another process$" "" \
+	"$MSC" import --append "$src" -o "$T/a.db"
+expect_error "locked database, --force" "a.db: database is locked by another process$" "" \
+	"$MSC" import --force "$src" -o "$T/a.db"
+kill "$lockpid" 2>/dev/null
+wait "$lockpid" 2>/dev/null
+check_eq "the locked database kept its two captures" \
+	"$(sqlite3 "$T/a.db" 'select count(*) from capture')" 2
+
+# a full disk: a file-size limit makes every write past it fail
+expect_error "disk full" "big.db: disk full$" "$T/big.db" \
+	sh -c "ulimit -f 4000; exec \"$MSC\" import \"$big\" -o \"$T/big.db\""
+cp "$T/a.db" "$T/b.db"
+expect_error "disk full while appending" "b.db: disk full$" "" \
+	sh -c "ulimit -f $(( $(stat -c %s "$T/b.db") / 512 + 200 )); exec \"$MSC\" import --append \"$big\" -o \"$T/b.db\""
+check_eq "the failed append was removed, the rest kept" \
+	"$(sqlite3 "$T/b.db" 'select count(*) || " " || sum(complete) from capture')" "2 2"
+
+# Ctrl-C: a text source fed through a FIFO that never ends
+mkfifo "$T/fifo"
+"$MSC" dump "$T/a.db" | head -1000 >"$T/part.events"
+( cat "$T/part.events"; sleep 30 ) >"$T/fifo" &
+feeder=$!
+"$MSC" import --text "$T/fifo" -o "$T/int.db" >"$T/out" 2>"$T/err" &
+imp=$!
+sleep 1
+kill -INT "$imp"
+wait "$imp"
+rc=$?
+kill "$feeder" 2>/dev/null
+check_eq "SIGINT: exit status 130" "$rc" 130
+check_match "SIGINT: says so" "$(cat "$T/err")" "int.db|fifo: interrupted; no database written$"
+check_eq "SIGINT: no database left" "$(ls "$T"/int.db* 2>/dev/null)" ""
+
+expect_error "bad --host" "--host vendor=arm: expected" "" "$MSC" import --host vendor=arm "$src" -o "$T/h.db"
+
+done_testing

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Host inference from SPTE values and the classifier's teardown context.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "mmuscope/error.h"
+#include "mmuscope/event.h"
+#include "mmuscope/host.h"
+#include "test.h"
+
+static struct msc_event spte(unsigned int cpu, unsigned int level, uint64_t gfn, uint64_t o,
+			     uint64_t n)
+{
+	return (struct msc_event){ .type = MSC_EV_SPTE_CHANGED, .cpu = (uint16_t)cpu,
+				   .spte = { .gfn = gfn, .old_spte = o, .new_spte = n,
+					     .level = (uint8_t)level } };
+}
+
+static void feed(struct msc_host_guess *g, uint64_t o, uint64_t n, int times)
+{
+	for (int i = 0; i < times; i++) {
+		struct msc_event ev = spte(0, 1, (uint64_t)i, o, n);
+
+		msc_host_guess_add(g, &ev);
+	}
+}
+
+static void t_guess_npt_61(void)
+{
+	struct msc_host_guess g = { 0 };
+	struct msc_host h;
+	char note[128];
+
+	msc_host_init(&h);
+	check(!msc_host_guess_settled(&g));
+	feed(&g, 0, 0x13800ee7, 20);		/* 6.1 NPT faults: 0 -> 2M leaf */
+	check(msc_host_guess_settled(&g));
+	check_int(msc_host_guess_apply(&g, &h, note, sizeof(note)), ==, 0);
+	check_int(h.vendor, ==, MSC_VENDOR_NPT);
+	check_int(h.vendor_source, ==, MSC_HOST_INFERRED);
+	check_int(h.nonpresent63, ==, 0);
+	check(h.tdp_mmu);
+	check_str(note, "");
+}
+
+static void t_guess_ept_610(void)
+{
+	struct msc_host_guess g = { 0 };
+	struct msc_host h;
+	char note[128];
+
+	msc_host_init(&h);
+	snprintf(h.release, sizeof(h.release), "6.1.0");	/* says old, data says 6.10+ */
+	h.kver = MSC_KVER(6, 1, 0);
+	h.kver_source = MSC_HOST_INFERRED;
+	feed(&g, 0x86000001848dbb77ULL, 0x80000000000005a0ULL, 20);	/* EPT teardown, 6.10+ */
+	check_int(msc_host_guess_apply(&g, &h, note, sizeof(note)), ==, 0);
+	check_int(h.vendor, ==, MSC_VENDOR_EPT);
+	check_int(h.nonpresent63, ==, 1);
+	check(strstr(note, "following the data") != NULL);
+}
+
+static void t_guess_override_wins(void)
+{
+	struct msc_host_guess g = { 0 };
+	struct msc_host h;
+	char note[128];
+
+	msc_host_init(&h);
+	check_int(msc_host_parse_overrides(&h, "vendor=ept,release=6.12.0"), ==, 0);
+	feed(&g, 0, 0x13800ee7, 20);		/* looks NPT */
+	check_int(msc_host_guess_apply(&g, &h, note, sizeof(note)), ==, 0);
+	check_int(h.vendor, ==, MSC_VENDOR_EPT);
+	check_int(h.vendor_source, ==, MSC_HOST_OVERRIDE);
+	check_int(h.kver, ==, MSC_KVER(6, 12, 0));
+	check_int(msc_host_parse_overrides(&h, "vendor=arm"), <, 0);
+	check_int(msc_host_parse_overrides(&h, "nonsense"), <, 0);
+	check_int(msc_host_parse_overrides(&h, "nonpresent=0x1234"), <, 0);
+}
+
+static void t_guess_no_layout(void)
+{
+	struct msc_host_guess g = { 0 };
+	struct msc_host h;
+	char note[128];
+
+	msc_host_init(&h);
+	feed(&g, 0, 0x13800ee7, 10);		/* NPT-looking */
+	feed(&g, 0, 0x600000455299b77ULL, 10);	/* EPT-looking */
+	check(!msc_host_guess_settled(&g));
+	check_int(msc_host_guess_apply(&g, &h, note, sizeof(note)), ==, MSC_ERR_LAYOUT);
+	check(strstr(note, "fit neither layout") != NULL);
+}
+
+static void t_teardown_context(void)
+{
+	struct msc_classifier c;
+	struct msc_host h;
+	struct msc_event ev;
+
+	msc_host_init(&h);
+	h.vendor = MSC_VENDOR_NPT;
+	h.kver = MSC_KVER(6, 1, 0);
+	msc_classifier_init(&c, &h);
+
+	/* 6.1 zap collapsible: parent -> frozen, prepare_zap of the child table, children */
+	ev = spte(0, 2, 0x40000, 0x13724827, 0x5a0);
+	msc_classifier_apply(&c, &ev);
+	check_int(ev.spte.class, ==, MSC_CLASS_ZAP_SUBTREE);
+	ev = (struct msc_event){ .type = MSC_EV_ZAP_PAGE, .cpu = 0,
+				 .sp = { .gfn = 0x40000, .role = 0x3781 } };
+	msc_classifier_apply(&c, &ev);
+	ev = spte(0, 1, 0x40005, 0x13805e65, 0x5a0);
+	msc_classifier_apply(&c, &ev);
+	check_int(ev.spte.class, ==, MSC_CLASS_TEARDOWN_CHILD);
+	/* the same change on another CPU is not part of that teardown */
+	ev = spte(1, 1, 0x40006, 0x13806e65, 0x5a0);
+	msc_classifier_apply(&c, &ev);
+	check_int(ev.spte.class, ==, MSC_CLASS_UNMAP);
+	/* outside the removed table's range */
+	ev = spte(0, 1, 0x40200, 0x13a00e65, 0x5a0);
+	msc_classifier_apply(&c, &ev);
+	check_int(ev.spte.class, ==, MSC_CLASS_UNMAP);
+	/* a non-frozen change ends the teardown run */
+	ev = spte(0, 1, 0x41000, 0, 0x14000e67);
+	msc_classifier_apply(&c, &ev);
+	check_int(ev.spte.class, ==, MSC_CLASS_MAP);
+	ev = spte(0, 1, 0x40007, 0x13807e65, 0x5a0);
+	msc_classifier_apply(&c, &ev);
+	check_int(ev.spte.class, ==, MSC_CLASS_UNMAP);
+	msc_classifier_release(&c);
+}
+
+int main(void)
+{
+	TEST(t_guess_npt_61(), "NPT and the 0 non-present value inferred from 6.1 SPTEs");
+	TEST(t_guess_ept_610(), "EPT and bit-63 non-present inferred; the data beats the release");
+	TEST(t_guess_override_wins(), "user overrides win over evidence; bad overrides refused");
+	TEST(t_guess_no_layout(), "values of both layouts: no layout fits");
+	TEST(t_teardown_context(), "teardown children need a prepare_zap on the same CPU and range");
+	return test_done();
+}

@@ -1,0 +1,227 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The store: file creation, schema versioning, writing and reading back
+ * every event type, append, failure in the middle of a capture.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <sqlite3.h>
+
+#include "mmuscope/error.h"
+#include "mmuscope/event.h"
+#include "mmuscope/host.h"
+#include "mmuscope/source.h"
+#include "mmuscope/store.h"
+#include "test.h"
+
+static char dir[] = "/tmp/msc-t-store.XXXXXX";
+
+static const char *path(const char *name)
+{
+	static char buf[4][256];
+	static int i;
+
+	i = (i + 1) % 4;
+	snprintf(buf[i], sizeof(buf[i]), "%s/%s", dir, name);
+	return buf[i];
+}
+
+static const struct msc_event events[] = {
+	{ .type = MSC_EV_MARKER, .ts = 10, .cpu = 0, .pid = 260, .marker = { "phase=populate begin" } },
+	{ .type = MSC_EV_GET_PAGE, .ts = 11, .cpu = 1, .pid = 262,
+	  .sp = { .gfn = 0, .role = 0x3784, .created = 1 } },
+	{ .type = MSC_EV_PAGE_FAULT, .ts = 12, .cpu = 1, .pid = 262,
+	  .pf = { .gpa = 0x40000000, .error_code = 0x100000006, .rip = 0x1000 } },
+	{ .type = MSC_EV_SPTE_REQUESTED, .ts = 13, .cpu = 1, .pid = 262,
+	  .req = { .gfn = 0x40000, .pfn = 0x13800, .level = 2 } },
+	{ .type = MSC_EV_SPTE_CHANGED, .ts = 14, .cpu = 1, .pid = 262,
+	  .spte = { .gfn = 0x40000, .old_spte = 0x8000000000000000ULL, .new_spte = 0x13800ee7,
+		    .level = 2, .class = MSC_CLASS_MAP } },
+	{ .type = MSC_EV_SET_SPTE, .ts = 15, .cpu = 1, .pid = 262,
+	  .set_spte = { .gfn = 0x40000, .spte = 0x13800ee7, .sptep = 0x1370c000, .level = 2,
+			.r = 1, .x = 1, .u = 1 } },
+	{ .type = MSC_EV_SPLIT, .ts = 16, .cpu = 0, .pid = 260,
+	  .split = { .gfn = 0x40000, .spte = 0x13800ee7, .level = 2, .err = -12 } },
+	{ .type = MSC_EV_FAST_PF, .ts = 17, .cpu = 1, .pid = 262,
+	  .fast_pf = { .gpa = 0x40001000, .error_code = 7, .old_spte = 0x13801e65,
+		       .new_spte = 0x13801e67, .vcpu = 0, .ret = 4, .result = MSC_FPF_FIXED } },
+	{ .type = MSC_EV_ZAP_PAGE, .ts = 18, .cpu = 0, .pid = 260,
+	  .sp = { .gfn = 0x40000, .role = 0x3781, .gen = 2 } },
+	{ .type = MSC_EV_MMIO_SPTE, .ts = 19, .cpu = 1, .pid = 262,
+	  .mmio = { .gfn = 0xfee00, .access = 6, .gen = 3 } },
+	{ .type = MSC_EV_ZAP_ALL_FAST, .ts = 20, .zap_all = { .gen = 1, .used_pages = 64 } },
+	{ .type = MSC_EV_UNMAP_HVA, .ts = 21, .hva = { .start = 0x7f0000000000, .end = 0x7f0000200000 } },
+	{ .type = MSC_EV_AGE_HVA, .ts = 22, .hva = { .start = 0x7f0000000000, .end = 0x7f0000001000 } },
+	{ .type = MSC_EV_KPROBE, .ts = 23, .kprobe = { .ip = 0xffffffffc0554520ULL,
+	  .name = "kvm_flush_remote_tlbs", .args = "" } },
+	{ .type = MSC_EV_LOST, .ts = 24, .cpu = 1, .pid = -1, .lost = { .count = 42 } },
+};
+
+#define NR_EVENTS (sizeof(events) / sizeof(events[0]))
+
+static int write_capture(struct msc_store *s, int64_t *ret_id)
+{
+	struct msc_capture_info info = { .kind = "text", .path = "unit", .nr_cpus = 2 };
+	struct msc_host h;
+	int r;
+
+	msc_host_init(&h);
+	h.vendor = MSC_VENDOR_NPT;
+	h.kver = MSC_KVER(6, 12, 0);
+	r = msc_store_begin_capture(s, &info, &h, ret_id);
+	for (size_t i = 0; !r && i < NR_EVENTS; i++)
+		r = msc_store_add_event(s, &events[i]);
+	return r;
+}
+
+static void t_create_0600(void)
+{
+	struct msc_store *s;
+	struct stat st;
+
+	check_int(msc_store_open(path("a.db"), MSC_STORE_CREATE, &s), ==, 0);
+	msc_store_close(s);
+	check_int(stat(path("a.db"), &st), ==, 0);
+	check_int(st.st_mode & 0777, ==, 0600);
+	check_int(msc_store_open(path("a.db"), MSC_STORE_CREATE, &s), ==, MSC_ERR_EXISTS);
+	check_int(msc_store_open(path("missing.db"), MSC_STORE_READONLY, &s), ==, -ENOENT);
+}
+
+static void t_round_trip(void)
+{
+	char want[MSC_EVENT_LINE_MAX], got[MSC_EVENT_LINE_MAX];
+	struct msc_capture_row *caps;
+	struct msc_event_cursor *c;
+	struct msc_store *s;
+	struct msc_event ev;
+	int64_t id;
+	size_t nr, i = 0;
+
+	check_int(msc_store_open(path("rt.db"), MSC_STORE_CREATE | MSC_STORE_BULK, &s), ==, 0);
+	check_int(write_capture(s, &id), ==, 0);
+	check_int(msc_store_end_capture(s, NR_EVENTS + 3), ==, 0);
+	check_int(msc_store_finish(s), ==, 0);
+	msc_store_close(s);
+
+	check_int(msc_store_open(path("rt.db"), MSC_STORE_READONLY, &s), ==, 0);
+	check_int(msc_store_get_captures(s, &caps, &nr), ==, 0);
+	check_int(nr, ==, 1);
+	check(caps[0].complete);
+	check_int(caps[0].first_seq, ==, 0);
+	check_int(caps[0].last_seq, ==, NR_EVENTS - 1);
+	check_int(caps[0].records, ==, NR_EVENTS + 3);
+	check_int(caps[0].lost, ==, 42);
+	check_uint(caps[0].nonpresent_spte, ==, 0x8000000000000000ULL);
+	check_str(caps[0].vendor, "npt");
+	free(caps);
+	check_int(msc_store_events_open(s, 0, INT64_MAX, &c), ==, 0);
+	while (msc_store_events_next(c, &ev) > 0 && i < NR_EVENTS) {
+		check_int(ev.seq, ==, i);
+		msc_event_format(&events[i], want, sizeof(want));
+		msc_event_format(&ev, got, sizeof(got));
+		check_str(got, want);
+		i++;
+	}
+	check_int(i, ==, NR_EVENTS);
+	msc_store_events_close(c);
+	msc_store_close(s);
+}
+
+static void t_append_seq(void)
+{
+	struct msc_capture_row *caps;
+	struct msc_store *s;
+	int64_t id;
+	size_t nr;
+
+	check_int(msc_store_open(path("rt.db"), 0, &s), ==, 0);
+	check_int(write_capture(s, &id), ==, 0);
+	check_int(id, ==, 2);
+	check_int(msc_store_end_capture(s, NR_EVENTS), ==, 0);
+	check_int(msc_store_get_captures(s, &caps, &nr), ==, 0);
+	check_int(nr, ==, 2);
+	/* seq continues where the first capture stopped: rows never collide */
+	check_int(caps[1].first_seq, ==, NR_EVENTS);
+	check_int(caps[1].last_seq, ==, 2 * NR_EVENTS - 1);
+	free(caps);
+	msc_store_close(s);
+}
+
+static void t_failure_keeps_committed(void)
+{
+	struct msc_capture_row *caps;
+	struct msc_store *s;
+	int64_t id;
+	size_t nr;
+	int r;
+
+	check_int(msc_store_open(path("fail.db"), MSC_STORE_CREATE, &s), ==, 0);
+	check_int(write_capture(s, &id), ==, 0);
+	check_int(msc_store_commit(s), ==, 0);
+	msc_store_fail_after(s, 3);
+	r = 0;
+	for (size_t i = 0; !r && i < NR_EVENTS; i++)
+		r = msc_store_add_event(s, &events[i]);
+	if (!r)
+		r = msc_store_commit(s);
+	check_int(r, ==, MSC_ERR_FULL);
+	msc_store_close(s);
+
+	/* what was committed before the failure is there, and says it is incomplete */
+	check_int(msc_store_open(path("fail.db"), MSC_STORE_READONLY, &s), ==, 0);
+	check_int(msc_store_get_captures(s, &caps, &nr), ==, 0);
+	check_int(nr, ==, 1);
+	check(!caps[0].complete);
+	check_int(caps[0].stored, ==, NR_EVENTS);
+	check_int(caps[0].last_seq, ==, NR_EVENTS - 1);
+	free(caps);
+	msc_store_close(s);
+}
+
+static void t_foreign_and_newer(void)
+{
+	struct msc_store *s;
+	sqlite3 *db;
+	FILE *f;
+
+	/* an SQLite file that is not ours */
+	check_int(sqlite3_open(path("other.db"), &db), ==, SQLITE_OK);
+	sqlite3_exec(db, "CREATE TABLE t(x)", NULL, NULL, NULL);
+	sqlite3_close(db);
+	check_int(msc_store_open(path("other.db"), 0, &s), ==, MSC_ERR_NOT_MSC);
+
+	/* not SQLite at all */
+	f = fopen(path("text.db"), "w");
+	fputs("this is not a database, just text that is long enough to have a header\n", f);
+	fclose(f);
+	check_int(msc_store_open(path("text.db"), MSC_STORE_READONLY, &s), ==, MSC_ERR_NOT_MSC);
+
+	/* ours, from a newer mmuscope */
+	check_int(sqlite3_open(path("rt.db"), &db), ==, SQLITE_OK);
+	sqlite3_exec(db, "PRAGMA user_version = 999", NULL, NULL, NULL);
+	sqlite3_close(db);
+	check_int(msc_store_open(path("rt.db"), MSC_STORE_READONLY, &s), ==, MSC_ERR_SCHEMA);
+}
+
+int main(void)
+{
+	int r;
+
+	if (!mkdtemp(dir))
+		return 1;
+	TEST(t_create_0600(), "a new database is created 0600 and never overwritten");
+	TEST(t_round_trip(), "every event type reads back as written, in seq order");
+	TEST(t_append_seq(), "an appended capture continues the seq");
+	TEST(t_failure_keeps_committed(), "a failed write keeps what was committed, marked incomplete");
+	TEST(t_foreign_and_newer(), "foreign files and newer schemas are refused");
+	char cmd[64];
+
+	r = test_done();
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	return system(cmd) ? 1 : r;
+}
