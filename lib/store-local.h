@@ -15,8 +15,10 @@
 #include "mmuscope/event.h"
 #include "mmuscope/store.h"
 
-/* Events per transaction while bulk loading. */
+/* Events per transaction by default. */
 #define MSC_STORE_BATCH 65536
+/* Rows per INSERT statement. */
+#define MSC_STORE_MULTI 32
 
 struct msc_store {
 	sqlite3 *db;
@@ -25,7 +27,10 @@ struct msc_store {
 	bool in_txn;
 	unsigned int pending;		/* events added since the last commit */
 	unsigned int batch;		/* commit every batch events; 0: only when asked */
-	sqlite3_stmt *insert[MSC_EV_NR];	/* one INSERT per event type */
+	sqlite3_stmt *insert_one[MSC_EV_NR];	/* one-row INSERT per event type */
+	sqlite3_stmt *insert_multi[MSC_EV_NR];	/* MSC_STORE_MULTI-row INSERT */
+	struct msc_event (*held)[MSC_STORE_MULTI];	/* per type: rows not yet written */
+	unsigned int nr_held[MSC_EV_NR];
 
 	/* the capture being written, 0 when none */
 	int64_t capture_id;
