@@ -79,9 +79,7 @@ $(O)/%.o: %.c
 
 # Every public header compiles on its own (git's hdr-check).
 check-headers:
-	$(Q)for h in include/mmuscope/*.h; do \
-		echo "#include \"$${h#include/}\"" | \
-		$(CC) $(ALL_CFLAGS) -x c -fsyntax-only - || exit 1; done
+	@scripts/check-headers.sh
 
 check-layering:
 	@scripts/check-layering.sh

@@ -44,6 +44,7 @@ for t in tests/cli/*.sh; do
 	[ -f "$t" ] && run "$(basename "$t" .sh)" sh "$t"
 done
 run layering scripts/check-layering.sh
+run headers scripts/check-headers.sh
 
 echo "full log: $log"
 echo "$passed passed, $failed failed"

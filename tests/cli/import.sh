@@ -66,6 +66,13 @@ check_eq "fast_page_fault fixed on 6.1 (ret 4) and 6.12 (ret 5)" \
 	"$(sqlite3 "$T/k61-npt_tdp_32m.db" "select kind, ret, count(*) from fault where kind like 'fast%' group by 1, 2") $(sqlite3 "$T/k612-npt_tdp_32m.db" "select kind, ret, count(*) from fault where kind like 'fast%' group by 1, 2")" \
 	"fast-fixed|4|16384 fast-fixed|5|16384"
 
+# --host overrides what the data says; the capture records where each fact came from.
+check "--host override imports" "$MSC" import -q --host vendor=ept,release=6.12.0 \
+	"$TRACES/k61-npt_tdp_32m/trace.dat" -o "$T/override.db"
+check_eq "--host override: recorded as such" \
+	"$(sqlite3 "$T/override.db" "select vendor, vendor_source, era_source, printf('%x', nonpresent_spte) from capture")" \
+	"ept|override|override|8000000000000000"
+
 # Every file version trace-cmd writes imports to the same events.
 src=$TRACES/k61-npt_tdp_32m/trace.dat
 trace-cmd convert -i "$src" -o "$T/v6.dat" --file-version 6 >/dev/null 2>&1

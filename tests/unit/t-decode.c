@@ -319,6 +319,30 @@ static void t_format_drift(void)
 	tep_free(tep);
 }
 
+static void t_unknown_kvmmmu_event(void)
+{
+	/* kvmmmu/kvm_mmu_paging_element (6.18, ID 132): not stored, counted, reported once */
+	static const unsigned char rec[] = {
+		0x84, 0x00, 0x00, 0x00, 0x06, 0x01, 0x00, 0x00,
+		0x67, 0x0e, 0x80, 0x13, 0x00, 0x00, 0x00, 0x00,
+		0x02, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,
+	};
+	struct tep_handle *tep = new_tep();
+	struct msc_decoder *d;
+	struct msc_event ev;
+	const char *w;
+
+	parse_format(tep, F618 "kvmmmu/kvm_mmu_paging_element/format", "kvmmmu");
+	msc_decoder_new(tep, &d);
+	check_int(decode(d, rec, sizeof(rec), &ev), ==, 0);
+	check_int(decode(d, rec, sizeof(rec), &ev), ==, 0);
+	w = msc_decoder_next_warning(d);
+	check_str(w, "kvmmmu/kvm_mmu_paging_element: event not known to mmuscope; counted, not stored");
+	check(msc_decoder_next_warning(d) == NULL);
+	msc_decoder_free(d);
+	tep_free(tep);
+}
+
 int main(void)
 {
 	TEST(t_spte_changed(), "kvm_tdp_mmu_spte_changed fields by name (6.18 format)");
@@ -328,5 +352,6 @@ int main(void)
 	TEST(t_counted_only_and_stats(), "events not stored are counted by name");
 	TEST(t_bad_records(), "short records and unknown event ids are corrupt");
 	TEST(t_format_drift(), "a format missing a required field is reported once, not fatal");
+	TEST(t_unknown_kvmmmu_event(), "an unknown kvmmmu event is counted and reported once");
 	return test_done();
 }
