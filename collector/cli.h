@@ -29,5 +29,10 @@ const char *cli_count(unsigned long long n, char *buf, unsigned long size);
 
 int cmd_import(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_analyze(int argc, char **argv);
+int cmd_report(int argc, char **argv);
+
+struct msc_history_summary;
+bool analyze_report_summary(const char *db, const struct msc_history_summary *s, bool fatal);
 
 #endif /* MSC_CLI_H */

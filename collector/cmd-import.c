@@ -18,6 +18,7 @@
 #include "cli.h"
 #include "mmuscope/error.h"
 #include "mmuscope/event.h"
+#include "mmuscope/history.h"
 #include "mmuscope/host.h"
 #include "mmuscope/ingest.h"
 #include "mmuscope/source.h"
@@ -27,7 +28,7 @@
 struct import_opts {
 	const char *input;
 	const char *output;
-	bool force, append, text, quiet;
+	bool force, append, text, quiet, no_analyze;
 	struct msc_host host;	/* user overrides */
 };
 
@@ -40,6 +41,7 @@ static int parse_args(int argc, char **argv, struct import_opts *o)
 		{ "host", required_argument, NULL, 'H' },
 		{ "text", no_argument, NULL, 't' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "no-analyze", no_argument, NULL, 'N' },
 		{ 0 }
 	};
 	int c;
@@ -68,6 +70,9 @@ static int parse_args(int argc, char **argv, struct import_opts *o)
 			break;
 		case 'q':
 			o->quiet = true;
+			break;
+		case 'N':
+			o->no_analyze = true;
 			break;
 		default:
 			return -1;
@@ -197,11 +202,17 @@ static int run_ingest(const struct import_opts *o, struct msc_source *src,
 		      struct msc_store *store, const char *db_path)
 {
 	struct msc_ingest ing;
+	struct msc_history_tap tap = { .ing = &ing };	/* inline analysis */
+	struct msc_history_summary hsum = { 0 };
 	const char *w;
 	double t0 = cli_now();
 	int r;
 
 	r = msc_ingest_init(&ing, src, store, &o->host);
+	if (!r && !o->no_analyze) {
+		ing.tap = msc_history_tap;
+		ing.tap_ctx = &tap;
+	}
 	if (!r) {
 		while ((r = msc_ingest_step(&ing, 4096)) > 0 && !cli_stop)
 			;
@@ -214,12 +225,19 @@ static int run_ingest(const struct import_opts *o, struct msc_source *src,
 		r = MSC_ERR_NO_KVM;
 	if (!r)
 		r = msc_ingest_finish(&ing);
+	if (!r && tap.h) {
+		msc_history_get_summary(tap.h, &hsum);
+		if ((r = msc_history_tap_finish(&tap)))
+			ing.store_failed = true;
+	}
 	if (!r && ing.note[0])
 		cli_warn("%s: %s", o->input, ing.note);
 	if (!r && (r = msc_store_finish(store)))
 		ing.store_failed = true;
 	if (!r && !o->quiet)
 		print_summary(o, &ing, cli_now() - t0);
+	if (!r && !o->no_analyze && hsum.events)
+		analyze_report_summary(o->output, &hsum, false);
 	if (r == MSC_ERR_INTERRUPTED)
 		cli_error("%s: interrupted; %s", o->input,
 			  o->append ? "the partial capture was removed" : "no database written");
@@ -229,6 +247,7 @@ static int run_ingest(const struct import_opts *o, struct msc_source *src,
 		report_store_error(db_path, store, r);
 	else if (r)
 		report_source_error(o, src, r);
+	msc_history_close(tap.h);
 	msc_ingest_release(&ing);
 	return r;
 }

@@ -14,8 +14,14 @@
 
 static const struct cli_command commands[] = {
 	{ .name = "import", .run = cmd_import,
-	  .usage = "TRACE.dat -o DB [--force|--append] [--host K=V,...] [--text] [-q]",
+	  .usage = "TRACE.dat -o DB [--force|--append] [--host K=V,...] [--text] [--no-analyze] [-q]",
 	  .summary = "store a trace-cmd trace.dat (or a text event file) in a database" },
+	{ .name = "analyze", .run = cmd_analyze,
+	  .usage = "DB [--capture ID] [--rebuild] [--infer-only] [-q]",
+	  .summary = "rebuild page-table history, census, phases, anomalies (import runs it)" },
+	{ .name = "report", .run = cmd_report,
+	  .usage = "DB [--capture ID] [--json]",
+	  .summary = "per-phase summary: census before/after, costs, anomalies" },
 	{ .name = "dump", .run = cmd_dump,
 	  .usage = "DB [--capture ID]",
 	  .summary = "print stored events, one stable text line each" },

@@ -1,0 +1,155 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `mmuscope analyze DB`: rebuild the page-table history of every capture
+ * (or one) from its stored events.  Runs incrementally: only events not
+ * analyzed before are read, so a second run changes nothing.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "../collector/cli.h"
+#include "mmuscope/error.h"
+#include "mmuscope/history.h"
+#include "mmuscope/store.h"
+#include "mmuscope/util.h"
+
+struct analyze_opts {
+	const char *db;
+	int64_t capture;	/* 0: all */
+	bool quiet;
+	struct msc_history_opts hopts;
+};
+
+static int parse_args(int argc, char **argv, struct analyze_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "capture", required_argument, NULL, 'c' },
+		{ "rebuild", no_argument, NULL, 'r' },
+		{ "infer-only", no_argument, NULL, 'i' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ 0 }
+	};
+	int c;
+
+	while ((c = getopt_long(argc, argv, "q", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'c':
+			o->capture = strtoll(optarg, NULL, 10);
+			break;
+		case 'r':
+			o->hopts.rebuild = true;
+			break;
+		case 'i':
+			o->hopts.infer_only = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		default:
+			return -1;
+		}
+	}
+	if (optind + 1 != argc) {
+		cli_error("need one database");
+		return -1;
+	}
+	o->db = argv[optind];
+	return 0;
+}
+
+/**
+ * analyze_report_summary - the warnings an analysis deserves, on stderr
+ *
+ * Shared with import (which analyzes inline, and only warns: @fatal false).
+ * Returns false when the capture had nothing to analyze.
+ */
+bool analyze_report_summary(const char *db, const struct msc_history_summary *s, bool fatal)
+{
+	if (!s->spte_events && !s->intervals) {
+		(fatal ? cli_error : cli_warn)("%s: capture %lld: %s: nothing to rebuild", db,
+					       (long long)s->capture_id, msc_strerror(MSC_ERR_NO_KVM));
+		return false;
+	}
+	if (!s->tdp_mmu)
+		cli_warn("%s: capture %lld: legacy/shadow MMU: census approximate (leaf removals "
+			 "are only partly traced)", db, (long long)s->capture_id);
+	if (s->census_flags & MSC_CENSUS_PARTIAL)
+		cli_warn("%s: capture %lld: the trace began after SPTEs were installed: "
+			 "census counts only what the trace revealed", db, (long long)s->capture_id);
+	if (s->lost_marks)
+		cli_warn("%s: capture %lld: %llu lost-event gaps (%llu events): history after "
+			 "them is marked", db, (long long)s->capture_id,
+			 (unsigned long long)s->lost_marks, (unsigned long long)s->lost_events);
+	if (s->out_of_order)
+		cli_warn("%s: capture %lld: %llu events out of timestamp order (clamped)", db,
+			 (long long)s->capture_id, (unsigned long long)s->out_of_order);
+	return true;
+}
+
+static void print_summary(const char *db, const struct msc_history_summary *s, double secs)
+{
+	char a[32], b[32], c[32], d[32];
+
+	printf("%s: capture %lld: %s events analyzed in %.2f s, %s mapping intervals\n", db,
+	       (long long)s->capture_id, cli_count(s->events, a, sizeof(a)), secs,
+	       cli_count(s->intervals, b, sizeof(b)));
+	printf("  synthesized %s split children, applied %s fast-path fixes, completed %s "
+	       "frozen SPTEs\n", cli_count(s->synthesized, a, sizeof(a)),
+	       cli_count(s->fast_applied, b, sizeof(b)), cli_count(s->frozen_completed, c, sizeof(c)));
+	printf("  resyncs %s (A/D-only %s), anomalies %s%s\n", cli_count(s->resyncs, a, sizeof(a)),
+	       cli_count(s->ad_resyncs, b, sizeof(b)), cli_count(s->anomalies, d, sizeof(d)),
+	       s->tdp_mmu ? "" : ", census approximate (shadow MMU)");
+}
+
+int cmd_analyze(int argc, char **argv)
+{
+	struct analyze_opts o = { 0 };
+	struct msc_capture_row *caps = NULL;
+	struct msc_store *s;
+	size_t nr = 0;
+	int r, status = 0;
+
+	if (parse_args(argc, argv, &o))
+		return 2;
+	cli_catch_signals();
+	r = msc_store_open(o.db, 0, &s);
+	if (r) {
+		cli_error("%s: cannot open database: %s", o.db, msc_strerror(r));
+		return 1;
+	}
+	r = msc_store_get_captures(s, &caps, &nr);
+	if (!r && !nr) {
+		cli_error("%s: no captures in the database", o.db);
+		status = 1;
+	}
+	for (size_t i = 0; !r && i < nr && !cli_stop; i++) {
+		struct msc_history_summary sum;
+		double t0 = cli_now();
+
+		if (o.capture && caps[i].id != o.capture)
+			continue;
+		if (!caps[i].complete)
+			cli_warn("%s: capture %lld is incomplete (still recording, or cut short)",
+				 o.db, (long long)caps[i].id);
+		r = msc_history_analyze(s, caps[i].id, &o.hopts, &sum);
+		if (r)
+			break;
+		if (!analyze_report_summary(o.db, &sum, true))
+			status = 1;
+		else if (!o.quiet)
+			print_summary(o.db, &sum, cli_now() - t0);
+	}
+	if (r) {
+		const char *detail = msc_store_errmsg(s);
+
+		if (r == MSC_ERR_SQL && detail[0])
+			cli_error("%s: %s: %s", o.db, msc_strerror(r), detail);
+		else
+			cli_error("%s: %s", o.db, msc_strerror(r));
+		status = 1;
+	}
+	free(caps);
+	msc_store_close(s);
+	return status;
+}

@@ -1,0 +1,391 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `mmuscope report DB`: what the analysis found, per phase, in the spirit
+ * of dirty_log_perf_test's output: census before and after each phase,
+ * what it cost, KVM's own counters next to the rebuilt census, coverage
+ * per region, anomalies.  --json gives the same for scripts.
+ *
+ * The output is stable (golden tests): times are relative to the
+ * capture's first event, in the trace clock; no wall-clock time appears.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../collector/cli.h"
+#include "mmuscope/error.h"
+#include "mmuscope/history.h"
+#include "mmuscope/store.h"
+#include "mmuscope/util.h"
+
+#define REPORT_ANOMALIES 20
+
+struct report {
+	const char *db;
+	bool json;
+	FILE *f;
+	struct msc_capture_row cap;
+	struct msc_hview *v;
+	struct msc_history_summary sum;
+	struct msc_phase *phases;
+	size_t nr_phases;
+	struct msc_region *regions;
+	size_t nr_regions;
+	struct msc_kvm_stats *stats;
+	size_t nr_stats;
+	struct msc_anomaly *anomalies;
+	size_t nr_anomalies;
+	struct msc_lost_mark *lost;
+	size_t nr_lost;
+};
+
+static double ms(const struct report *rp, uint64_t ts)
+{
+	return ts >= rp->sum.first_ts ? (double)(ts - rp->sum.first_ts) / 1e6 : 0;
+}
+
+static void census_text(const struct msc_census *c, char *buf, size_t size)
+{
+	snprintf(buf, size, "4K %" PRId64 "  2M %" PRId64 "  1G %" PRId64, c->pages[1], c->pages[2],
+		 c->pages[3]);
+}
+
+static double huge_share(const struct msc_census *c)
+{
+	uint64_t all = msc_census_mapped(c);
+
+	return all ? 100.0 * (double)(all - (uint64_t)c->pages[1]) / (double)all : 0;
+}
+
+static void text_phase(struct report *rp, const struct msc_phase *p)
+{
+	char a[64], b[64], classes[512] = "";
+	size_t o = 0;
+
+	census_text(&p->before, a, sizeof(a));
+	census_text(&p->after, b, sizeof(b));
+	for (int c = 0; c < MSC_CLASS_NR; c++)
+		if (p->by_class[c] && o < sizeof(classes))
+			o += (size_t)snprintf(classes + o, sizeof(classes) - o, " %s=%" PRIu64,
+					      msc_spte_class_name(c), p->by_class[c]);
+	fprintf(rp->f, "[%" PRId64 "] %-12s %-24s (%s) at %.3f ms, took %.3f ms\n", p->id,
+		msc_phase_kind_name(p->kind), p->name, msc_phase_source_name(p->source),
+		ms(rp, p->start_ts), (double)(p->end_ts - p->start_ts) / 1e6);
+	fprintf(rp->f, "    census before: %s (%.1f%% huge)\n", a, huge_share(&p->before));
+	fprintf(rp->f, "    census after:  %s (%.1f%% huge)\n", b, huge_share(&p->after));
+	fprintf(rp->f, "    spte changes %" PRIu64 ":%s\n", p->spte_changes,
+		classes[0] ? classes : " none");
+	fprintf(rp->f, "    pages split %" PRIu64 ", promoted %" PRIu64 ", children synthesized %"
+		PRIu64 ", split failures %" PRIu64 "\n", p->pages_split, p->pages_promoted,
+		p->children_synthesized, p->split_failures);
+	fprintf(rp->f, "    faults slow %" PRIu64 ", fast %" PRIu64 ", refaults after zap %" PRIu64
+		", zaps %" PRIu64, p->faults_slow, p->faults_fast, p->refaults, p->zaps);
+	if (p->flushes >= 0)
+		fprintf(rp->f, ", TLB flushes %" PRId64, p->flushes);
+	fputc('\n', rp->f);
+	if (p->region_split_ns)
+		fprintf(rp->f, "    2M regions spent %.3f ms split (summed over regions)\n",
+			(double)p->region_split_ns / 1e6);
+	if (p->kind == MSC_PHASE_DISABLE || p->kind == MSC_PHASE_REPROMOTE) {
+		if (p->to_huge_ns >= 0)
+			fprintf(rp->f, "    disable -> all regions huge again: %.3f ms\n",
+				(double)p->to_huge_ns / 1e6);
+		else
+			fprintf(rp->f, "    regions not all huge again before the next phase\n");
+	}
+}
+
+static void text_coverage(struct report *rp, const struct msc_phase *p)
+{
+	struct msc_coverage *cov;
+	size_t nr;
+
+	if (msc_hview_phase_coverage(rp->v, p->id, &cov, &nr))
+		return;
+	for (size_t i = 0; i < nr; i++) {
+		const struct msc_region *g = NULL;
+		struct msc_census c = { 0 };
+
+		for (size_t k = 0; k < rp->nr_regions; k++)
+			if (rp->regions[k].id == cov[i].region_id)
+				g = &rp->regions[k];
+		if (!g)
+			continue;
+		for (int l = 1; l <= 3; l++)
+			c.pages[l] = (int64_t)cov[i].pages[l];
+		fprintf(rp->f, "    region %#" PRIx64 "-%#" PRIx64 ": 4K %" PRIu64 " 2M %" PRIu64
+			" 1G %" PRIu64 ", %.1f%% of mapped memory huge\n", g->gfn_first,
+			g->gfn_end - 1, cov[i].pages[1], cov[i].pages[2], cov[i].pages[3],
+			huge_share(&c));
+	}
+	free(cov);
+}
+
+static void text_report(struct report *rp)
+{
+	const struct msc_history_summary *s = &rp->sum;
+	unsigned int equal = 0, checked = 0;
+
+	fprintf(rp->f, "capture %" PRId64 ": kernel %s, %s layout, %s\n", rp->cap.id,
+		rp->cap.kernel_release[0] ? rp->cap.kernel_release : "unknown", rp->cap.vendor,
+		s->tdp_mmu ? "TDP MMU" : "legacy/shadow MMU (census approximate)");
+	fprintf(rp->f, "events %" PRIu64 " (spte changes %" PRIu64 ") over %.3f ms; mapping "
+		"intervals %" PRIu64 "\n", s->events, s->spte_events, ms(rp, s->last_ts), s->intervals);
+	fprintf(rp->f, "rebuilt: %" PRIu64 " split children synthesized, %" PRIu64 " fast-path "
+		"fixes applied, %" PRIu64 " frozen SPTEs completed; resyncs %" PRIu64
+		" (A/D-only %" PRIu64 ")\n", s->synthesized, s->fast_applied, s->frozen_completed,
+		s->resyncs, s->ad_resyncs);
+	if (s->lost_marks)
+		fprintf(rp->f, "LOST EVENTS: %" PRIu64 " gaps, %" PRIu64 " events: history after "
+			"them is marked\n", s->lost_marks, s->lost_events);
+	if (s->census_flags & MSC_CENSUS_PARTIAL)
+		fprintf(rp->f, "PARTIAL: the trace began after SPTEs were installed\n");
+
+	fprintf(rp->f, "\nregions:\n");
+	for (size_t i = 0; i < rp->nr_regions; i++)
+		fprintf(rp->f, "  %" PRId64 ": as %u gfn %#" PRIx64 "-%#" PRIx64 " (%" PRIu64
+			" MiB, %s)\n", rp->regions[i].id, rp->regions[i].as_id,
+			rp->regions[i].gfn_first, rp->regions[i].gfn_end - 1,
+			(rp->regions[i].gfn_end - rp->regions[i].gfn_first) / 256,
+			rp->regions[i].exact ? "memslot" : "inferred from GFNs seen");
+
+	fprintf(rp->f, "\nphases:\n");
+	for (size_t i = 0; i < rp->nr_phases; i++) {
+		text_phase(rp, &rp->phases[i]);
+		text_coverage(rp, &rp->phases[i]);
+	}
+
+	fprintf(rp->f, "\nKVM's counters vs rebuilt census (pages_4k pages_2m pages_1g):\n");
+	for (size_t i = 0; i < rp->nr_stats; i++) {
+		const struct msc_kvm_stats *k = &rp->stats[i];
+		bool same = true;
+
+		for (int l = 1; l <= 3; l++)
+			same &= k->kvm[l] < 0 || k->kvm[l] == k->census[l];
+		checked++;
+		equal += same;
+		fprintf(rp->f, "  after %-24s kvm %" PRId64 " %" PRId64 " %" PRId64 "  rebuilt %"
+			PRId64 " %" PRId64 " %" PRId64 "  %s", k->phase, k->kvm[1], k->kvm[2],
+			k->kvm[3], k->census[1], k->census[2], k->census[3], same ? "equal" : "DIFFER:");
+		if (!same)
+			fprintf(rp->f, " %+" PRId64 " %+" PRId64 " %+" PRId64,
+				k->census[1] - k->kvm[1], k->census[2] - k->kvm[2],
+				k->census[3] - k->kvm[3]);
+		fputc('\n', rp->f);
+	}
+	fprintf(rp->f, "  %u of %u points equal%s\n", equal, checked,
+		s->tdp_mmu ? "" : " (approximate census: shadow MMU removals are untraced)");
+
+	fprintf(rp->f, "\nanomalies: %" PRIu64 "\n", s->anomalies);
+	for (size_t i = 0; i < rp->nr_anomalies; i++) {
+		const struct msc_anomaly *a = &rp->anomalies[i];
+
+		fprintf(rp->f, "  %.3f ms seq %" PRId64 " %s", ms(rp, a->ts), a->seq,
+			msc_anomaly_kind_name(a->kind));
+		if (a->level)
+			fprintf(rp->f, " gfn %#" PRIx64 " level %u", a->gfn, a->level);
+		fprintf(rp->f, ": %s\n", a->detail);
+	}
+	for (size_t i = 0; i < rp->nr_lost; i++)
+		fprintf(rp->f, "  lost events at %.3f ms on cpu %u: %" PRIu64 "\n",
+			ms(rp, rp->lost[i].ts), rp->lost[i].cpu, rp->lost[i].count);
+}
+
+static void json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void json_census(FILE *f, const char *name, const struct msc_census *c)
+{
+	fprintf(f, "\"%s\": {\"pages_4k\": %" PRId64 ", \"pages_2m\": %" PRId64 ", \"pages_1g\": %"
+		PRId64 "}", name, c->pages[1], c->pages[2], c->pages[3]);
+}
+
+static void json_report(struct report *rp)
+{
+	const struct msc_history_summary *s = &rp->sum;
+	FILE *f = rp->f;
+
+	fprintf(f, "{\"capture\": %" PRId64 ", \"kernel\": ", rp->cap.id);
+	json_str(f, rp->cap.kernel_release);
+	fprintf(f, ", \"vendor\": ");
+	json_str(f, rp->cap.vendor);
+	fprintf(f, ", \"tdp_mmu\": %s, \"census_approximate\": %s,\n", s->tdp_mmu ? "true" : "false",
+		s->tdp_mmu ? "false" : "true");
+	fprintf(f, " \"summary\": {\"events\": %" PRIu64 ", \"spte_events\": %" PRIu64
+		", \"intervals\": %" PRIu64 ", \"synthesized\": %" PRIu64 ", \"fast_applied\": %"
+		PRIu64 ", \"frozen_completed\": %" PRIu64 ", \"resyncs\": %" PRIu64
+		", \"ad_resyncs\": %" PRIu64 ", \"out_of_order\": %" PRIu64 ", \"lost_marks\": %"
+		PRIu64 ", \"lost_events\": %" PRIu64 ", \"anomalies\": %" PRIu64
+		", \"duration_ns\": %" PRIu64 "},\n", s->events, s->spte_events, s->intervals,
+		s->synthesized, s->fast_applied, s->frozen_completed, s->resyncs, s->ad_resyncs,
+		s->out_of_order, s->lost_marks, s->lost_events, s->anomalies,
+		s->last_ts - s->first_ts);
+	fprintf(f, " \"phases\": [");
+	for (size_t i = 0; i < rp->nr_phases; i++) {
+		const struct msc_phase *p = &rp->phases[i];
+
+		fprintf(f, "%s\n  {\"id\": %" PRId64 ", \"kind\": \"%s\", \"source\": \"%s\", "
+			"\"name\": ", i ? "," : "", p->id, msc_phase_kind_name(p->kind),
+			msc_phase_source_name(p->source));
+		json_str(f, p->name);
+		fprintf(f, ", \"start_ns\": %" PRIu64 ", \"duration_ns\": %" PRIu64
+			", \"spte_changes\": %" PRIu64 ", \"by_class\": {",
+			p->start_ts - s->first_ts, p->end_ts - p->start_ts, p->spte_changes);
+		for (int c = 0, n = 0; c < MSC_CLASS_NR; c++)
+			if (p->by_class[c])
+				fprintf(f, "%s\"%s\": %" PRIu64, n++ ? ", " : "",
+					msc_spte_class_name(c), p->by_class[c]);
+		fprintf(f, "}, \"splits\": %" PRIu64 ", \"split_failures\": %" PRIu64
+			", \"pages_split\": %" PRIu64 ", \"pages_promoted\": %" PRIu64
+			", \"children_synthesized\": %" PRIu64 ", \"faults_slow\": %" PRIu64
+			", \"faults_fast\": %" PRIu64 ", \"tlb_flushes\": ", p->splits,
+			p->split_failures, p->pages_split, p->pages_promoted, p->children_synthesized,
+			p->faults_slow, p->faults_fast);
+		if (p->flushes >= 0)
+			fprintf(f, "%" PRId64, p->flushes);
+		else
+			fprintf(f, "null");
+		fprintf(f, ", \"zaps\": %" PRIu64 ", \"refaults\": %" PRIu64
+			", \"region_split_ns\": %" PRIu64 ", \"to_huge_ns\": ", p->zaps, p->refaults,
+			p->region_split_ns);
+		if (p->to_huge_ns >= 0)
+			fprintf(f, "%" PRId64, p->to_huge_ns);
+		else
+			fprintf(f, "null");
+		fprintf(f, ", ");
+		json_census(f, "census_before", &p->before);
+		fprintf(f, ", ");
+		json_census(f, "census_after", &p->after);
+		fprintf(f, "}");
+	}
+	fprintf(f, "],\n \"kvm_stats\": [");
+	for (size_t i = 0; i < rp->nr_stats; i++) {
+		const struct msc_kvm_stats *k = &rp->stats[i];
+
+		fprintf(f, "%s\n  {\"after\": ", i ? "," : "");
+		json_str(f, k->phase);
+		fprintf(f, ", \"kvm\": [%" PRId64 ", %" PRId64 ", %" PRId64 "], \"census\": [%" PRId64
+			", %" PRId64 ", %" PRId64 "]}", k->kvm[1], k->kvm[2], k->kvm[3], k->census[1],
+			k->census[2], k->census[3]);
+	}
+	fprintf(f, "],\n \"anomalies\": [");
+	for (size_t i = 0; i < rp->nr_anomalies; i++) {
+		const struct msc_anomaly *a = &rp->anomalies[i];
+
+		fprintf(f, "%s\n  {\"seq\": %" PRId64 ", \"kind\": \"%s\", \"gfn\": %" PRIu64
+			", \"level\": %u, \"detail\": ", i ? "," : "", a->seq,
+			msc_anomaly_kind_name(a->kind), a->gfn, a->level);
+		json_str(f, a->detail);
+		fprintf(f, "}");
+	}
+	fprintf(f, "]}\n");
+}
+
+static void report_free(struct report *rp)
+{
+	free(rp->phases);
+	free(rp->regions);
+	free(rp->stats);
+	free(rp->anomalies);
+	free(rp->lost);
+	msc_hview_close(rp->v);
+}
+
+static int report_capture(struct report *rp, struct msc_store *s, const struct msc_capture_row *c)
+{
+	int r;
+
+	memset(&rp->sum, 0, sizeof(rp->sum));
+	rp->cap = *c;
+	r = msc_hview_open(s, c->id, &rp->v);
+	if (!r)
+		r = msc_hview_summary(rp->v, &rp->sum);
+	if (!r)
+		r = msc_hview_phases(rp->v, &rp->phases, &rp->nr_phases);
+	if (!r)
+		r = msc_hview_regions(rp->v, &rp->regions, &rp->nr_regions);
+	if (!r)
+		r = msc_hview_kvm_stats(rp->v, &rp->stats, &rp->nr_stats);
+	if (!r)
+		r = msc_hview_anomalies(rp->v, REPORT_ANOMALIES, &rp->anomalies, &rp->nr_anomalies);
+	if (!r)
+		r = msc_hview_lost_marks(rp->v, &rp->lost, &rp->nr_lost);
+	if (!r) {
+		if (rp->json)
+			json_report(rp);
+		else
+			text_report(rp);
+	}
+	report_free(rp);
+	memset(&rp->v, 0, sizeof(*rp) - offsetof(struct report, v));
+	return r;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "capture", required_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
+		{ 0 }
+	};
+	struct report rp = { .f = stdout };
+	struct msc_capture_row *caps = NULL;
+	struct msc_store *s;
+	int64_t only = 0;
+	size_t nr = 0, done = 0;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		if (c == 'c')
+			only = strtoll(optarg, NULL, 10);
+		else if (c == 'j')
+			rp.json = true;
+		else
+			return 2;
+	}
+	if (optind + 1 != argc) {
+		cli_error("need one database");
+		return 2;
+	}
+	rp.db = argv[optind];
+	r = msc_store_open(rp.db, MSC_STORE_READONLY, &s);
+	if (r) {
+		cli_error("%s: cannot open database: %s", rp.db, msc_strerror(r));
+		return 1;
+	}
+	r = msc_store_get_captures(s, &caps, &nr);
+	for (size_t i = 0; !r && i < nr; i++) {
+		if (only && caps[i].id != only)
+			continue;
+		r = report_capture(&rp, s, &caps[i]);
+		if (r == -ENOENT) {
+			cli_error("%s: capture %lld was not analyzed (run 'mmuscope analyze %s')",
+				  rp.db, (long long)caps[i].id, rp.db);
+			r = 1;
+			break;
+		}
+		done++;
+	}
+	if (r < 0)
+		cli_error("%s: %s", rp.db, msc_strerror(r));
+	else if (!r && !done)
+		cli_error("%s: no analyzed capture", rp.db);
+	free(caps);
+	msc_store_close(s);
+	return r || !done ? 1 : 0;
+}

@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * The analyzer: rebuild the guest's TDP page tables over time from the
+ * stored events, and read what was rebuilt.
+ *
+ * Writing.  A struct msc_history is fed one classified event at a time, in
+ * stream (seq) order, by `mmuscope analyze` (from msc_store_events_open())
+ * or inline by import/record (through the ingest tap, see
+ * msc_history_tap()).  It keeps a model of every address space's page
+ * tables: (as_id, gfn, level) -> SPTE.  Each event's old_spte is
+ * authoritative: where it disagrees with the model a resync is counted and
+ * the model follows the event.  What the kernel does not trace is applied
+ * by the model itself: the 512 children a split writes, fast_page_fault's
+ * lockless fixes, and the frozen -> non-present step after a teardown.
+ * What it rebuilds goes to the analysis tables of schema/002-analysis.sql:
+ * mapping (per-entry intervals), census (leaf counts per size), phase
+ * (dirty-log phases with their costs), anomaly, kvm_stats, region_state,
+ * activity.  Analysis is incremental: msc_history_open() resumes after the
+ * last analyzed event of the capture, and analyzing again gives the same
+ * tables.
+ *
+ * Reading.  A struct msc_hview answers the questions of `mmuscope report`
+ * and the TUI with index lookups on those tables (no scans of the event
+ * tables, no SQL outside lib/store*.c).  Every array a read function
+ * returns is the caller's, freed with free().
+ *
+ * Times are trace-clock nanoseconds, as in the event tables.  Levels are
+ * 1 = 4K, 2 = 2M, 3 = 1G.
+ */
+#ifndef MSC_HISTORY_H
+#define MSC_HISTORY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mmuscope/event.h"
+
+struct msc_host;
+struct msc_ingest;
+struct msc_store;
+
+#define MSC_HISTORY_MAX_LEVEL 3		/* leaf sizes counted: 4K, 2M, 1G */
+#define MSC_TS_OPEN UINT64_MAX		/* end of an interval still open */
+
+/*
+ * What started or ended a mapping interval.  X(enum suffix, text name);
+ * the names are stable (schema table map_cause, report, --json).
+ */
+#define MSC_MAP_CAUSES(X)                                                      \
+	X(NONE, "-")                                                           \
+	X(FAULT, "fault-map")		/* installed by a page fault */        \
+	X(EAGER_SPLIT, "eager-split")	/* child of a split by an ioctl */     \
+	X(FAULT_SPLIT, "fault-split")	/* child of a split in a fault */      \
+	X(SPLIT, "split")		/* a huge leaf became a table */       \
+	X(LINK, "link")			/* a new page table linked */          \
+	X(WRITE_PROTECT, "write-protect")                                      \
+	X(MAKE_WRITABLE, "make-writable")	/* slow path */                \
+	X(FAST_FIX, "fast-fix")		/* fast_page_fault, lockless */        \
+	X(CLEAR_DIRTY, "clear-dirty")                                          \
+	X(AGE, "age")                                                          \
+	X(ACCESS, "access-track")                                              \
+	X(ZAP, "zap")			/* leaf or subtree zapped */           \
+	X(ZAP_COLLAPSIBLE, "zap-collapsible")	/* dirty-log disable <= 6.12 */ \
+	X(PROMOTE, "promote")		/* in-place recovery, >= 6.13 */       \
+	X(NOTIFIER_UNMAP, "notifier-unmap")	/* mmu notifier (unmap_hva) */ \
+	X(TEARDOWN, "teardown")		/* parent table removed */             \
+	X(SHADOW_SET, "shadow-set")	/* shadow MMU kvm_mmu_set_spte */      \
+	X(SHADOW_DROP, "shadow-drop")	/* shadow MMU: dropped by inference */ \
+	X(RESYNC, "resync")		/* old_spte disagreed with the model */ \
+	X(TRACE_START, "trace-start")	/* present before the trace began */   \
+	X(OTHER, "other")
+
+enum msc_map_cause {
+#define X(name, str) MSC_CAUSE_##name,
+	MSC_MAP_CAUSES(X)
+#undef X
+	MSC_CAUSE_NR,
+};
+
+/* Flags of an interval (mapping.flags). */
+enum msc_interval_flags {
+	MSC_IV_SYNTH = 1 << 0,		/* started by a change the kernel did not trace */
+	MSC_IV_AFTER_LOST = 1 << 1,	/* began after a lost-events gap */
+	MSC_IV_RESYNC = 1 << 2,		/* its value came from an event's old_spte */
+};
+
+/* One interval of one page-table entry: a leaf or a page table. */
+struct msc_interval {
+	uint64_t gfn;			/* base GFN of the entry's range */
+	uint8_t as_id;
+	uint8_t level;			/* 1 4K, 2 2M, 3 1G, 4/5 upper tables */
+	bool leaf;			/* false: points to a page table */
+	bool writable;
+	int8_t dirty;			/* 1/0, -1 when the layout has no D bit */
+	uint8_t start_cause;		/* enum msc_map_cause */
+	uint8_t end_cause;		/* enum msc_map_cause; NONE while open */
+	uint8_t flags;			/* enum msc_interval_flags */
+	uint64_t start_ts, end_ts;	/* end_ts MSC_TS_OPEN: still mapped */
+	uint64_t spte;			/* the value during the interval */
+	uint64_t pfn;			/* host frame (leaf) or table frame */
+};
+
+/* Census flags. */
+enum msc_census_flags {
+	MSC_CENSUS_APPROX = 1 << 0,	/* legacy/shadow MMU: leaf removals partly untraced */
+	MSC_CENSUS_PARTIAL = 1 << 1,	/* trace began after SPTEs were installed */
+	MSC_CENSUS_AFTER_LOST = 1 << 2,	/* events were lost before this point */
+};
+
+/* Leaf SPTEs per size at one time, all address spaces together. */
+struct msc_census {
+	uint64_t ts;
+	int64_t pages[MSC_HISTORY_MAX_LEVEL + 1];	/* [1] 4K, [2] 2M, [3] 1G; [0] unused */
+	unsigned int flags;		/* enum msc_census_flags */
+};
+
+/* Guest memory mapped, in 4K pages, and the share of it mapped huge. */
+static inline uint64_t msc_census_mapped(const struct msc_census *c)
+{
+	return (uint64_t)c->pages[1] + 512ULL * (uint64_t)c->pages[2] +
+	       262144ULL * (uint64_t)c->pages[3];
+}
+
+#define MSC_PHASE_KINDS(X)                                                     \
+	X(WORKLOAD, "workload")		/* phase=NAME begin/end markers */     \
+	X(ENABLE, "enable")		/* dirty logging enabled: split + protect */ \
+	X(HARVEST, "harvest")		/* get/clear dirty log sweep */        \
+	X(DISABLE, "disable")		/* zap collapsible / in-place recovery */ \
+	X(REPROMOTE, "re-promotion")	/* until each region is huge again */
+
+enum msc_phase_kind {
+#define X(name, str) MSC_PHASE_##name,
+	MSC_PHASE_KINDS(X)
+#undef X
+	MSC_PHASE_KIND_NR,
+};
+
+/* How a phase was found (weakest last). */
+#define MSC_PHASE_SOURCES(X)                                                   \
+	X(MARKER, "marker")		/* the workload said so */             \
+	X(TRACEPOINT, "tracepoint")	/* companion patch tracepoints: exact */ \
+	X(KPROBE, "kprobe")		/* kprobe on the KVM function: exact start */ \
+	X(INFERRED, "inferred")		/* from SPTE change patterns */
+
+enum msc_phase_source {
+#define X(name, str) MSC_PHASE_SRC_##name,
+	MSC_PHASE_SOURCES(X)
+#undef X
+	MSC_PHASE_SRC_NR,
+};
+
+/* A phase and what it cost. */
+struct msc_phase {
+	int64_t id;
+	uint8_t kind;			/* enum msc_phase_kind */
+	uint8_t source;			/* enum msc_phase_source */
+	char name[64];			/* marker name, or the kind's name */
+	uint64_t start_ts, end_ts;
+	int64_t start_seq, end_seq;
+	uint64_t gfn_first, gfn_last;	/* GFN range the phase touched; first > last: none */
+	uint64_t spte_changes;
+	uint64_t by_class[MSC_CLASS_NR];	/* spte_changed per enum msc_spte_class */
+	uint64_t splits, split_failures;
+	uint64_t pages_split;		/* huge leaves turned into tables */
+	uint64_t pages_promoted;	/* tables turned back into huge leaves */
+	uint64_t children_synthesized;
+	uint64_t faults_slow, faults_fast;
+	int64_t flushes;		/* kvm_flush_remote_tlbs*; -1 when not traced */
+	uint64_t zaps;			/* leaves and tables zapped */
+	uint64_t refaults;		/* faults on GFNs zapped earlier in the trace */
+	uint64_t region_split_ns;	/* sum over 2M regions of time spent split */
+	int64_t to_huge_ns;		/* re-promotion: disable start -> all huge; -1 never */
+	struct msc_census before, after;
+};
+
+/* State of one 2M region of guest memory at one time (memory-map cell). */
+enum msc_region_kind {
+	MSC_REGION_UNMAPPED,		/* nothing mapped */
+	MSC_REGION_4K,			/* a page table: mapped 4K pages, see mapped */
+	MSC_REGION_2M,			/* one 2M leaf */
+	MSC_REGION_1G,			/* part of a 1G leaf */
+};
+
+struct msc_region_cell {
+	uint64_t gfn;			/* first GFN, 2M aligned */
+	uint8_t as_id;
+	uint8_t kind;			/* enum msc_region_kind */
+	uint16_t mapped;		/* 4K pages mapped (512 for 2M/1G) */
+	uint16_t writable;		/* of those, writable (0 for a protected huge leaf) */
+};
+
+/* A contiguous GFN range of guest memory (from the GFNs seen). */
+struct msc_region {
+	int64_t id;
+	uint8_t as_id;
+	uint64_t gfn_first, gfn_end;	/* [first, end) */
+	bool exact;			/* from memslot events; false: inferred */
+};
+
+/* Leaf coverage of one region at one time. */
+struct msc_coverage {
+	int64_t region_id;
+	uint64_t pages[MSC_HISTORY_MAX_LEVEL + 1];	/* leaves per size in the region */
+};
+
+/* Activity counted over a time window. */
+struct msc_counters {
+	uint64_t t0, t1;		/* the window actually covered (bucket bounds) */
+	uint64_t spte_changes, maps, splits, promotions, zaps;
+	uint64_t write_protects, faults_slow, faults_fast;
+	int64_t flushes;		/* -1: the capture has no flush events */
+};
+
+#define MSC_ANOMALY_KINDS(X)                                                   \
+	X(PFN_CHANGE, "pfn-change")	/* present leaf changed its pfn */     \
+	X(SPLIT_FAILED, "split-failed")	/* kvm_mmu_split_huge_page errno != 0 */ \
+	X(LEFT_FROZEN, "left-frozen")	/* a frozen SPTE seen outside a teardown */ \
+	X(AFTER_LOST, "after-lost")	/* events were lost: history may have holes */ \
+	X(RESYNC, "resync")		/* old_spte disagreed with the model */ \
+	X(BAD_SPTE, "bad-spte")		/* value fits no known layout */       \
+	X(OUT_OF_ORDER, "out-of-order")	/* timestamp went backwards */         \
+	X(PARTIAL, "partial")		/* trace began after SPTEs existed */
+
+enum msc_anomaly_kind {
+#define X(name, str) MSC_ANOMALY_##name,
+	MSC_ANOMALY_KINDS(X)
+#undef X
+	MSC_ANOMALY_KIND_NR,
+};
+
+struct msc_anomaly {
+	uint64_t ts;
+	int64_t seq;			/* the event that showed it */
+	uint8_t kind;			/* enum msc_anomaly_kind */
+	uint8_t as_id;
+	uint8_t level;
+	uint64_t gfn;
+	uint64_t old_spte, new_spte;	/* or model value / event value for a resync */
+	char detail[128];
+};
+
+/* A gap in the trace (from lost_events). */
+struct msc_lost_mark {
+	uint64_t ts;
+	uint16_t cpu;
+	uint64_t count;			/* 0: unknown size */
+};
+
+/* KVM's own page counters at a "KVM stats after <phase>" marker, and ours. */
+struct msc_kvm_stats {
+	uint64_t ts;
+	int64_t seq;
+	char phase[64];
+	int64_t kvm[MSC_HISTORY_MAX_LEVEL + 1];		/* pages_4k/2m/1g as KVM said */
+	int64_t census[MSC_HISTORY_MAX_LEVEL + 1];	/* the rebuilt census there */
+	unsigned int census_flags;	/* enum msc_census_flags */
+};
+
+/* What an analysis of a capture did, and how far it got. */
+struct msc_history_summary {
+	int64_t capture_id;
+	int64_t last_seq;		/* events up to here are analyzed; -1 none */
+	uint64_t first_ts, last_ts;
+	uint64_t events, spte_events;
+	uint64_t resyncs;		/* old_spte disagreed (structure or pfn) */
+	uint64_t ad_resyncs;		/* ... only in A/D (hardware) or X bits */
+	uint64_t synthesized;		/* split children written by the model */
+	uint64_t fast_applied;		/* fast_page_fault fixes applied */
+	uint64_t frozen_completed;	/* frozen -> non-present steps applied */
+	uint64_t out_of_order;		/* events whose ts went backwards */
+	uint64_t lost_marks, lost_events;
+	uint64_t anomalies;
+	uint64_t intervals;		/* mapping rows */
+	bool tdp_mmu;			/* false: shadow MMU, census approximate */
+	unsigned int census_flags;	/* flags of the last census */
+};
+
+/* ---- writing ---- */
+
+struct msc_history;
+
+/* Options of msc_history_open(); zero is the default of each field. */
+struct msc_history_opts {
+	uint64_t census_bucket_ns;	/* coalesce census rows this close; 0: 20 us */
+	uint64_t activity_bucket_ns;	/* activity table bucket; 0: 1 ms */
+	bool rebuild;			/* drop the capture's analysis and start over */
+	bool infer_only;		/* ignore kprobe events: phases by inference only */
+};
+
+int msc_history_open(struct msc_store *s, int64_t capture_id, const struct msc_host *host,
+		     const struct msc_history_opts *opts, struct msc_history **ret);
+int msc_history_feed(struct msc_history *h, const struct msc_event *ev);
+int msc_history_finish(struct msc_history *h);
+void msc_history_close(struct msc_history *h);
+int64_t msc_history_resume_seq(const struct msc_history *h);
+void msc_history_get_summary(const struct msc_history *h, struct msc_history_summary *ret);
+
+/*
+ * Inline analysis during import/record: set ing->tap = msc_history_tap and
+ * ing->tap_ctx = &tap; the history is opened at the first event (when the
+ * capture row and host are final).  After msc_ingest_finish() call
+ * msc_history_tap_finish(), which also closes it.
+ */
+struct msc_history_tap {
+	struct msc_ingest *ing;		/* borrowed */
+	struct msc_history *h;		/* owned; NULL until the first event */
+	struct msc_history_opts opts;
+};
+
+int msc_history_tap(void *ctx, const struct msc_event *ev);
+int msc_history_tap_finish(struct msc_history_tap *tap);
+
+int msc_history_analyze(struct msc_store *s, int64_t capture_id,
+			const struct msc_history_opts *opts, struct msc_history_summary *ret);
+
+/* ---- reading ---- */
+
+struct msc_hview;
+
+int msc_hview_open(struct msc_store *s, int64_t capture_id, struct msc_hview **ret);
+void msc_hview_close(struct msc_hview *v);
+
+int msc_hview_summary(struct msc_hview *v, struct msc_history_summary *ret);
+int msc_hview_census_at(struct msc_hview *v, uint64_t ts, struct msc_census *ret);
+int msc_hview_census_series(struct msc_hview *v, uint64_t t0, uint64_t t1, size_t n,
+			    struct msc_census *ret);
+int msc_hview_phases(struct msc_hview *v, struct msc_phase **ret, size_t *ret_nr);
+int msc_hview_regions(struct msc_hview *v, struct msc_region **ret, size_t *ret_nr);
+int msc_hview_coverage_at(struct msc_hview *v, uint64_t ts, struct msc_coverage **ret,
+			  size_t *ret_nr);
+int msc_hview_phase_coverage(struct msc_hview *v, int64_t phase_id, struct msc_coverage **ret,
+			     size_t *ret_nr);
+int msc_hview_cells_at(struct msc_hview *v, uint64_t ts, uint8_t as_id, uint64_t gfn_first,
+		       uint64_t gfn_end, struct msc_region_cell **ret, size_t *ret_nr);
+int msc_hview_gfn_history(struct msc_hview *v, uint8_t as_id, uint64_t gfn,
+			  struct msc_interval **ret, size_t *ret_nr);
+int msc_hview_counters(struct msc_hview *v, uint64_t t0, uint64_t t1, struct msc_counters *ret);
+int msc_hview_lost_marks(struct msc_hview *v, struct msc_lost_mark **ret, size_t *ret_nr);
+int msc_hview_anomalies(struct msc_hview *v, size_t max, struct msc_anomaly **ret,
+			size_t *ret_nr);
+int msc_hview_kvm_stats(struct msc_hview *v, struct msc_kvm_stats **ret, size_t *ret_nr);
+
+const char *msc_map_cause_name(enum msc_map_cause cause);
+const char *msc_phase_kind_name(enum msc_phase_kind kind);
+const char *msc_phase_source_name(enum msc_phase_source source);
+const char *msc_anomaly_kind_name(enum msc_anomaly_kind kind);
+const char *msc_region_kind_name(enum msc_region_kind kind);
+
+#endif /* MSC_HISTORY_H */

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The census (leaf SPTEs per size), KVM's own counters from the workload's
+ * "KVM stats after <phase>" markers, and the 2M-cell states of the memory
+ * map.
+ *
+ * Invariant: h->pages[as][level] is the number of leaf entries at that
+ * level in the model, which on the TDP MMU is what kvm_update_page_stats()
+ * counts (+1 per leaf installed, -1 per leaf gone, +512 per split).
+ * Census rows are coalesced: one per address space per census bucket, and
+ * always one right before a marker, so every "KVM stats" point is exact.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "history-local.h"
+#include "mmuscope/util.h"
+
+#define DEFAULT_CENSUS_BUCKET_NS 20000ULL
+
+void hcensus_add(struct msc_history *h, unsigned int as_id, unsigned int level, int delta)
+{
+	h->pages[as_id][level] += delta;
+	h->census_dirty[as_id] = true;
+}
+
+static unsigned int census_flags(const struct msc_history *h)
+{
+	return h->census_flags | (h->tdp_mmu ? 0 : MSC_CENSUS_APPROX) |
+	       (h->after_lost ? MSC_CENSUS_AFTER_LOST : 0);
+}
+
+/**
+ * hcensus_flush - write a census row for each address space that changed
+ * @now: time of the next event; the row (for the changes up to the last
+ *	one) is written when its bucket is over.  MSC_TS_OPEN: write now.
+ */
+int hcensus_flush(struct msc_history *h, uint64_t now)
+{
+	uint64_t bucket = h->opts.census_bucket_ns ?: DEFAULT_CENSUS_BUCKET_NS;
+	int r = 0;
+
+	if (h->loading)
+		return 0;
+	if (now != MSC_TS_OPEN && now - h->census_row_ts < bucket)
+		return 0;
+	for (unsigned int a = 0; a < HMAX_AS && !r; a++) {
+		if (!h->census_dirty[a])
+			continue;
+		r = hstore_add_census(h->hs, h->capture_id, a, h->last_ts, h->cur_seq, h->pages[a],
+				      census_flags(h));
+		h->census_dirty[a] = false;
+		h->census_row_ts = h->last_ts;
+	}
+	h->sum.census_flags = census_flags(h);
+	return r;
+}
+
+/** hcensus_total - the census now, all address spaces together */
+void hcensus_total(const struct msc_history *h, struct msc_census *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	ret->ts = h->last_ts;
+	for (unsigned int a = 0; a < HMAX_AS; a++)
+		for (unsigned int l = 1; l <= MSC_HISTORY_MAX_LEVEL; l++)
+			ret->pages[l] += h->pages[a][l];
+	ret->flags = census_flags(h);
+}
+
+/**
+ * hcensus_parse_stats - read a "KVM stats after <phase>: name=value ..." text
+ * @text: a marker's text (any prefix before "KVM stats after" is ignored)
+ * @phase: the phase name, trimmed
+ * @pages: pages_4k/2m/1g into [1]..[3]; -1 where absent
+ *
+ * Returns false when @text is not such a line.
+ */
+bool hcensus_parse_stats(const char *text, char *phase, size_t phase_size,
+			 int64_t pages[MSC_HISTORY_MAX_LEVEL + 1])
+{
+	static const char *const names[] = { NULL, "pages_4k", "pages_2m", "pages_1g" };
+	const char *p = strstr(text, "KVM stats after "), *colon, *end;
+	size_t len;
+
+	if (!p)
+		return false;
+	p += strlen("KVM stats after ");
+	colon = strchr(p, ':');
+	if (!colon)
+		return false;
+	end = colon;
+	while (end > p && isspace((unsigned char)end[-1]))
+		end--;
+	len = min((size_t)(end - p), phase_size - 1);
+	memcpy(phase, p, len);
+	phase[len] = '\0';
+	for (unsigned int l = 0; l <= MSC_HISTORY_MAX_LEVEL; l++)
+		pages[l] = -1;
+	for (p = colon + 1; *p;) {
+		char name[64];
+		size_t n;
+
+		while (isspace((unsigned char)*p))
+			p++;
+		n = strcspn(p, "= \t");
+		if (!n || p[n] != '=') {
+			p += n ? n : 1;
+			continue;
+		}
+		snprintf(name, sizeof(name), "%.*s", (int)n, p);
+		p += n + 1;
+		for (unsigned int l = 1; l <= MSC_HISTORY_MAX_LEVEL; l++)
+			if (!strcmp(name, names[l]))
+				pages[l] = strtoll(p, NULL, 10);
+		p += strcspn(p, " \t");
+	}
+	return pages[1] >= 0 || pages[2] >= 0 || pages[3] >= 0;
+}
+
+/** hcensus_marker - a marker: settle the census, keep KVM's counters next to it */
+int hcensus_marker(struct msc_history *h, const struct msc_event *ev)
+{
+	struct msc_kvm_stats k = { .ts = ev->ts, .seq = (int64_t)ev->seq };
+	struct msc_census c;
+	const char *colon;
+	int r = hcensus_flush(h, MSC_TS_OPEN);
+
+	if (r || !hcensus_parse_stats(ev->marker.text, k.phase, sizeof(k.phase), k.kvm))
+		return r;
+	hcensus_total(h, &c);
+	memcpy(k.census, c.pages, sizeof(k.census));
+	k.census_flags = c.flags;
+	colon = strchr(strstr(ev->marker.text, "KVM stats after "), ':');
+	colon++;
+	while (isspace((unsigned char)*colon))
+		colon++;
+	return hstore_add_kvm_stats(h->hs, h->capture_id, &k, colon);
+}
+
+static uint8_t quant(unsigned int n)
+{
+	return n == 0 ? 0 : n >= 512 ? 17 : (uint8_t)(1 + n / 32);
+}
+
+/**
+ * hcensus_cell_update - recompute one 2M cell after a change under it
+ * @n2: the level-2 node, @i: the cell's index in it
+ *
+ * Writes a region_state row when the cell's kind changes or its mapped or
+ * writable share crosses a sixteenth, and tells the phase detector when the
+ * cell stops or starts being mapped huge.
+ */
+int hcensus_cell_update(struct msc_history *h, unsigned int as_id, struct hnode *n2,
+			unsigned int i)
+{
+	const struct msc_spte_layout *l = &h->layout;
+	struct hcell *c = &n2->cells[i];
+	uint64_t e2 = n2->spte[i], e3 = l->nonpresent;
+	struct msc_region_cell rc = { .gfn = n2->base + i * 512ULL, .as_id = (uint8_t)as_id };
+
+	if (n2->parent)
+		e3 = n2->parent->spte[(n2->base >> 18) & (HNODE_ENTRIES - 1)];
+	if (msc_spte_leaf(l, 3, e3)) {
+		rc.kind = MSC_REGION_1G;
+		rc.mapped = 512;
+		rc.writable = (e3 & l->writable) ? 512 : 0;
+	} else if (msc_spte_leaf(l, 2, e2)) {
+		rc.kind = MSC_REGION_2M;
+		rc.mapped = 512;
+		rc.writable = (e2 & l->writable) ? 512 : 0;
+	} else if (msc_spte_present(l, e2) || c->mapped) {
+		rc.kind = MSC_REGION_4K;
+		rc.mapped = c->mapped;
+		rc.writable = c->writable;
+	}
+	c->kind = rc.kind;
+	hphase_cell_huge(h, c, rc.kind == MSC_REGION_2M || rc.kind == MSC_REGION_1G);
+	if (!(c->flags & HCELL_WRITTEN) && rc.kind == MSC_REGION_UNMAPPED)
+		return 0;	/* never mapped: not part of guest memory seen */
+	if ((c->flags & HCELL_WRITTEN) && c->q_kind == rc.kind &&
+	    c->q_mapped == quant(rc.mapped) && c->q_writable == quant(rc.writable))
+		return 0;
+	c->flags |= HCELL_WRITTEN;
+	c->q_kind = rc.kind;
+	c->q_mapped = quant(rc.mapped);
+	c->q_writable = quant(rc.writable);
+	if (h->loading)
+		return 0;
+	return hstore_add_region_state(h->hs, h->capture_id, &rc, h->last_ts);
+}

@@ -1,0 +1,227 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Private to lib/history*.c and lib/store-history.c: the analyzer's model
+ * of the page tables, its phase detector, and the row writers of the
+ * analysis tables (implemented in store-history.c, the only file with SQL).
+ *
+ * The model is a radix tree per address space, one node per page table of
+ * 512 entries at one level, allocated on first touch.  An entry is two
+ * words: the SPTE and the start of its current interval (trace time in the
+ * high 56 bits, cause and flags in the low 8), 16 bytes per mapped 4K page.
+ * Level-2 nodes also keep, per 2M cell, the counters the memory map needs.
+ */
+#ifndef MSC_HISTORY_LOCAL_H
+#define MSC_HISTORY_LOCAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mmuscope/history.h"
+#include "mmuscope/spte.h"
+
+struct msc_store;
+
+#define HNODE_ENTRIES 512
+#define HMAX_AS 2		/* as_id 0 normal, 1 SMM */
+#define HTOP_LEVEL 5		/* the tree's top node holds level-5 entries */
+
+/* Low byte of an entry's start word. */
+#define HSTART_CAUSE_MASK 0x1fU
+#define HSTART_SEEN (1U << 5)	/* the entry was written by an event at least once */
+#define HSTART_LOST (1U << 6)	/* the interval began after a lost-events gap */
+#define HSTART_SYNTH (1U << 7)	/* the interval began by an untraced change */
+
+/* Per 2M cell, in the level-2 node covering it. */
+struct hcell {
+	uint16_t mapped;	/* 4K leaves present under the 2M entry */
+	uint16_t writable;	/* ... of which writable */
+	uint8_t kind;		/* enum msc_region_kind last computed */
+	uint8_t q_mapped, q_writable, q_kind;	/* what the last region_state row said */
+	uint8_t flags;		/* HCELL_* */
+	uint64_t split_since;	/* trace time it stopped being huge */
+};
+
+#define HCELL_WRITTEN (1U << 0)	/* a region_state row exists */
+#define HCELL_WAS_HUGE (1U << 1)	/* mapped huge at some point */
+#define HCELL_AWAITING (1U << 2)	/* re-promotion not done yet */
+#define HCELL_ZAPPED (1U << 3)	/* leaves zapped; faults here are refaults */
+#define HCELL_SPLIT (1U << 4)	/* counted in h->split_cells */
+
+struct hnode {
+	uint8_t level;		/* level of the entries */
+	uint8_t as_id;
+	uint16_t present;	/* entries present (leaf or table) */
+	uint64_t base;		/* first GFN covered */
+	struct hnode *parent;
+	uint64_t spte[HNODE_ENTRIES];
+	uint64_t start[HNODE_ENTRIES];
+	struct hnode **child;	/* level > 1: nodes of level - 1, lazily */
+	struct hcell *cells;	/* level == 2 */
+};
+
+/* Counters attributed to a phase (or to the pending tail of one). */
+struct hcost {
+	uint64_t spte_changes;
+	uint64_t by_class[MSC_CLASS_NR];
+	uint64_t splits, split_failures, pages_split, pages_promoted, synthesized;
+	uint64_t faults_slow, faults_fast, flushes, zaps, refaults;
+	uint64_t gfn_first, gfn_last;
+	int64_t last_seq;
+	uint64_t last_ts;
+};
+
+/* A phase being built; turned into struct msc_phase when written. */
+struct hphase {
+	struct msc_phase p;
+	bool open;
+	uint64_t split_integral0;	/* h->split_integral at the start */
+	struct hcost cost;		/* attributed so far */
+	struct hcost pending;		/* since the last activity (dirty-log phases) */
+};
+
+/* What must survive between two analyze runs besides the tables. */
+struct hstate {
+	uint32_t size;			/* sizeof(struct hstate): a version check */
+	uint8_t dirty_active;
+	uint8_t flush_probes;		/* a kvm_flush_remote_tlbs kprobe was seen */
+	int32_t cur_dirty;		/* index of the open dirty-log phase, -1 */
+	int32_t cur_repromote;		/* index of the open re-promotion phase, -1 */
+	uint32_t awaiting;		/* cells waiting to be huge again */
+	uint64_t disable_start;
+	uint64_t huge_again_ts;		/* when the last awaiting cell became huge */
+	int32_t last_dirty;		/* index of the last dirty-log phase, -1 */
+	uint32_t faults_since_sweep;	/* vCPU faults since the last sweep activity */
+	uint64_t split_integral;	/* sum over time of split cells, ns */
+	uint64_t split_cells;		/* cells huge before and not huge now */
+	uint64_t vcpu_pids[16];		/* tasks seen taking page faults */
+	uint32_t nr_vcpu_pids;
+	uint64_t act_bucket;		/* start of the activity bucket being summed */
+	uint64_t act[9];		/* its counters, in activity column order */
+};
+
+struct hstore;
+
+struct msc_history {
+	struct msc_store *store;	/* borrowed */
+	struct hstore *hs;
+	int64_t capture_id;
+	struct msc_history_opts opts;
+	struct msc_spte_layout layout;
+	bool tdp_mmu;
+	unsigned int kver;
+
+	struct hnode *root[HMAX_AS];
+	struct hnode *cache[HMAX_AS][HTOP_LEVEL + 1];	/* last node used per level */
+	uint64_t nodes;			/* allocated, for the memory figure */
+	bool loading;			/* resuming: rebuild state, write no rows */
+
+	uint64_t ts_base;		/* entry start words hold ts - ts_base */
+	uint64_t last_ts;		/* last (clamped) event time */
+	int64_t cur_seq;
+	bool after_lost;
+
+	/* census */
+	int64_t pages[HMAX_AS][MSC_HISTORY_MAX_LEVEL + 1];
+	bool census_dirty[HMAX_AS];
+	uint64_t census_row_ts;		/* when the last census row was written */
+	unsigned int census_flags;
+
+	/* phases */
+	struct hphase *phases;
+	size_t nr_phases, alloc_phases;
+	struct hstate st;
+	bool sweep_hit;			/* the event being fed is activity of the open
+					   dirty-log phase: commit its pending costs */
+
+	struct msc_history_summary sum;
+	uint64_t anomalies_by_kind[MSC_ANOMALY_KIND_NR];
+	int err;			/* first store error; feeding stops */
+};
+
+/* history-model.c */
+struct hnode *hmodel_node(struct msc_history *h, unsigned int as_id, uint64_t gfn,
+			  unsigned int level, bool create);
+void hmodel_free(struct msc_history *h);
+int hmodel_set(struct msc_history *h, unsigned int as_id, uint64_t gfn, unsigned int level,
+	       uint64_t new_spte, unsigned int cause, unsigned int flags);
+int hmodel_change(struct msc_history *h, unsigned int as_id, uint64_t gfn, unsigned int level,
+		  uint64_t old_spte, uint64_t new_spte, unsigned int cause);
+int hmodel_split_children(struct msc_history *h, unsigned int as_id, uint64_t gfn,
+			  unsigned int level, uint64_t huge, unsigned int cause);
+int hmodel_clear_below(struct msc_history *h, unsigned int as_id, uint64_t gfn,
+		       unsigned int level, unsigned int cause, bool stale);
+int hmodel_drop_range(struct msc_history *h, unsigned int as_id, uint64_t gfn, uint64_t end,
+		      unsigned int min_level, unsigned int max_level, unsigned int cause);
+int hmodel_find_leaf(struct msc_history *h, unsigned int as_id, uint64_t gfn,
+		     unsigned int *ret_level);
+struct hcell *hmodel_cell(struct msc_history *h, unsigned int as_id, uint64_t gfn, bool create);
+int hmodel_load_interval(struct msc_history *h, const struct msc_interval *iv);
+int hmodel_close_all(struct msc_history *h);
+typedef int (*hcell_fn)(struct msc_history *h, struct hnode *n2, unsigned int i, void *ctx);
+int hmodel_for_each_cell(struct msc_history *h, hcell_fn fn, void *ctx);
+
+/* history-census.c */
+void hcensus_add(struct msc_history *h, unsigned int as_id, unsigned int level, int delta);
+int hcensus_flush(struct msc_history *h, uint64_t now);
+void hcensus_total(const struct msc_history *h, struct msc_census *ret);
+int hcensus_marker(struct msc_history *h, const struct msc_event *ev);
+int hcensus_cell_update(struct msc_history *h, unsigned int as_id, struct hnode *n2,
+			unsigned int i);
+bool hcensus_parse_stats(const char *text, char *phase, size_t phase_size,
+			 int64_t pages[MSC_HISTORY_MAX_LEVEL + 1]);
+
+/* history-phase.c */
+void hphase_cost(struct msc_history *h, const struct msc_event *ev, unsigned int what,
+		 uint64_t n);
+int hphase_event(struct msc_history *h, const struct msc_event *ev);
+void hphase_cell_huge(struct msc_history *h, struct hcell *c, bool huge);
+int hphase_tick(struct msc_history *h, uint64_t ts);
+void hphase_commit(struct msc_history *h);
+int hphase_resume(struct msc_history *h);
+int hphase_finish(struct msc_history *h);
+bool hphase_in_disable(const struct msc_history *h);
+bool hphase_is_vcpu(const struct msc_history *h, int32_t pid);
+
+/* What hphase_cost() counts. */
+enum {
+	HCOST_SPTE, HCOST_SPLIT, HCOST_SPLIT_FAIL, HCOST_PAGES_SPLIT, HCOST_PROMOTE,
+	HCOST_SYNTH, HCOST_FAULT_SLOW, HCOST_FAULT_FAST, HCOST_FLUSH, HCOST_ZAP,
+	HCOST_REFAULT, HCOST_MAP, HCOST_WP,
+};
+
+/* history-anomaly.c */
+int hanomaly(struct msc_history *h, enum msc_anomaly_kind kind, unsigned int as_id,
+	     uint64_t gfn, unsigned int level, uint64_t old_spte, uint64_t new_spte,
+	     const char *fmt, ...) __attribute__((format(printf, 8, 9)));
+
+/* store-history.c: rows of the analysis tables */
+int hstore_open(struct msc_store *s, struct hstore **ret);
+void hstore_close(struct hstore *hs);
+int hstore_begin(struct hstore *hs);
+int hstore_commit(struct hstore *hs);
+int hstore_drop(struct hstore *hs, int64_t capture_id);
+int hstore_mark_running(struct hstore *hs, int64_t capture_id);
+int hstore_load_analysis(struct hstore *hs, int64_t capture_id,
+			 struct msc_history_summary *sum, struct hstate *st, bool *ret_found);
+int hstore_save_analysis(struct hstore *hs, const struct msc_history_summary *sum,
+			 const struct hstate *st);
+int hstore_load_open(struct hstore *hs, int64_t capture_id, struct msc_history *h);
+int hstore_delete_open(struct hstore *hs, int64_t capture_id);
+int hstore_add_interval(struct hstore *hs, int64_t capture_id, const struct msc_interval *iv);
+int hstore_add_census(struct hstore *hs, int64_t capture_id, unsigned int as_id, uint64_t ts,
+		      int64_t seq, const int64_t *pages, unsigned int flags);
+int hstore_add_kvm_stats(struct hstore *hs, int64_t capture_id,
+			 const struct msc_kvm_stats *k, const char *text);
+int hstore_add_region_state(struct hstore *hs, int64_t capture_id,
+			    const struct msc_region_cell *c, uint64_t ts);
+int hstore_put_activity(struct hstore *hs, int64_t capture_id, uint64_t ts,
+			const uint64_t act[9]);
+int hstore_add_anomaly(struct hstore *hs, int64_t capture_id, const struct msc_anomaly *a);
+int hstore_put_phases(struct hstore *hs, int64_t capture_id, const struct hphase *ph,
+		      size_t nr);
+int hstore_load_phases(struct hstore *hs, int64_t capture_id, struct hphase **ret,
+		       size_t *ret_nr);
+int hstore_build_regions(struct hstore *hs, int64_t capture_id);
+int hstore_finish(struct hstore *hs);
+
+#endif /* MSC_HISTORY_LOCAL_H */

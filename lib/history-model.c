@@ -1,0 +1,522 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The analyzer's page-table model: a radix tree of 512-entry nodes per
+ * address space, and the one place where an entry changes value.
+ *
+ * Invariant: every change of an entry goes through transition(), which
+ * closes the interval of a present old value (a mapping row), opens the
+ * new one, and keeps the census and the 2M-cell counters equal to what the
+ * tree holds.  Frozen values are never stored: the untraced frozen ->
+ * non-present step is applied at once (the frozen entry belongs to a page
+ * table that is being freed).
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "history-local.h"
+#include "mmuscope/util.h"
+
+static inline unsigned int idx_of(uint64_t gfn, unsigned int level)
+{
+	return (unsigned int)(gfn >> (9 * (level - 1))) & (HNODE_ENTRIES - 1);
+}
+
+static inline uint64_t node_span(unsigned int level)
+{
+	return 512ULL * msc_level_pages(level);
+}
+
+static struct hnode *node_new(struct msc_history *h, unsigned int as_id, unsigned int level,
+			      uint64_t base, struct hnode *parent)
+{
+	struct hnode *n = calloc(1, sizeof(*n));
+
+	if (!n)
+		return NULL;
+	n->level = (uint8_t)level;
+	n->as_id = (uint8_t)as_id;
+	n->base = base;
+	n->parent = parent;
+	for (unsigned int i = 0; i < HNODE_ENTRIES; i++)
+		n->spte[i] = h->layout.nonpresent;
+	if (level > 1) {
+		n->child = calloc(HNODE_ENTRIES, sizeof(*n->child));
+		if (!n->child)
+			goto err;
+	}
+	if (level == 2) {
+		n->cells = calloc(HNODE_ENTRIES, sizeof(*n->cells));
+		if (!n->cells)
+			goto err;
+	}
+	h->nodes++;
+	return n;
+err:
+	free(n->child);
+	free(n);
+	return NULL;
+}
+
+/**
+ * hmodel_node - the node holding the level-@level entry covering @gfn
+ * @create: allocate missing nodes; otherwise NULL when absent
+ *
+ * Returns NULL when absent, out of memory, or @gfn is beyond the tree.
+ */
+struct hnode *hmodel_node(struct msc_history *h, unsigned int as_id, uint64_t gfn,
+			  unsigned int level, bool create)
+{
+	struct hnode *n, **slot;
+
+	if (as_id >= HMAX_AS || level < 1 || level > HTOP_LEVEL ||
+	    gfn >= node_span(HTOP_LEVEL))
+		return NULL;
+	n = h->cache[as_id][level];
+	if (n && gfn - n->base < node_span(level))
+		return n;
+	if (!h->root[as_id]) {
+		if (!create)
+			return NULL;
+		h->root[as_id] = node_new(h, as_id, HTOP_LEVEL, 0, NULL);
+		if (!h->root[as_id])
+			return NULL;
+	}
+	n = h->root[as_id];
+	for (unsigned int l = HTOP_LEVEL; l > level; l--) {
+		slot = &n->child[idx_of(gfn, l)];
+		if (!*slot) {
+			if (!create)
+				return NULL;
+			*slot = node_new(h, as_id, l - 1, gfn & ~(node_span(l - 1) - 1), n);
+			if (!*slot)
+				return NULL;
+		}
+		n = *slot;
+	}
+	h->cache[as_id][level] = n;
+	return n;
+}
+
+static void node_free(struct hnode *n)
+{
+	if (!n)
+		return;
+	if (n->child)
+		for (unsigned int i = 0; i < HNODE_ENTRIES; i++)
+			node_free(n->child[i]);
+	free(n->child);
+	free(n->cells);
+	free(n);
+}
+
+void hmodel_free(struct msc_history *h)
+{
+	for (unsigned int a = 0; a < HMAX_AS; a++) {
+		node_free(h->root[a]);
+		h->root[a] = NULL;
+	}
+	memset(h->cache, 0, sizeof(h->cache));
+}
+
+static inline bool is_present(const struct msc_history *h, uint64_t spte)
+{
+	return msc_spte_present(&h->layout, spte);
+}
+
+static inline bool is_leaf(const struct msc_history *h, unsigned int level, uint64_t spte)
+{
+	return msc_spte_leaf(&h->layout, level, spte);
+}
+
+/* Write the interval of entry @i, which ends at @end_ts (MSC_TS_OPEN: open). */
+static int emit(struct msc_history *h, struct hnode *n, unsigned int i, uint64_t end_ts,
+		unsigned int end_cause)
+{
+	uint64_t spte = n->spte[i], sw = n->start[i];
+	unsigned int cause = sw & HSTART_CAUSE_MASK;
+	struct msc_interval iv = {
+		.gfn = n->base + i * msc_level_pages(n->level),
+		.as_id = n->as_id,
+		.level = n->level,
+		.leaf = is_leaf(h, n->level, spte),
+		.writable = spte & h->layout.writable,
+		.dirty = h->layout.dirty ? !!(spte & h->layout.dirty) : -1,
+		.start_cause = (uint8_t)cause,
+		.end_cause = (uint8_t)end_cause,
+		.start_ts = (sw >> 8) + h->ts_base,
+		.end_ts = end_ts,
+		.spte = spte,
+		.pfn = msc_spte_pfn(&h->layout, spte),
+	};
+
+	if (h->loading)
+		return 0;
+	if (sw & HSTART_SYNTH)
+		iv.flags |= MSC_IV_SYNTH;
+	if (sw & HSTART_LOST)
+		iv.flags |= MSC_IV_AFTER_LOST;
+	if (cause == MSC_CAUSE_RESYNC || cause == MSC_CAUSE_TRACE_START)
+		iv.flags |= MSC_IV_RESYNC;
+	h->sum.intervals++;
+	return hstore_add_interval(h->hs, h->capture_id, &iv);
+}
+
+/* The 2M cell covering entry @i of @n (levels 1 and 2); NULL for others. */
+static struct hcell *cell_of(struct msc_history *h, struct hnode *n, unsigned int i,
+			     struct hnode **ret_n2, unsigned int *ret_i2)
+{
+	struct hnode *n2;
+
+	if (n->level == 2) {
+		*ret_n2 = n;
+		*ret_i2 = i;
+		return &n->cells[i];
+	}
+	if (n->level != 1)
+		return NULL;
+	n2 = n->parent;
+	*ret_n2 = n2;
+	*ret_i2 = idx_of(n->base, 2);
+	return &n2->cells[*ret_i2];
+}
+
+/*
+ * Set entry @i of @n to @new_spte at the current time, closing the
+ * interval of the old value with @cause and opening one for the new.
+ */
+static int transition(struct msc_history *h, struct hnode *n, unsigned int i,
+		      uint64_t new_spte, unsigned int cause, unsigned int start_flags)
+{
+	unsigned int level = n->level;
+	uint64_t old_spte = n->spte[i];
+	bool was_p = is_present(h, old_spte), is_p = is_present(h, new_spte);
+	bool was_leaf = was_p && is_leaf(h, level, old_spte);
+	bool is_leaf_ = is_p && is_leaf(h, level, new_spte);
+	int r = 0;
+
+	if (was_p)
+		r = emit(h, n, i, h->last_ts, cause);
+	if (new_spte == h->layout.frozen && h->layout.frozen != h->layout.nonpresent)
+		h->sum.frozen_completed++;
+	if (!is_p)
+		new_spte = h->layout.nonpresent;
+	n->spte[i] = new_spte;
+	n->start[i] = ((h->last_ts - h->ts_base) << 8) | HSTART_SEEN | (cause & HSTART_CAUSE_MASK) |
+		      start_flags | (h->after_lost ? HSTART_LOST : 0);
+	n->present = (uint16_t)(n->present + is_p - was_p);
+	if (level <= MSC_HISTORY_MAX_LEVEL) {
+		if (was_leaf)
+			hcensus_add(h, n->as_id, level, -1);
+		if (is_leaf_)
+			hcensus_add(h, n->as_id, level, 1);
+	}
+	if (level == 1 && n->parent) {
+		struct hnode *n2 = NULL;
+		unsigned int i2 = 0;
+		struct hcell *c = cell_of(h, n, i, &n2, &i2);
+		bool was_w = was_leaf && (old_spte & h->layout.writable);
+		bool is_w = is_leaf_ && (new_spte & h->layout.writable);
+
+		if (was_leaf != is_leaf_ || was_w != is_w) {
+			c->mapped = (uint16_t)(c->mapped + is_leaf_ - was_leaf);
+			c->writable = (uint16_t)(c->writable + is_w - was_w);
+			if (was_leaf && !is_leaf_)
+				c->flags |= HCELL_ZAPPED;
+			if (!r)
+				r = hcensus_cell_update(h, n->as_id, n2, i2);
+		}
+	} else if (level == 2 && (was_p != is_p || was_leaf != is_leaf_ ||
+				  ((old_spte ^ new_spte) & h->layout.writable))) {
+		if (was_leaf && !is_leaf_)
+			n->cells[i].flags |= HCELL_ZAPPED;
+		if (!r)
+			r = hcensus_cell_update(h, n->as_id, n, i);
+	} else if (level == 3 && (was_leaf || is_leaf_) &&
+		   (was_leaf != is_leaf_ || ((old_spte ^ new_spte) & h->layout.writable))) {
+		struct hnode *n2 = hmodel_node(h, n->as_id, n->base + i * msc_level_pages(3), 2,
+					       true);
+
+		if (!n2)
+			return -ENOMEM;
+		for (unsigned int k = 0; k < HNODE_ENTRIES && !r; k++)
+			r = hcensus_cell_update(h, n->as_id, n2, k);
+	}
+	return r;
+}
+
+/**
+ * hmodel_set - write an entry without an old value to check (shadow MMU,
+ *	synthesized changes)
+ */
+int hmodel_set(struct msc_history *h, unsigned int as_id, uint64_t gfn, unsigned int level,
+	       uint64_t new_spte, unsigned int cause, unsigned int flags)
+{
+	struct hnode *n = hmodel_node(h, as_id, gfn, level, true);
+
+	if (!n)
+		return -ENOMEM;
+	return transition(h, n, idx_of(gfn, level), new_spte, cause, flags);
+}
+
+/* Bits hardware (A/D) or the NX-hugepage mitigation change behind KVM's back. */
+static uint64_t soft_bits(const struct msc_history *h)
+{
+	return h->layout.accessed | h->layout.dirty | h->layout.exec | h->layout.nx;
+}
+
+/* The model's value differs from the event's old value: follow the event. */
+static int reconcile(struct msc_history *h, struct hnode *n, unsigned int i, uint64_t old_spte)
+{
+	uint64_t cur = n->spte[i];
+	bool cur_p = is_present(h, cur), old_p = is_present(h, old_spte);
+	uint64_t gfn = n->base + i * msc_level_pages(n->level);
+
+	if (!cur_p && !old_p)
+		return 0;	/* frozen, MMIO and non-present are all "nothing mapped" */
+	if (cur_p && old_p && !((cur ^ old_spte) & ~soft_bits(h))) {
+		h->sum.ad_resyncs++;
+		n->spte[i] = old_spte;	/* same mapping, hardware-updated bits */
+		return 0;
+	}
+	if (!cur_p && !(n->start[i] & HSTART_SEEN)) {
+		int r = transition(h, n, i, old_spte, MSC_CAUSE_TRACE_START, 0);
+
+		/* present since before the trace: its interval starts at the trace start */
+		n->start[i] &= 0xff;
+		h->sum.resyncs++;
+		h->census_flags |= MSC_CENSUS_PARTIAL;
+		if (!r && !h->anomalies_by_kind[MSC_ANOMALY_PARTIAL])
+			r = hanomaly(h, MSC_ANOMALY_PARTIAL, n->as_id, gfn, n->level, cur, old_spte,
+				     "SPTE present before the trace began: the capture started "
+				     "after the guest was populated");
+		return r;
+	}
+	h->sum.resyncs++;
+	return hanomaly(h, MSC_ANOMALY_RESYNC, n->as_id, gfn, n->level, cur, old_spte,
+			"model had %#llx, event says %#llx", (unsigned long long)cur,
+			(unsigned long long)old_spte) ?:
+	       transition(h, n, i, old_spte, MSC_CAUSE_RESYNC, 0);
+}
+
+/**
+ * hmodel_change - apply one traced change (old -> new) of an entry
+ *
+ * The event's @old_spte is authoritative: a model that disagrees is
+ * resynchronized first (counted, and an anomaly row for real conflicts).
+ */
+int hmodel_change(struct msc_history *h, unsigned int as_id, uint64_t gfn, unsigned int level,
+		  uint64_t old_spte, uint64_t new_spte, unsigned int cause)
+{
+	struct hnode *n = hmodel_node(h, as_id, gfn, level, true);
+	unsigned int i;
+	int r;
+
+	if (!n)
+		return -ENOMEM;
+	i = idx_of(gfn, level);
+	if (n->spte[i] != old_spte) {
+		r = reconcile(h, n, i, old_spte);
+		if (r)
+			return r;
+	}
+	return transition(h, n, i, new_spte, cause, 0);
+}
+
+/**
+ * hmodel_clear_below - remove everything under the entry (@gfn, @level)
+ * @cause: end cause of the removed intervals
+ * @stale: what is removed should not have been there (counted as resyncs)
+ */
+int hmodel_clear_below(struct msc_history *h, unsigned int as_id, uint64_t gfn,
+		       unsigned int level, unsigned int cause, bool stale)
+{
+	struct hnode *n;
+	int r = 0;
+
+	if (level < 2)
+		return 0;
+	n = hmodel_node(h, as_id, gfn, level - 1, false);
+	if (!n || !n->present)
+		return 0;
+	for (unsigned int i = 0; i < HNODE_ENTRIES && !r; i++) {
+		if (!is_present(h, n->spte[i]))
+			continue;
+		if (!is_leaf(h, n->level, n->spte[i]))
+			r = hmodel_clear_below(h, as_id, n->base + i * msc_level_pages(n->level),
+					       n->level, cause, stale);
+		if (stale)
+			h->sum.resyncs++;
+		if (!r)
+			r = transition(h, n, i, h->layout.nonpresent, cause, 0);
+	}
+	return r;
+}
+
+/**
+ * hmodel_split_children - write the 512 children a split creates
+ * @gfn, @level: the huge entry that became a page table
+ * @huge: its value before the split
+ *
+ * Mirrors make_small_spte() / make_huge_page_split_spte(): the child
+ * address is the huge address plus i pages of the lower level, and PS is
+ * cleared at 4K.  The kernel writes these before linking the table and does
+ * not trace them.
+ */
+int hmodel_split_children(struct msc_history *h, unsigned int as_id, uint64_t gfn,
+			  unsigned int level, uint64_t huge, unsigned int cause)
+{
+	unsigned int cl = level - 1;
+	uint64_t step = msc_level_pages(cl) << 12;
+	struct hnode *n;
+	int r = 0;
+
+	if (level < 2)
+		return 0;
+	r = hmodel_clear_below(h, as_id, gfn, level, MSC_CAUSE_RESYNC, true);
+	n = r ? NULL : hmodel_node(h, as_id, gfn, cl, true);
+	if (!n)
+		return r ?: -ENOMEM;
+	for (unsigned int i = 0; i < HNODE_ENTRIES && !r; i++) {
+		uint64_t child = huge | (i * step);
+
+		if (cl == 1)
+			child &= ~h->layout.huge;
+		r = transition(h, n, i, child, cause, HSTART_SYNTH);
+	}
+	h->sum.synthesized += HNODE_ENTRIES;
+	return r;
+}
+
+/**
+ * hmodel_drop_range - remove every leaf of levels @min_level..@max_level in [gfn, end)
+ *
+ * For the shadow MMU, whose leaf removals are mostly untraced.
+ */
+int hmodel_drop_range(struct msc_history *h, unsigned int as_id, uint64_t gfn, uint64_t end,
+		      unsigned int min_level, unsigned int max_level, unsigned int cause)
+{
+	int r = 0;
+
+	for (unsigned int l = max_level; l >= min_level && l >= 1 && !r; l--) {
+		uint64_t g = gfn & ~(msc_level_pages(l) - 1);
+
+		while (g < end && !r) {
+			struct hnode *n = hmodel_node(h, as_id, g, l, false);
+			uint64_t next = (g & ~(node_span(l) - 1)) + node_span(l);
+
+			if (n && n->present) {
+				for (; g < end && g < next && !r; g += msc_level_pages(l)) {
+					unsigned int i = idx_of(g, l);
+
+					if (is_leaf(h, l, n->spte[i]))
+						r = transition(h, n, i, h->layout.nonpresent, cause, 0);
+				}
+			}
+			g = next;
+		}
+	}
+	return r;
+}
+
+/**
+ * hmodel_find_leaf - the level of the leaf mapping @gfn, lowest first
+ *
+ * Returns 1 and sets *@ret_level, or 0 when nothing maps @gfn.
+ */
+int hmodel_find_leaf(struct msc_history *h, unsigned int as_id, uint64_t gfn,
+		     unsigned int *ret_level)
+{
+	for (unsigned int l = 1; l <= MSC_HISTORY_MAX_LEVEL; l++) {
+		struct hnode *n = hmodel_node(h, as_id, gfn, l, false);
+
+		if (n && is_leaf(h, l, n->spte[idx_of(gfn, l)])) {
+			*ret_level = l;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/** hmodel_cell - the counters of the 2M cell of @gfn */
+struct hcell *hmodel_cell(struct msc_history *h, unsigned int as_id, uint64_t gfn, bool create)
+{
+	struct hnode *n2 = hmodel_node(h, as_id, gfn, 2, create);
+
+	return n2 ? &n2->cells[idx_of(gfn, 2)] : NULL;
+}
+
+/**
+ * hmodel_load_interval - put an open interval of an earlier run back
+ *
+ * Called with h->loading set, so nothing is written.
+ */
+int hmodel_load_interval(struct msc_history *h, const struct msc_interval *iv)
+{
+	struct hnode *n = hmodel_node(h, iv->as_id, iv->gfn, iv->level, true);
+	unsigned int i, flags = 0;
+	int r;
+
+	if (!n)
+		return -ENOMEM;
+	i = idx_of(iv->gfn, iv->level);
+	r = transition(h, n, i, iv->spte, iv->start_cause, 0);
+	if (iv->flags & MSC_IV_SYNTH)
+		flags |= HSTART_SYNTH;
+	if (iv->flags & MSC_IV_AFTER_LOST)
+		flags |= HSTART_LOST;
+	n->start[i] = ((iv->start_ts - min(iv->start_ts, h->ts_base)) << 8) | HSTART_SEEN |
+		      (iv->start_cause & HSTART_CAUSE_MASK) | flags;
+	return r;
+}
+
+static int close_node(struct msc_history *h, struct hnode *n)
+{
+	int r = 0;
+
+	if (!n)
+		return 0;
+	for (unsigned int i = 0; i < HNODE_ENTRIES && !r; i++) {
+		if (n->child && n->child[i])
+			r = close_node(h, n->child[i]);
+		if (!r && is_present(h, n->spte[i]))
+			r = emit(h, n, i, MSC_TS_OPEN, MSC_CAUSE_NONE);
+	}
+	return r;
+}
+
+/** hmodel_close_all - write an open interval for every present entry */
+int hmodel_close_all(struct msc_history *h)
+{
+	int r = 0;
+
+	for (unsigned int a = 0; a < HMAX_AS && !r; a++)
+		r = close_node(h, h->root[a]);
+	return r;
+}
+
+static int cells_node(struct msc_history *h, struct hnode *n, hcell_fn fn, void *ctx)
+{
+	int r = 0;
+
+	if (!n)
+		return 0;
+	if (n->level == 2) {
+		for (unsigned int i = 0; i < HNODE_ENTRIES && !r; i++)
+			r = fn(h, n, i, ctx);
+		return r;
+	}
+	for (unsigned int i = 0; i < HNODE_ENTRIES && !r && n->child; i++)
+		r = cells_node(h, n->child[i], fn, ctx);
+	return r;
+}
+
+/** hmodel_for_each_cell - call @fn for every 2M cell the model has, by GFN */
+int hmodel_for_each_cell(struct msc_history *h, hcell_fn fn, void *ctx)
+{
+	int r = 0;
+
+	for (unsigned int a = 0; a < HMAX_AS && !r; a++)
+		r = cells_node(h, h->root[a], fn, ctx);
+	return r;
+}

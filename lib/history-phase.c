@@ -1,0 +1,569 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Phases: the workload's own (phase=NAME begin/end markers) and the
+ * dirty-log phases detected from the events, with what each cost.
+ *
+ * Dirty-log phases on a stock kernel are sweeps: runs of changes made by a
+ * task that is not a vCPU (the ioctl caller), no two more than SWEEP_GAP
+ * apart.  A sweep of splits / write-protects / clear-dirty is an enable
+ * when dirty logging is off, a harvest when it is on; a sweep of 2M+
+ * subtree zaps or promotions is a disable.  A kprobe on the KVM function
+ * that starts the work makes the phase's start and kind exact.  After a
+ * disable, re-promotion lasts until every 2M region that was huge before
+ * is huge again.
+ *
+ * Costs of a dirty-log phase are the events between its first and last
+ * activity: events after the last activity wait in `pending` and join the
+ * phase only if more activity follows.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "history-local.h"
+#include "mmuscope/util.h"
+
+#define SWEEP_GAP_NS 5000000ULL		/* 5 ms: dirty passes are >= 100x longer */
+#define FLUSH_GAP_NS 500000ULL		/* an ioctl's closing flush follows its sweep closely */
+#define DEFAULT_ACTIVITY_BUCKET_NS 1000000ULL
+
+enum { ACT_SPTE, ACT_MAPS, ACT_SPLITS, ACT_PROMOTIONS, ACT_ZAPS, ACT_WP, ACT_SLOW, ACT_FAST,
+       ACT_FLUSH };
+
+bool hphase_is_vcpu(const struct msc_history *h, int32_t pid)
+{
+	for (uint32_t i = 0; i < h->st.nr_vcpu_pids; i++)
+		if (h->st.vcpu_pids[i] == (uint64_t)pid)
+			return true;
+	return false;
+}
+
+static void cost_add(struct hcost *c, unsigned int what, uint64_t n)
+{
+	switch (what) {
+	case HCOST_SPTE: c->spte_changes += n; break;
+	case HCOST_SPLIT: c->splits += n; break;
+	case HCOST_SPLIT_FAIL: c->split_failures += n; break;
+	case HCOST_PAGES_SPLIT: c->pages_split += n; break;
+	case HCOST_PROMOTE: c->pages_promoted += n; break;
+	case HCOST_SYNTH: c->synthesized += n; break;
+	case HCOST_FAULT_SLOW: c->faults_slow += n; break;
+	case HCOST_FAULT_FAST: c->faults_fast += n; break;
+	case HCOST_FLUSH: c->flushes += n; break;
+	case HCOST_ZAP: c->zaps += n; break;
+	case HCOST_REFAULT: c->refaults += n; break;
+	default: break;
+	}
+}
+
+static void cost_merge(struct hcost *dst, const struct hcost *src)
+{
+	dst->spte_changes += src->spte_changes;
+	for (int i = 0; i < MSC_CLASS_NR; i++)
+		dst->by_class[i] += src->by_class[i];
+	dst->splits += src->splits;
+	dst->split_failures += src->split_failures;
+	dst->pages_split += src->pages_split;
+	dst->pages_promoted += src->pages_promoted;
+	dst->synthesized += src->synthesized;
+	dst->faults_slow += src->faults_slow;
+	dst->faults_fast += src->faults_fast;
+	dst->flushes += src->flushes;
+	dst->zaps += src->zaps;
+	dst->refaults += src->refaults;
+	if (src->gfn_first <= src->gfn_last) {
+		dst->gfn_first = min(dst->gfn_first, src->gfn_first);
+		dst->gfn_last = dst->gfn_first <= dst->gfn_last ? max(dst->gfn_last, src->gfn_last)
+								: src->gfn_last;
+	}
+}
+
+static void cost_reset(struct hcost *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->gfn_first = UINT64_MAX;
+}
+
+static void cost_event(struct hcost *c, const struct msc_event *ev, unsigned int what, uint64_t n)
+{
+	cost_add(c, what, n);
+	if (what == HCOST_SPTE && ev && ev->type == MSC_EV_SPTE_CHANGED) {
+		uint64_t last = ev->spte.gfn + msc_level_pages(ev->spte.level) - 1;
+
+		c->by_class[ev->spte.class < MSC_CLASS_NR ? ev->spte.class : MSC_CLASS_OTHER]++;
+		if (c->gfn_first > c->gfn_last) {
+			c->gfn_first = ev->spte.gfn;
+			c->gfn_last = last;
+		} else {
+			c->gfn_first = min(c->gfn_first, ev->spte.gfn);
+			c->gfn_last = max(c->gfn_last, last);
+		}
+	}
+}
+
+static int act_index(unsigned int what)
+{
+	switch (what) {
+	case HCOST_SPTE: return ACT_SPTE;
+	case HCOST_MAP: return ACT_MAPS;
+	case HCOST_SPLIT: return ACT_SPLITS;
+	case HCOST_PROMOTE: return ACT_PROMOTIONS;
+	case HCOST_ZAP: return ACT_ZAPS;
+	case HCOST_WP: return ACT_WP;
+	case HCOST_FAULT_SLOW: return ACT_SLOW;
+	case HCOST_FAULT_FAST: return ACT_FAST;
+	case HCOST_FLUSH: return ACT_FLUSH;
+	default: return -1;
+	}
+}
+
+/** hphase_cost - count @n of @what for the open phases and the activity table */
+void hphase_cost(struct msc_history *h, const struct msc_event *ev, unsigned int what,
+		 uint64_t n)
+{
+	int a = act_index(what);
+
+	if (a >= 0)
+		h->st.act[a] += n;
+	for (size_t i = 0; i < h->nr_phases; i++) {
+		struct hphase *ph = &h->phases[i];
+
+		if (!ph->open)
+			continue;
+		if ((int32_t)i == h->st.cur_dirty)
+			cost_event(&ph->pending, ev, what, n);
+		else
+			cost_event(&ph->cost, ev, what, n);
+	}
+}
+
+static struct hphase *phase_new(struct msc_history *h, enum msc_phase_kind kind,
+				enum msc_phase_source source, const char *name,
+				const struct msc_event *ev)
+{
+	struct hphase *ph;
+
+	if (h->nr_phases == h->alloc_phases) {
+		size_t n = h->alloc_phases ? 2 * h->alloc_phases : 16;
+		struct hphase *p = realloc(h->phases, n * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		h->phases = p;
+		h->alloc_phases = n;
+	}
+	ph = &h->phases[h->nr_phases];
+	memset(ph, 0, sizeof(*ph));
+	ph->open = true;
+	ph->p.id = (int64_t)++h->nr_phases;
+	ph->p.kind = (uint8_t)kind;
+	ph->p.source = (uint8_t)source;
+	snprintf(ph->p.name, sizeof(ph->p.name), "%s", name ? name : msc_phase_kind_name(kind));
+	ph->p.start_ts = ph->p.end_ts = h->last_ts;
+	ph->p.start_seq = ph->p.end_seq = ev ? (int64_t)ev->seq : h->cur_seq;
+	ph->p.to_huge_ns = -1;
+	ph->split_integral0 = h->st.split_integral;
+	hcensus_total(h, &ph->p.before);
+	ph->p.after = ph->p.before;
+	cost_reset(&ph->cost);
+	cost_reset(&ph->pending);
+	return ph;
+}
+
+/* The phase's end moves to now; what it cost is what was counted so far. */
+static void phase_settle(struct msc_history *h, struct hphase *ph)
+{
+	ph->p.end_ts = h->last_ts;
+	ph->p.end_seq = h->cur_seq;
+	ph->p.region_split_ns = h->st.split_integral - ph->split_integral0;
+	hcensus_total(h, &ph->p.after);
+}
+
+static struct hphase *cur_dirty(struct msc_history *h)
+{
+	return h->st.cur_dirty >= 0 ? &h->phases[h->st.cur_dirty] : NULL;
+}
+
+static int mark_awaiting_now(struct msc_history *h, struct hnode *n2, unsigned int i, void *ctx)
+{
+	struct hcell *c = &n2->cells[i];
+
+	if ((c->flags & HCELL_WAS_HUGE) && c->kind != MSC_REGION_2M && c->kind != MSC_REGION_1G &&
+	    !(c->flags & HCELL_AWAITING)) {
+		c->flags |= HCELL_AWAITING;
+		h->st.awaiting++;
+	}
+	return 0;
+}
+
+static void set_to_huge(struct msc_history *h, int64_t ns)
+{
+	for (size_t i = 0; i < h->nr_phases; i++)
+		if (h->phases[i].p.kind == MSC_PHASE_DISABLE &&
+		    h->phases[i].p.start_ts == h->st.disable_start)
+			h->phases[i].p.to_huge_ns = ns;
+}
+
+static void close_repromote(struct msc_history *h, bool done)
+{
+	struct hphase *rp;
+
+	if (h->st.cur_repromote < 0)
+		return;
+	rp = &h->phases[h->st.cur_repromote];
+	rp->open = false;
+	phase_settle(h, rp);
+	if (done) {
+		rp->p.end_ts = h->st.huge_again_ts;
+		rp->p.to_huge_ns = (int64_t)(h->st.huge_again_ts - h->st.disable_start);
+		set_to_huge(h, rp->p.to_huge_ns);
+	}
+	h->st.cur_repromote = -1;
+}
+
+/*
+ * Close the open dirty-log phase.  A disable hands over to re-promotion,
+ * which inherits the events after the disable's last activity.
+ */
+static int close_dirty(struct msc_history *h, const struct msc_event *ev)
+{
+	struct hphase *ph = cur_dirty(h), *rp;
+	struct hcost tail;
+	uint64_t dis_end;
+	int64_t dis_seq;
+
+	if (!ph)
+		return 0;
+	ph->open = false;
+	h->st.cur_dirty = -1;
+	if (ph->p.kind != MSC_PHASE_DISABLE)
+		return 0;
+	dis_end = ph->p.end_ts;
+	dis_seq = ph->p.end_seq;
+	tail = ph->pending;
+	rp = phase_new(h, MSC_PHASE_REPROMOTE, MSC_PHASE_SRC_INFERRED, NULL, ev);	/* moves ph */
+	if (!rp)
+		return -ENOMEM;
+	rp->p.start_ts = dis_end;
+	rp->p.start_seq = dis_seq;
+	rp->cost = tail;
+	rp->cost.gfn_first = min(rp->cost.gfn_first, UINT64_MAX);
+	h->st.cur_repromote = (int32_t)(rp->p.id - 1);
+	if (!h->st.awaiting) {
+		/* nothing left to wait for: huge again by the end of the disable at the latest */
+		if (h->st.huge_again_ts < h->st.disable_start)
+			h->st.huge_again_ts = dis_end;
+		close_repromote(h, true);
+	}
+	return 0;
+}
+
+/**
+ * hphase_cell_huge - a 2M cell became (or stopped being) mapped huge
+ */
+void hphase_cell_huge(struct msc_history *h, struct hcell *c, bool huge)
+{
+	if (huge) {
+		c->flags |= HCELL_WAS_HUGE;
+		c->flags &= ~HCELL_ZAPPED;
+		if (c->flags & HCELL_SPLIT) {
+			c->flags &= ~HCELL_SPLIT;
+			h->st.split_cells--;
+		}
+		if (c->flags & HCELL_AWAITING) {
+			c->flags &= ~HCELL_AWAITING;
+			if (h->st.awaiting && !--h->st.awaiting && !h->loading) {
+				h->st.huge_again_ts = h->last_ts;
+				set_to_huge(h, (int64_t)(h->last_ts - h->st.disable_start));
+				close_repromote(h, true);
+			}
+		}
+	} else if ((c->flags & (HCELL_WAS_HUGE | HCELL_SPLIT)) == HCELL_WAS_HUGE) {
+		c->flags |= HCELL_SPLIT;
+		c->split_since = h->last_ts;
+		h->st.split_cells++;
+	}
+}
+
+static int open_dirty(struct msc_history *h, const struct msc_event *ev,
+		      enum msc_phase_kind kind, enum msc_phase_source source)
+{
+	struct hphase *ph;
+	int r = close_dirty(h, ev);
+
+	if (r)
+		return r;
+	if (kind == MSC_PHASE_ENABLE || kind == MSC_PHASE_DISABLE)
+		close_repromote(h, false);
+	ph = phase_new(h, kind, source, NULL, ev);
+	if (!ph)
+		return -ENOMEM;
+	ph->p.start_ts = ev->ts > h->last_ts ? h->last_ts : ev->ts;
+	h->st.cur_dirty = h->st.last_dirty = (int32_t)(ph->p.id - 1);
+	h->st.dirty_active = kind != MSC_PHASE_DISABLE;
+	h->sweep_hit = true;
+	h->st.faults_since_sweep = 0;
+	if (kind != MSC_PHASE_DISABLE)
+		return 0;
+	h->st.disable_start = ph->p.start_ts;
+	h->st.awaiting = 0;
+	return hmodel_for_each_cell(h, mark_awaiting_now, NULL);
+}
+
+/* One event of dirty-log activity of @kind (by kprobe or by inference). */
+static int activity(struct msc_history *h, const struct msc_event *ev,
+		    enum msc_phase_kind kind, enum msc_phase_source source)
+{
+	struct hphase *ph = cur_dirty(h);
+
+	if (kind == MSC_PHASE_HARVEST && !h->st.dirty_active && source == MSC_PHASE_SRC_INFERRED)
+		kind = MSC_PHASE_ENABLE;
+	if (ph && h->last_ts - ph->pending.last_ts <= SWEEP_GAP_NS &&
+	    (ph->p.kind == kind ||
+	     (source == MSC_PHASE_SRC_INFERRED && kind != MSC_PHASE_DISABLE &&
+	      ph->p.kind != MSC_PHASE_DISABLE))) {
+		h->sweep_hit = true;
+		h->st.faults_since_sweep = 0;
+		return 0;
+	}
+	/* no guest fault since the last sweep: still the same enable/harvest */
+	if (!ph && h->st.last_dirty >= 0 && !h->st.faults_since_sweep && kind != MSC_PHASE_DISABLE) {
+		struct hphase *last = &h->phases[h->st.last_dirty];
+
+		if (last->p.kind == MSC_PHASE_ENABLE || last->p.kind == MSC_PHASE_HARVEST) {
+			last->open = true;
+			h->st.cur_dirty = h->st.last_dirty;
+			h->st.dirty_active = true;
+			h->sweep_hit = true;
+			return 0;
+		}
+	}
+	return open_dirty(h, ev, kind, source);
+}
+
+static enum msc_phase_kind kprobe_kind(const char *name)
+{
+	static const struct {
+		const char *name;
+		enum msc_phase_kind kind;
+	} probes[] = {
+		{ "kvm_mmu_slot_try_split_huge_pages", MSC_PHASE_ENABLE },
+		{ "kvm_mmu_slot_remove_write_access", MSC_PHASE_ENABLE },
+		{ "kvm_mmu_slot_leaf_clear_dirty", MSC_PHASE_ENABLE },
+		{ "kvm_arch_mmu_enable_log_dirty_pt_masked", MSC_PHASE_HARVEST },
+		{ "kvm_mmu_zap_collapsible_sptes", MSC_PHASE_DISABLE },
+		{ "kvm_tdp_mmu_zap_collapsible_sptes", MSC_PHASE_DISABLE },
+		{ "kvm_mmu_recover_huge_pages", MSC_PHASE_DISABLE },
+		{ "kvm_tdp_mmu_recover_huge_pages", MSC_PHASE_DISABLE },
+	};
+
+	for (size_t i = 0; i < ARRAY_SIZE(probes); i++)
+		if (!strcmp(name, probes[i].name))
+			return probes[i].kind;
+	return MSC_PHASE_WORKLOAD;	/* not a phase probe */
+}
+
+/* "...phase=NAME begin|end" */
+static int workload_marker(struct msc_history *h, const struct msc_event *ev)
+{
+	const char *p = strstr(ev->marker.text, "phase="), *sp;
+	char name[64];
+	size_t n;
+
+	if (!p)
+		return 0;
+	p += strlen("phase=");
+	n = strcspn(p, " \t");
+	snprintf(name, sizeof(name), "%.*s", (int)min(n, sizeof(name) - 1), p);
+	sp = p + n;
+	while (*sp == ' ' || *sp == '\t')
+		sp++;
+	if (!strncmp(sp, "begin", 5)) {
+		struct hphase *ph = phase_new(h, MSC_PHASE_WORKLOAD, MSC_PHASE_SRC_MARKER, name, ev);
+
+		if (!ph)
+			return -ENOMEM;
+		ph->p.start_ts = ev->ts;
+		return 0;
+	}
+	if (strncmp(sp, "end", 3))
+		return 0;
+	for (size_t i = h->nr_phases; i-- > 0;) {
+		struct hphase *ph = &h->phases[i];
+
+		if (ph->open && ph->p.kind == MSC_PHASE_WORKLOAD && !strcmp(ph->p.name, name)) {
+			ph->open = false;
+			phase_settle(h, ph);
+			ph->p.end_seq = (int64_t)ev->seq;
+			break;
+		}
+	}
+	return 0;
+}
+
+static void learn_vcpu(struct msc_history *h, int32_t pid)
+{
+	if (hphase_is_vcpu(h, pid) || h->st.nr_vcpu_pids >= ARRAY_SIZE(h->st.vcpu_pids))
+		return;
+	h->st.vcpu_pids[h->st.nr_vcpu_pids++] = (uint64_t)pid;
+}
+
+/**
+ * hphase_event - let the phase detector see an event before the model does
+ *
+ * Opens and closes phases; sets h->sweep_hit when the event is activity of
+ * the open dirty-log phase (hphase_commit() then takes its costs in).
+ */
+int hphase_event(struct msc_history *h, const struct msc_event *ev)
+{
+	bool ioctl = !hphase_is_vcpu(h, ev->pid);
+
+	h->sweep_hit = false;
+	switch (ev->type) {
+	case MSC_EV_PAGE_FAULT:
+		learn_vcpu(h, ev->pid);
+		h->st.faults_since_sweep++;
+		return 0;
+	case MSC_EV_FAST_PF:
+		h->st.faults_since_sweep++;
+		return 0;
+	case MSC_EV_MARKER:
+		return workload_marker(h, ev);
+	case MSC_EV_KPROBE: {
+		enum msc_phase_kind kind = kprobe_kind(ev->kprobe.name);
+
+		if (!strncmp(ev->kprobe.name, "kvm_flush_remote_tlbs", 21) ||
+		    !strcmp(ev->kprobe.name, "kvm_arch_flush_remote_tlbs_memslot")) {
+			h->st.flush_probes = 1;
+			/* the ioctl's closing flush belongs to its sweep */
+			if (ioctl && cur_dirty(h) &&
+			    h->last_ts - cur_dirty(h)->pending.last_ts <= FLUSH_GAP_NS)
+				h->sweep_hit = true;
+		}
+		if (kind == MSC_PHASE_WORKLOAD || h->opts.infer_only)
+			return 0;
+		return activity(h, ev, kind, MSC_PHASE_SRC_KPROBE);
+	}
+	case MSC_EV_SPLIT:
+		if (ioctl && cur_dirty(h))
+			return activity(h, ev, cur_dirty(h)->p.kind, MSC_PHASE_SRC_INFERRED);
+		return 0;
+	case MSC_EV_SPTE_CHANGED:
+		break;
+	default:
+		return 0;
+	}
+	if (!ioctl)
+		return 0;
+	switch (ev->spte.class) {
+	case MSC_CLASS_SPLIT:
+	case MSC_CLASS_WRITE_PROTECT:
+	case MSC_CLASS_CLEAR_DIRTY:
+		return activity(h, ev, MSC_PHASE_HARVEST, MSC_PHASE_SRC_INFERRED);
+	case MSC_CLASS_ZAP_SUBTREE:
+		if (ev->spte.level >= 2 && h->st.dirty_active)
+			return activity(h, ev, MSC_PHASE_DISABLE, MSC_PHASE_SRC_INFERRED);
+		break;
+	case MSC_CLASS_PROMOTE:
+		return activity(h, ev, MSC_PHASE_DISABLE, MSC_PHASE_SRC_INFERRED);
+	default:
+		break;
+	}
+	/* a disable's zaps are followed by their teardown: part of the sweep */
+	if (cur_dirty(h) && cur_dirty(h)->p.kind == MSC_PHASE_DISABLE &&
+	    h->last_ts - cur_dirty(h)->pending.last_ts <= SWEEP_GAP_NS)
+		h->sweep_hit = true;
+	return 0;
+}
+
+/** hphase_commit - the event just applied was activity: the phase reaches it */
+void hphase_commit(struct msc_history *h)
+{
+	struct hphase *ph = cur_dirty(h);
+
+	if (!ph || !h->sweep_hit)
+		return;
+	cost_merge(&ph->cost, &ph->pending);
+	cost_reset(&ph->pending);
+	ph->pending.last_ts = h->last_ts;
+	phase_settle(h, ph);
+	h->sweep_hit = false;
+}
+
+bool hphase_in_disable(const struct msc_history *h)
+{
+	return h->st.cur_dirty >= 0 && h->phases[h->st.cur_dirty].p.kind == MSC_PHASE_DISABLE;
+}
+
+/**
+ * hphase_tick - time moves to @ts: integrate split time, close a sweep that
+ *	went quiet, write the activity bucket that ended
+ */
+int hphase_tick(struct msc_history *h, uint64_t ts)
+{
+	uint64_t bucket = h->opts.activity_bucket_ns ?: DEFAULT_ACTIVITY_BUCKET_NS;
+	struct hphase *ph = cur_dirty(h);
+	int r = 0;
+
+	if (ts > h->last_ts)
+		h->st.split_integral += h->st.split_cells * (ts - h->last_ts);
+	if (ph && ts - ph->pending.last_ts > SWEEP_GAP_NS) {
+		r = close_dirty(h, NULL);
+		if (r)
+			return r;
+	}
+	if (ts - h->st.act_bucket >= bucket || ts < h->st.act_bucket) {
+		bool any = false;
+
+		for (int i = 0; i < 9; i++)
+			any |= h->st.act[i] != 0;
+		if (any && !h->loading)
+			r = hstore_put_activity(h->hs, h->capture_id, h->st.act_bucket, h->st.act);
+		memset(h->st.act, 0, sizeof(h->st.act));
+		h->st.act_bucket = ts - ts % bucket;
+	}
+	return r;
+}
+
+static int mark_awaiting(struct msc_history *h, struct hnode *n2, unsigned int i, void *ctx)
+{
+	const struct hphase *dis = ctx;
+	struct hcell *c = &n2->cells[i];
+	uint64_t gfn = n2->base + i * 512ULL;
+
+	if (dis->cost.gfn_first <= gfn && gfn <= dis->cost.gfn_last &&
+	    c->kind != MSC_REGION_2M && c->kind != MSC_REGION_1G) {
+		c->flags |= HCELL_AWAITING;
+		h->st.awaiting++;
+	}
+	return 0;
+}
+
+/**
+ * hphase_resume - after the model is reloaded, restore what cells must say
+ *	for an open re-promotion
+ */
+int hphase_resume(struct msc_history *h)
+{
+	h->st.awaiting = 0;
+	h->st.split_cells = 0;
+	if (h->st.cur_repromote < 0)
+		return 0;
+	for (size_t i = h->nr_phases; i-- > 0;)
+		if (h->phases[i].p.kind == MSC_PHASE_DISABLE)
+			return hmodel_for_each_cell(h, mark_awaiting, &h->phases[i]);
+	return 0;
+}
+
+/** hphase_finish - write every phase (open ones as they are now) */
+int hphase_finish(struct msc_history *h)
+{
+	for (size_t i = 0; i < h->nr_phases; i++) {
+		struct hphase *ph = &h->phases[i];
+
+		if (ph->open && (int32_t)i != h->st.cur_dirty)
+			phase_settle(h, ph);
+	}
+	return hstore_put_phases(h->hs, h->capture_id, h->phases, h->nr_phases);
+}

@@ -1,0 +1,625 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The analyzer's front: open (or resume) the analysis of a capture, feed it
+ * events, finish it.  Each event is dispatched here to the model
+ * (history-model.c), the census (history-census.c) and the phase detector
+ * (history-phase.c).
+ *
+ * Invariant: events are applied in seq order and each at most once; time
+ * never goes backwards inside the model (a late timestamp is clamped to the
+ * last one and counted).
+ */
+#include "mmuscope/history.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "history-local.h"
+#include "mmuscope/error.h"
+#include "mmuscope/host.h"
+#include "mmuscope/ingest.h"
+#include "mmuscope/store.h"
+#include "mmuscope/util.h"
+
+#define OUT_OF_ORDER_NOTE_NS 1000000ULL	/* a skew above 1 ms is an anomaly row */
+#define ANALYZE_COMMIT_EVERY 65536
+
+static const char *const cause_names[] = {
+#define X(name, str) [MSC_CAUSE_##name] = str,
+	MSC_MAP_CAUSES(X)
+#undef X
+};
+
+static const char *const phase_kind_names[] = {
+#define X(name, str) [MSC_PHASE_##name] = str,
+	MSC_PHASE_KINDS(X)
+#undef X
+};
+
+static const char *const phase_source_names[] = {
+#define X(name, str) [MSC_PHASE_SRC_##name] = str,
+	MSC_PHASE_SOURCES(X)
+#undef X
+};
+
+static const char *const anomaly_names[] = {
+#define X(name, str) [MSC_ANOMALY_##name] = str,
+	MSC_ANOMALY_KINDS(X)
+#undef X
+};
+
+static const char *const region_kind_names[] = {
+	[MSC_REGION_UNMAPPED] = "unmapped", [MSC_REGION_4K] = "4K",
+	[MSC_REGION_2M] = "2M", [MSC_REGION_1G] = "1G",
+};
+
+const char *msc_map_cause_name(enum msc_map_cause cause)
+{
+	return cause < MSC_CAUSE_NR ? cause_names[cause] : "?";
+}
+
+const char *msc_phase_kind_name(enum msc_phase_kind kind)
+{
+	return kind < MSC_PHASE_KIND_NR ? phase_kind_names[kind] : "?";
+}
+
+const char *msc_phase_source_name(enum msc_phase_source source)
+{
+	return source < MSC_PHASE_SRC_NR ? phase_source_names[source] : "?";
+}
+
+const char *msc_anomaly_kind_name(enum msc_anomaly_kind kind)
+{
+	return kind < MSC_ANOMALY_KIND_NR ? anomaly_names[kind] : "?";
+}
+
+const char *msc_region_kind_name(enum msc_region_kind kind)
+{
+	return kind < ARRAY_SIZE(region_kind_names) ? region_kind_names[kind] : "?";
+}
+
+/* The host of a stored capture, as far as its row tells. */
+static void host_of_capture(const struct msc_capture_row *c, struct msc_host *host)
+{
+	msc_host_init(host);
+	snprintf(host->release, sizeof(host->release), "%s", c->kernel_release);
+	host->kver = msc_kver_parse(c->kernel_release);
+	host->vendor = !strcmp(c->vendor, "ept") ? MSC_VENDOR_EPT :
+		       !strcmp(c->vendor, "npt") ? MSC_VENDOR_NPT : MSC_VENDOR_UNKNOWN;
+	host->nonpresent63 = c->nonpresent_spte != 0;
+	host->tdp_mmu = c->tdp_mmu;
+	host->source = host->vendor_source = host->kver_source = MSC_HOST_INFERRED;
+}
+
+static int find_capture(struct msc_store *s, int64_t capture_id, struct msc_capture_row *ret)
+{
+	struct msc_capture_row *rows;
+	size_t nr;
+	int r = msc_store_get_captures(s, &rows, &nr);
+
+	if (r)
+		return r;
+	r = -ENOENT;
+	for (size_t i = 0; i < nr; i++) {
+		if (rows[i].id == capture_id || (capture_id <= 0 && i == nr - 1)) {
+			*ret = rows[i];
+			r = 0;
+		}
+	}
+	free(rows);
+	return r;
+}
+
+/* Put the model back as the last run left it: its open intervals. */
+static int resume(struct msc_history *h)
+{
+	struct msc_history_summary sum;
+	struct hstate st;
+	bool found;
+	int r = hstore_load_analysis(h->hs, h->capture_id, &sum, &st, &found);
+
+	if (r || !found)
+		return r;
+	if (sum.last_seq < -1 || st.size != sizeof(st))
+		return hstore_drop(h->hs, h->capture_id);	/* an interrupted or older run */
+	h->sum = sum;
+	h->st = st;
+	h->ts_base = sum.first_ts;
+	h->last_ts = sum.last_ts;
+	h->census_row_ts = sum.last_ts;
+	h->cur_seq = sum.last_seq;
+	h->census_flags = sum.census_flags & MSC_CENSUS_PARTIAL;
+	h->after_lost = sum.lost_marks > 0;
+	r = hstore_load_phases(h->hs, h->capture_id, &h->phases, &h->nr_phases);
+	h->alloc_phases = h->nr_phases;
+	h->loading = true;
+	if (!r)
+		r = hstore_load_open(h->hs, h->capture_id, h);
+	if (!r)
+		r = hphase_resume(h);
+	h->loading = false;
+	memset(h->census_dirty, 0, sizeof(h->census_dirty));
+	if (!r)
+		r = hstore_delete_open(h->hs, h->capture_id);
+	return r;
+}
+
+/**
+ * msc_history_open - start or resume the analysis of one capture
+ * @s: the store, writable
+ * @capture_id: the capture; <= 0: the last one
+ * @host: the host its events were classified with, or NULL to take it from
+ *	the capture row
+ * @opts: options, or NULL for the defaults
+ * @ret: the history, freed with msc_history_close()
+ *
+ * A capture analyzed before resumes after its last analyzed event (or
+ * starts over with opts->rebuild, or when the last run did not finish).
+ * Returns 0 or a negative error.
+ */
+int msc_history_open(struct msc_store *s, int64_t capture_id, const struct msc_host *host,
+		     const struct msc_history_opts *opts, struct msc_history **ret)
+{
+	struct msc_capture_row cap;
+	struct msc_history *h;
+	struct msc_host hh;
+	int r;
+
+	r = find_capture(s, capture_id, &cap);
+	if (r)
+		return r;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->store = s;
+	h->capture_id = cap.id;
+	if (opts)
+		h->opts = *opts;
+	if (!host) {
+		host_of_capture(&cap, &hh);
+		host = &hh;
+	}
+	msc_spte_layout_init(&h->layout, host);
+	h->tdp_mmu = host->tdp_mmu || cap.tdp_mmu;
+	h->kver = host->kver;
+	h->st.size = sizeof(h->st);
+	h->st.cur_dirty = h->st.cur_repromote = h->st.last_dirty = -1;
+	h->sum.capture_id = cap.id;
+	h->sum.last_seq = -1;
+	h->sum.tdp_mmu = h->tdp_mmu;
+	h->cur_seq = -1;
+	r = hstore_open(s, &h->hs);
+	if (!r && h->opts.rebuild)
+		r = hstore_drop(h->hs, h->capture_id);
+	if (!r)
+		r = resume(h);
+	if (!r)
+		r = hstore_mark_running(h->hs, h->capture_id);
+	if (r) {
+		msc_history_close(h);
+		return r;
+	}
+	*ret = h;
+	return 0;
+}
+
+/** msc_history_resume_seq - the first seq not analyzed yet */
+int64_t msc_history_resume_seq(const struct msc_history *h)
+{
+	return h->sum.last_seq + 1;
+}
+
+static unsigned int split_cause(const struct msc_history *h, const struct msc_event *ev)
+{
+	return hphase_is_vcpu(h, ev->pid) ? MSC_CAUSE_FAULT_SPLIT : MSC_CAUSE_EAGER_SPLIT;
+}
+
+static unsigned int cause_of(const struct msc_history *h, const struct msc_event *ev,
+			     enum msc_spte_class class)
+{
+	switch (class) {
+	case MSC_CLASS_MAP: return MSC_CAUSE_FAULT;
+	case MSC_CLASS_UNMAP: return MSC_CAUSE_ZAP;
+	case MSC_CLASS_LINK: return MSC_CAUSE_LINK;
+	case MSC_CLASS_ZAP_SUBTREE:
+		return hphase_in_disable(h) ? MSC_CAUSE_ZAP_COLLAPSIBLE : MSC_CAUSE_ZAP;
+	case MSC_CLASS_SPLIT: return split_cause(h, ev);
+	case MSC_CLASS_PROMOTE: return MSC_CAUSE_PROMOTE;
+	case MSC_CLASS_WRITE_PROTECT: return MSC_CAUSE_WRITE_PROTECT;
+	case MSC_CLASS_MAKE_WRITABLE: return MSC_CAUSE_MAKE_WRITABLE;
+	case MSC_CLASS_CLEAR_DIRTY: return MSC_CAUSE_CLEAR_DIRTY;
+	case MSC_CLASS_AGE: return MSC_CAUSE_AGE;
+	case MSC_CLASS_ACCESS_TRACK: return MSC_CAUSE_ACCESS;
+	case MSC_CLASS_TEARDOWN_CHILD: return MSC_CAUSE_TEARDOWN;
+	default: return MSC_CAUSE_OTHER;
+	}
+}
+
+/* A value no known SPTE layout produces (KVM-MMU.md section 2). */
+static bool bad_value(const struct msc_history *h, uint64_t v)
+{
+	const struct msc_spte_layout *l = &h->layout;
+
+	if (v == l->nonpresent || v == l->frozen || msc_spte_mmio(l, v))
+		return false;
+	if (!msc_spte_present(l, v))
+		return true;
+	/* NPT (x86 PTE format): present SPTEs have P, and bits 52..62 are unused */
+	if (l->vendor == MSC_VENDOR_NPT && (!(v & 1) || (v & (0x7ffULL << 52))))
+		return true;
+	return false;
+}
+
+static int apply_spte(struct msc_history *h, const struct msc_event *ev)
+{
+	const struct msc_ev_spte *s = &ev->spte;
+	enum msc_spte_class class = s->class;
+	unsigned int cause;
+	int r;
+
+	if (s->as_id >= HMAX_AS || s->level < 1 || s->level > HTOP_LEVEL ||
+	    (s->gfn & (msc_level_pages(s->level) - 1)) || bad_value(h, s->old_spte) ||
+	    bad_value(h, s->new_spte))
+		return hanomaly(h, MSC_ANOMALY_BAD_SPTE, s->as_id, s->gfn, s->level, s->old_spte,
+				s->new_spte, "spte_changed fits no known SPTE layout (level %u): "
+				"not applied", s->level);
+	if (class == MSC_CLASS_NONE)
+		class = msc_spte_classify(&h->layout, s->level, s->old_spte, s->new_spte, false);
+	hphase_cost(h, ev, HCOST_SPTE, 1);
+	if (s->old_spte == h->layout.frozen && h->layout.frozen != h->layout.nonpresent) {
+		r = hanomaly(h, MSC_ANOMALY_LEFT_FROZEN, s->as_id, s->gfn, s->level, s->old_spte,
+			     s->new_spte, "SPTE still frozen when changed again");
+		if (r)
+			return r;
+	}
+	if (class == MSC_CLASS_ANOMALY && msc_spte_leaf(&h->layout, s->level, s->old_spte) &&
+	    msc_spte_leaf(&h->layout, s->level, s->new_spte)) {
+		r = hanomaly(h, MSC_ANOMALY_PFN_CHANGE, s->as_id, s->gfn, s->level, s->old_spte,
+			     s->new_spte, "present leaf changed pfn %#llx -> %#llx",
+			     (unsigned long long)msc_spte_pfn(&h->layout, s->old_spte),
+			     (unsigned long long)msc_spte_pfn(&h->layout, s->new_spte));
+		if (r)
+			return r;
+	}
+	cause = cause_of(h, ev, class);
+	r = hmodel_change(h, s->as_id, s->gfn, s->level, s->old_spte, s->new_spte, cause);
+	if (r)
+		return r;
+	switch (class) {
+	case MSC_CLASS_SPLIT:
+		hphase_cost(h, ev, HCOST_PAGES_SPLIT, 1);
+		hphase_cost(h, ev, HCOST_SYNTH, HNODE_ENTRIES);
+		return hmodel_split_children(h, s->as_id, s->gfn, s->level, s->old_spte, cause);
+	case MSC_CLASS_LINK:
+		return hmodel_clear_below(h, s->as_id, s->gfn, s->level, MSC_CAUSE_RESYNC, true);
+	case MSC_CLASS_MAP:
+		hphase_cost(h, ev, HCOST_MAP, 1);
+		return hmodel_clear_below(h, s->as_id, s->gfn, s->level, MSC_CAUSE_RESYNC, true);
+	case MSC_CLASS_PROMOTE:
+		hphase_cost(h, ev, HCOST_PROMOTE, 1);
+		return 0;
+	case MSC_CLASS_WRITE_PROTECT:
+		hphase_cost(h, ev, HCOST_WP, 1);
+		return 0;
+	case MSC_CLASS_UNMAP:
+	case MSC_CLASS_ZAP_SUBTREE:
+		hphase_cost(h, ev, HCOST_ZAP, 1);
+		return 0;
+	case MSC_CLASS_TEARDOWN_CHILD:
+		if (msc_spte_leaf(&h->layout, s->level, s->old_spte))
+			hphase_cost(h, ev, HCOST_ZAP, 1);
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static int apply_fast_pf(struct msc_history *h, const struct msc_event *ev)
+{
+	const struct msc_ev_fast_pf *f = &ev->fast_pf;
+	uint64_t gfn = f->gpa >> 12;
+	unsigned int level;
+
+	if (f->result == MSC_FPF_OTHER)
+		return 0;
+	hphase_cost(h, ev, HCOST_FAULT_FAST, 1);
+	if (f->result != MSC_FPF_FIXED || f->old_spte == f->new_spte)
+		return 0;
+	if (!hmodel_find_leaf(h, 0, gfn, &level))
+		level = (f->old_spte & h->layout.huge) ? 2 : 1;
+	h->sum.fast_applied++;
+	return hmodel_change(h, 0, gfn & ~(msc_level_pages(level) - 1), level, f->old_spte,
+			     f->new_spte, MSC_CAUSE_FAST_FIX);
+}
+
+static int apply_page_fault(struct msc_history *h, const struct msc_event *ev)
+{
+	uint64_t gfn = ev->pf.gpa >> 12;
+	struct hcell *c = hmodel_cell(h, 0, gfn, false);
+	unsigned int level;
+
+	hphase_cost(h, ev, HCOST_FAULT_SLOW, 1);
+	if (c && (c->flags & HCELL_ZAPPED) && !hmodel_find_leaf(h, 0, gfn, &level))
+		hphase_cost(h, ev, HCOST_REFAULT, 1);
+	return 0;
+}
+
+/*
+ * Shadow MMU: kvm_mmu_set_spte is the only install event, and most removals
+ * are untraced.  A leaf set under a huge leaf means the huge one was
+ * dropped; a huge leaf set over smaller ones means their table is gone.
+ */
+static int apply_set_spte(struct msc_history *h, const struct msc_event *ev)
+{
+	const struct msc_ev_set_spte *s = &ev->set_spte;
+	uint64_t gfn = s->gfn & ~(msc_level_pages(s->level) - 1);
+	int r = 0;
+
+	if (h->tdp_mmu || s->level < 1 || s->level > MSC_HISTORY_MAX_LEVEL)
+		return 0;	/* the TDP MMU traces the same install as spte_changed */
+	for (unsigned int l = s->level + 1; l <= MSC_HISTORY_MAX_LEVEL && !r; l++)
+		r = hmodel_drop_range(h, 0, gfn, gfn + 1, l, l, MSC_CAUSE_SHADOW_DROP);
+	if (!r && s->level > 1)
+		r = hmodel_drop_range(h, 0, gfn, gfn + msc_level_pages(s->level), 1,
+				      s->level - 1, MSC_CAUSE_SHADOW_DROP);
+	if (!r)
+		r = hmodel_set(h, 0, gfn, s->level, s->spte, MSC_CAUSE_SHADOW_SET, 0);
+	if (!r)
+		hphase_cost(h, ev, HCOST_MAP, 1);
+	return r;
+}
+
+/* Shadow MMU: a direct page table zapped drops the leaves it held. */
+static int apply_zap_page(struct msc_history *h, const struct msc_event *ev)
+{
+	struct msc_sp_role role;
+	uint64_t span;
+
+	if (h->tdp_mmu)
+		return 0;
+	msc_sp_role_decode(h->kver, ev->sp.role, &role);
+	if (!role.direct || role.level < 1 || role.level > MSC_HISTORY_MAX_LEVEL ||
+	    role.smm >= HMAX_AS)
+		return 0;
+	span = HNODE_ENTRIES * msc_level_pages(role.level);
+	hphase_cost(h, ev, HCOST_ZAP, 1);
+	return hmodel_drop_range(h, role.smm, ev->sp.gfn, ev->sp.gfn + span, role.level,
+				 role.level, MSC_CAUSE_SHADOW_DROP);
+}
+
+static int apply(struct msc_history *h, const struct msc_event *ev)
+{
+	switch (ev->type) {
+	case MSC_EV_SPTE_CHANGED:
+		h->sum.spte_events++;
+		h->tdp_mmu = h->sum.tdp_mmu = true;	/* only the TDP MMU traces these */
+		return apply_spte(h, ev);
+	case MSC_EV_SPLIT:
+		if (ev->split.err) {
+			hphase_cost(h, ev, HCOST_SPLIT_FAIL, 1);
+			return hanomaly(h, MSC_ANOMALY_SPLIT_FAILED, 0, ev->split.gfn,
+					(unsigned int)ev->split.level, ev->split.spte, 0,
+					"huge page split failed with errno %d", ev->split.err);
+		}
+		hphase_cost(h, ev, HCOST_SPLIT, 1);
+		return 0;
+	case MSC_EV_FAST_PF:
+		return apply_fast_pf(h, ev);
+	case MSC_EV_PAGE_FAULT:
+		return apply_page_fault(h, ev);
+	case MSC_EV_SET_SPTE:
+		return apply_set_spte(h, ev);
+	case MSC_EV_ZAP_PAGE:
+		return apply_zap_page(h, ev);
+	case MSC_EV_MARKER:
+		return hcensus_marker(h, ev);
+	case MSC_EV_KPROBE:
+		if (!strcmp(ev->kprobe.name, "kvm_flush_remote_tlbs"))
+			hphase_cost(h, ev, HCOST_FLUSH, 1);
+		return 0;
+	case MSC_EV_LOST:
+		h->sum.lost_marks++;
+		h->sum.lost_events += ev->lost.count;
+		h->after_lost = true;
+		return hanomaly(h, MSC_ANOMALY_AFTER_LOST, 0, 0, 0, 0, 0,
+				"cpu %u lost %llu events: later history may have holes", ev->cpu,
+				(unsigned long long)ev->lost.count);
+	default:
+		return 0;
+	}
+}
+
+static int feed(struct msc_history *h, const struct msc_event *ev)
+{
+	uint64_t ts = ev->ts;
+	int r;
+
+	if (!h->sum.events && h->sum.last_seq < 0) {
+		h->ts_base = h->last_ts = h->census_row_ts = ts;
+		h->sum.first_ts = ts;
+	}
+	if (ts < h->last_ts) {
+		h->sum.out_of_order++;
+		if (h->last_ts - ts > OUT_OF_ORDER_NOTE_NS) {
+			r = hanomaly(h, MSC_ANOMALY_OUT_OF_ORDER, 0, 0, 0, 0, 0,
+				     "timestamp %llu is %llu ns before the previous event's",
+				     (unsigned long long)ts, (unsigned long long)(h->last_ts - ts));
+			if (r)
+				return r;
+		}
+		ts = h->last_ts;
+	}
+	r = hcensus_flush(h, ts);
+	if (!r)
+		r = hphase_tick(h, ts);
+	if (r)
+		return r;
+	h->last_ts = ts;
+	h->cur_seq = (int64_t)ev->seq;
+	r = hphase_event(h, ev);
+	if (!r)
+		r = apply(h, ev);
+	if (r)
+		return r;
+	hphase_commit(h);
+	h->sum.events++;
+	h->sum.last_seq = (int64_t)ev->seq;
+	h->sum.last_ts = ts;
+	return 0;
+}
+
+/**
+ * msc_history_feed - apply one event
+ * @h: the history
+ * @ev: the next event of the capture, classified (its seq is the stored
+ *	seq); events at or before the resume point are skipped
+ *
+ * Returns 0 or a negative error; after an error every call returns it.
+ */
+int msc_history_feed(struct msc_history *h, const struct msc_event *ev)
+{
+	int r;
+
+	if (h->err)
+		return h->err;
+	if ((int64_t)ev->seq <= h->sum.last_seq)
+		return 0;
+	r = feed(h, ev);
+	if (r)
+		h->err = r;
+	return r;
+}
+
+/**
+ * msc_history_finish - write what is still in memory and the resume point
+ *
+ * Open intervals, phases, regions, the last census and activity rows, the
+ * analysis row, and the indexes.  The caller commits (the store's
+ * transaction is left open for import's own commit) -- msc_history_analyze()
+ * does.  Returns 0 or a negative error.
+ */
+int msc_history_finish(struct msc_history *h)
+{
+	int r = h->err;
+
+	if (!r)
+		r = hcensus_flush(h, MSC_TS_OPEN);
+	if (!r)
+		r = hphase_tick(h, h->last_ts + (h->opts.activity_bucket_ns ?: 1000000ULL));
+	if (!r)
+		r = hphase_finish(h);
+	if (!r)
+		r = hmodel_close_all(h);
+	if (!r)
+		r = hstore_build_regions(h->hs, h->capture_id);
+	if (!r)
+		r = hstore_save_analysis(h->hs, &h->sum, &h->st);
+	if (!r)
+		r = hstore_finish(h->hs);
+	if (r)
+		h->err = r;
+	return r;
+}
+
+/** msc_history_get_summary - what the analysis counted so far */
+void msc_history_get_summary(const struct msc_history *h, struct msc_history_summary *ret)
+{
+	*ret = h->sum;
+	ret->census_flags = h->census_flags | (h->tdp_mmu ? 0 : MSC_CENSUS_APPROX) |
+			    (h->after_lost ? MSC_CENSUS_AFTER_LOST : 0);
+}
+
+/** msc_history_close - free the history; NULL is fine.  Nothing is written. */
+void msc_history_close(struct msc_history *h)
+{
+	if (!h)
+		return;
+	hmodel_free(h);
+	hstore_close(h->hs);
+	free(h->phases);
+	free(h);
+}
+
+/**
+ * msc_history_tap - an ingest tap that analyzes while importing
+ * @ctx: a struct msc_history_tap
+ * @ev: the event just stored
+ */
+int msc_history_tap(void *ctx, const struct msc_event *ev)
+{
+	struct msc_history_tap *tap = ctx;
+	struct msc_event e = *ev;
+	int r;
+
+	if (!tap->h) {
+		r = msc_history_open(tap->ing->store, tap->ing->capture_id, &tap->ing->host,
+				     &tap->opts, &tap->h);
+		if (r)
+			return r;
+	}
+	/* the store numbers events itself: the tap sees the source's seq */
+	e.seq = (uint64_t)(msc_store_next_seq(tap->ing->store) - 1);
+	return msc_history_feed(tap->h, &e);
+}
+
+/**
+ * msc_history_tap_finish - finish and close the inline analysis
+ *
+ * Returns 0 (also when no event was seen) or a negative error.
+ */
+int msc_history_tap_finish(struct msc_history_tap *tap)
+{
+	int r = 0;
+
+	if (tap->h)
+		r = msc_history_finish(tap->h);
+	msc_history_close(tap->h);
+	tap->h = NULL;
+	return r;
+}
+
+/**
+ * msc_history_analyze - analyze the events of a capture not analyzed yet
+ * @s: the store, writable
+ * @capture_id: the capture (<= 0: the last)
+ * @opts: options or NULL
+ * @ret: what the analysis counted (may be NULL)
+ *
+ * Returns 0, MSC_ERR_NO_KVM when the capture has no kvm events at all, or
+ * a negative error.
+ */
+int msc_history_analyze(struct msc_store *s, int64_t capture_id,
+			const struct msc_history_opts *opts, struct msc_history_summary *ret)
+{
+	struct msc_capture_row cap;
+	struct msc_event_cursor *cur = NULL;
+	struct msc_history *h = NULL;
+	struct msc_event ev;
+	uint64_t n = 0;
+	int r;
+
+	r = find_capture(s, capture_id, &cap);
+	if (!r)
+		r = msc_history_open(s, cap.id, NULL, opts, &h);
+	if (r)
+		return r;
+	if (cap.first_seq >= 0)
+		r = msc_store_events_open(s, max(cap.first_seq, msc_history_resume_seq(h)),
+					  cap.last_seq, &cur);
+	while (!r && cur && (r = msc_store_events_next(cur, &ev)) == 1) {
+		r = msc_history_feed(h, &ev);
+		if (!r && ++n % ANALYZE_COMMIT_EVERY == 0)
+			r = hstore_commit(h->hs);
+	}
+	msc_store_events_close(cur);
+	if (!r)
+		r = msc_history_finish(h);
+	if (!r)
+		r = hstore_commit(h->hs);
+	if (ret)
+		msc_history_get_summary(h, ret);
+	msc_history_close(h);
+	return r;
+}

@@ -1,0 +1,1260 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * All SQL of the analysis tables (schema/002-analysis.sql): the analyzer's
+ * row writers (hstore_*, private to lib/history*.c) and the read API of
+ * history.h (msc_hview_*).
+ *
+ * Writes join the store's current transaction (msc_store_begin()); the
+ * store's own batching or msc_history_analyze() commits.  Reads are index
+ * lookups: census by (capture, as, ts), mapping by (capture, as, gfn,
+ * level, start), region_state by (capture, as, gfn, ts), activity and
+ * phases by their primary keys.
+ */
+#include "mmuscope/history.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "history-local.h"
+#include "mmuscope/error.h"
+#include "mmuscope/util.h"
+#include "store-local.h"
+
+enum {
+	ST_INTERVAL, ST_CENSUS, ST_KVM_STATS, ST_REGION_STATE, ST_ACTIVITY, ST_ANOMALY, ST_NR,
+};
+
+static const char *const write_sql[ST_NR] = {
+	[ST_INTERVAL] = "INSERT INTO mapping VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_CENSUS] = "INSERT INTO census VALUES (?,?,?,?,?,?,?,?)",
+	[ST_KVM_STATS] = "INSERT OR REPLACE INTO kvm_stats VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_REGION_STATE] = "INSERT INTO region_state VALUES (?,?,?,?,?,?,?)",
+	[ST_ACTIVITY] = "INSERT OR REPLACE INTO activity VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_ANOMALY] = "INSERT INTO anomaly VALUES (?,?,?,?,?,?,?,?,?,?)",
+};
+
+struct hstore {
+	struct msc_store *s;	/* borrowed */
+	sqlite3_stmt *st[ST_NR];
+};
+
+int hstore_open(struct msc_store *s, struct hstore **ret)
+{
+	struct hstore *hs = calloc(1, sizeof(*hs));
+	int r = 0;
+
+	if (!hs)
+		return -ENOMEM;
+	hs->s = s;
+	for (int i = 0; i < ST_NR && !r; i++)
+		r = msc_store_prepare(s, write_sql[i], &hs->st[i]);
+	if (r) {
+		hstore_close(hs);
+		return r;
+	}
+	*ret = hs;
+	return 0;
+}
+
+void hstore_close(struct hstore *hs)
+{
+	if (!hs)
+		return;
+	for (int i = 0; i < ST_NR; i++)
+		sqlite3_finalize(hs->st[i]);
+	free(hs);
+}
+
+int hstore_begin(struct hstore *hs)
+{
+	return msc_store_begin(hs->s);
+}
+
+int hstore_commit(struct hstore *hs)
+{
+	return msc_store_commit(hs->s);
+}
+
+/* Step a prepared write statement inside the store's transaction. */
+static int put(struct hstore *hs, sqlite3_stmt *st)
+{
+	int r = msc_store_begin(hs->s);
+
+	if (!r)
+		r = msc_store_step(hs->s, st);
+	sqlite3_clear_bindings(st);
+	return r < 0 ? r : 0;
+}
+
+/* Run one statement with the capture id bound to every ?1. */
+static int exec_capture(struct hstore *hs, const char *sql, int64_t capture_id)
+{
+	sqlite3_stmt *st;
+	int r = msc_store_begin(hs->s);
+
+	if (!r)
+		r = msc_store_prepare(hs->s, sql, &st);
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, capture_id);
+	r = msc_store_step(hs->s, st);
+	sqlite3_finalize(st);
+	return r < 0 ? r : 0;
+}
+
+/** hstore_drop - forget everything analyzed of a capture */
+int hstore_drop(struct hstore *hs, int64_t capture_id)
+{
+	static const char *const sql[] = {
+		"DELETE FROM analysis WHERE capture_id = ?1",
+		"DELETE FROM mapping WHERE capture_id = ?1",
+		"DELETE FROM census WHERE capture_id = ?1",
+		"DELETE FROM kvm_stats WHERE capture_id = ?1",
+		"DELETE FROM phase WHERE capture_id = ?1",
+		"DELETE FROM region WHERE capture_id = ?1",
+		"DELETE FROM phase_region WHERE capture_id = ?1",
+		"DELETE FROM region_state WHERE capture_id = ?1",
+		"DELETE FROM activity WHERE capture_id = ?1",
+		"DELETE FROM anomaly WHERE capture_id = ?1",
+	};
+	int r = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(sql) && !r; i++)
+		r = exec_capture(hs, sql[i], capture_id);
+	return r;
+}
+
+static const char analysis_cols[] =
+	"last_seq, first_ts, last_ts, events, spte_events, resyncs, ad_resyncs, synthesized, "
+	"fast_applied, frozen_completed, out_of_order, lost_marks, lost_events, anomalies, "
+	"intervals, tdp_mmu, census_flags";
+
+/** hstore_mark_running - an analysis is under way: an interrupted one restarts */
+int hstore_mark_running(struct hstore *hs, int64_t capture_id)
+{
+	return exec_capture(hs,
+			    "INSERT INTO analysis (capture_id, last_seq, events, spte_events, resyncs,"
+			    " ad_resyncs, synthesized, fast_applied, frozen_completed, out_of_order,"
+			    " lost_marks, lost_events, anomalies, intervals, tdp_mmu, census_flags)"
+			    " VALUES (?1, -2, 0,0,0,0,0,0,0,0,0,0,0,0,0,0)"
+			    " ON CONFLICT(capture_id) DO UPDATE SET last_seq = -2",
+			    capture_id);
+}
+
+static void read_summary(sqlite3_stmt *st, int col, struct msc_history_summary *s)
+{
+	s->last_seq = sqlite3_column_int64(st, col++);
+	s->first_ts = column_u64(st, col++);
+	s->last_ts = column_u64(st, col++);
+	s->events = column_u64(st, col++);
+	s->spte_events = column_u64(st, col++);
+	s->resyncs = column_u64(st, col++);
+	s->ad_resyncs = column_u64(st, col++);
+	s->synthesized = column_u64(st, col++);
+	s->fast_applied = column_u64(st, col++);
+	s->frozen_completed = column_u64(st, col++);
+	s->out_of_order = column_u64(st, col++);
+	s->lost_marks = column_u64(st, col++);
+	s->lost_events = column_u64(st, col++);
+	s->anomalies = column_u64(st, col++);
+	s->intervals = column_u64(st, col++);
+	s->tdp_mmu = sqlite3_column_int(st, col++);
+	s->census_flags = (unsigned int)sqlite3_column_int(st, col++);
+}
+
+static int load_summary(struct msc_store *s, int64_t capture_id, struct msc_history_summary *sum,
+			struct hstate *state, bool *ret_found)
+{
+	char sql[512];
+	sqlite3_stmt *st;
+	int r;
+
+	snprintf(sql, sizeof(sql), "SELECT %s, state FROM analysis WHERE capture_id = ?",
+		 analysis_cols);
+	r = msc_store_prepare(s, sql, &st);
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, capture_id);
+	r = msc_store_step(s, st);
+	*ret_found = r == 1;
+	if (r == 1) {
+		memset(sum, 0, sizeof(*sum));
+		sum->capture_id = capture_id;
+		read_summary(st, 0, sum);
+		if (state) {
+			int n = sqlite3_column_bytes(st, 17);
+
+			memset(state, 0, sizeof(*state));
+			if (n == (int)sizeof(*state))
+				memcpy(state, sqlite3_column_blob(st, 17), sizeof(*state));
+		}
+	}
+	sqlite3_finalize(st);
+	return r < 0 ? r : 0;
+}
+
+int hstore_load_analysis(struct hstore *hs, int64_t capture_id,
+			 struct msc_history_summary *sum, struct hstate *st, bool *ret_found)
+{
+	return load_summary(hs->s, capture_id, sum, st, ret_found);
+}
+
+/** hstore_save_analysis - the analysis reached sum->last_seq; keep its state */
+int hstore_save_analysis(struct hstore *hs, const struct msc_history_summary *sum,
+			 const struct hstate *state)
+{
+	char sql[512];
+	sqlite3_stmt *st;
+	int r = msc_store_begin(hs->s);
+
+	snprintf(sql, sizeof(sql), "INSERT OR REPLACE INTO analysis (capture_id, %s, state) "
+		 "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", analysis_cols);
+	if (!r)
+		r = msc_store_prepare(hs->s, sql, &st);
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, sum->capture_id);
+	sqlite3_bind_int64(st, 2, sum->last_seq);
+	bind_u64(st, 3, sum->first_ts);
+	bind_u64(st, 4, sum->last_ts);
+	bind_u64(st, 5, sum->events);
+	bind_u64(st, 6, sum->spte_events);
+	bind_u64(st, 7, sum->resyncs);
+	bind_u64(st, 8, sum->ad_resyncs);
+	bind_u64(st, 9, sum->synthesized);
+	bind_u64(st, 10, sum->fast_applied);
+	bind_u64(st, 11, sum->frozen_completed);
+	bind_u64(st, 12, sum->out_of_order);
+	bind_u64(st, 13, sum->lost_marks);
+	bind_u64(st, 14, sum->lost_events);
+	bind_u64(st, 15, sum->anomalies);
+	bind_u64(st, 16, sum->intervals);
+	sqlite3_bind_int(st, 17, sum->tdp_mmu);
+	sqlite3_bind_int(st, 18, (int)sum->census_flags);
+	sqlite3_bind_blob(st, 19, state, sizeof(*state), SQLITE_TRANSIENT);
+	r = msc_store_step(hs->s, st);
+	sqlite3_finalize(st);
+	return r < 0 ? r : 0;
+}
+
+static void read_interval(sqlite3_stmt *st, struct msc_interval *iv)
+{
+	memset(iv, 0, sizeof(*iv));
+	iv->as_id = (uint8_t)sqlite3_column_int(st, 0);
+	iv->gfn = column_u64(st, 1);
+	iv->level = (uint8_t)sqlite3_column_int(st, 2);
+	iv->leaf = sqlite3_column_int(st, 3);
+	iv->start_ts = column_u64(st, 4);
+	iv->end_ts = sqlite3_column_type(st, 5) == SQLITE_NULL ? MSC_TS_OPEN : column_u64(st, 5);
+	iv->spte = column_u64(st, 6);
+	iv->pfn = column_u64(st, 7);
+	iv->writable = sqlite3_column_int(st, 8);
+	iv->dirty = sqlite3_column_type(st, 9) == SQLITE_NULL ? -1 :
+		    (int8_t)sqlite3_column_int(st, 9);
+	iv->start_cause = (uint8_t)sqlite3_column_int(st, 10);
+	iv->end_cause = (uint8_t)sqlite3_column_int(st, 11);
+	iv->flags = (uint8_t)sqlite3_column_int(st, 12);
+}
+
+#define INTERVAL_COLS "as_id, gfn, level, leaf, start_ts, end_ts, spte, pfn, writable, dirty, " \
+		      "start_cause, end_cause, flags"
+
+/** hstore_load_open - feed the open intervals of the last run back to the model */
+int hstore_load_open(struct hstore *hs, int64_t capture_id, struct msc_history *h)
+{
+	sqlite3_stmt *st;
+	struct msc_interval iv;
+	int r = msc_store_prepare(hs->s, "SELECT " INTERVAL_COLS " FROM mapping "
+				  "WHERE capture_id = ? AND end_ts IS NULL "
+				  "ORDER BY level DESC, as_id, gfn", &st);
+
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, capture_id);
+	while ((r = msc_store_step(hs->s, st)) == 1) {
+		read_interval(st, &iv);
+		r = hmodel_load_interval(h, &iv);
+		if (r)
+			break;
+	}
+	sqlite3_finalize(st);
+	return r < 0 ? r : 0;
+}
+
+int hstore_delete_open(struct hstore *hs, int64_t capture_id)
+{
+	return exec_capture(hs, "DELETE FROM mapping WHERE capture_id = ?1 AND end_ts IS NULL",
+			    capture_id);
+}
+
+int hstore_add_interval(struct hstore *hs, int64_t capture_id, const struct msc_interval *iv)
+{
+	sqlite3_stmt *st = hs->st[ST_INTERVAL];
+
+	sqlite3_bind_int64(st, 1, capture_id);
+	sqlite3_bind_int(st, 2, iv->as_id);
+	bind_u64(st, 3, iv->gfn);
+	sqlite3_bind_int(st, 4, iv->level);
+	sqlite3_bind_int(st, 5, iv->leaf);
+	bind_u64(st, 6, iv->start_ts);
+	if (iv->end_ts != MSC_TS_OPEN)
+		bind_u64(st, 7, iv->end_ts);
+	bind_u64(st, 8, iv->spte);
+	bind_u64(st, 9, iv->pfn);
+	sqlite3_bind_int(st, 10, iv->writable);
+	if (iv->dirty >= 0)
+		sqlite3_bind_int(st, 11, iv->dirty);
+	sqlite3_bind_int(st, 12, iv->start_cause);
+	sqlite3_bind_int(st, 13, iv->end_cause);
+	sqlite3_bind_int(st, 14, iv->flags);
+	return put(hs, st);
+}
+
+int hstore_add_census(struct hstore *hs, int64_t capture_id, unsigned int as_id, uint64_t ts,
+		      int64_t seq, const int64_t *pages, unsigned int flags)
+{
+	sqlite3_stmt *st = hs->st[ST_CENSUS];
+
+	sqlite3_bind_int64(st, 1, capture_id);
+	sqlite3_bind_int(st, 2, (int)as_id);
+	bind_u64(st, 3, ts);
+	sqlite3_bind_int64(st, 4, seq);
+	for (int l = 1; l <= MSC_HISTORY_MAX_LEVEL; l++)
+		sqlite3_bind_int64(st, 4 + l, pages[l]);
+	sqlite3_bind_int(st, 8, (int)flags);
+	return put(hs, st);
+}
+
+int hstore_add_kvm_stats(struct hstore *hs, int64_t capture_id,
+			 const struct msc_kvm_stats *k, const char *text)
+{
+	sqlite3_stmt *st = hs->st[ST_KVM_STATS];
+
+	sqlite3_bind_int64(st, 1, capture_id);
+	sqlite3_bind_int64(st, 2, k->seq);
+	bind_u64(st, 3, k->ts);
+	sqlite3_bind_text(st, 4, k->phase, -1, SQLITE_TRANSIENT);
+	for (int l = 1; l <= MSC_HISTORY_MAX_LEVEL; l++) {
+		if (k->kvm[l] >= 0)
+			sqlite3_bind_int64(st, 4 + l, k->kvm[l]);
+		sqlite3_bind_int64(st, 7 + l, k->census[l]);
+	}
+	sqlite3_bind_int(st, 11, (int)k->census_flags);
+	sqlite3_bind_text(st, 12, text, -1, SQLITE_TRANSIENT);
+	return put(hs, st);
+}
+
+int hstore_add_region_state(struct hstore *hs, int64_t capture_id,
+			    const struct msc_region_cell *c, uint64_t ts)
+{
+	sqlite3_stmt *st = hs->st[ST_REGION_STATE];
+
+	sqlite3_bind_int64(st, 1, capture_id);
+	sqlite3_bind_int(st, 2, c->as_id);
+	bind_u64(st, 3, c->gfn);
+	bind_u64(st, 4, ts);
+	sqlite3_bind_int(st, 5, c->kind);
+	sqlite3_bind_int(st, 6, c->mapped);
+	sqlite3_bind_int(st, 7, c->writable);
+	return put(hs, st);
+}
+
+int hstore_put_activity(struct hstore *hs, int64_t capture_id, uint64_t ts,
+			const uint64_t act[9])
+{
+	sqlite3_stmt *st = hs->st[ST_ACTIVITY];
+
+	sqlite3_bind_int64(st, 1, capture_id);
+	bind_u64(st, 2, ts);
+	for (int i = 0; i < 9; i++)
+		bind_u64(st, 3 + i, act[i]);
+	return put(hs, st);
+}
+
+int hstore_add_anomaly(struct hstore *hs, int64_t capture_id, const struct msc_anomaly *a)
+{
+	sqlite3_stmt *st = hs->st[ST_ANOMALY];
+
+	sqlite3_bind_int64(st, 1, capture_id);
+	sqlite3_bind_int64(st, 2, a->seq);
+	bind_u64(st, 3, a->ts);
+	sqlite3_bind_text(st, 4, msc_anomaly_kind_name(a->kind), -1, SQLITE_STATIC);
+	if (a->level) {
+		sqlite3_bind_int(st, 5, a->as_id);
+		bind_u64(st, 6, a->gfn);
+		sqlite3_bind_int(st, 7, a->level);
+		bind_u64(st, 8, a->old_spte);
+		bind_u64(st, 9, a->new_spte);
+	}
+	sqlite3_bind_text(st, 10, a->detail, -1, SQLITE_TRANSIENT);
+	return put(hs, st);
+}
+
+#define PHASE_COLS "id, kind, source, name, open, start_ts, end_ts, start_seq, end_seq, " \
+		   "gfn_first, gfn_last, spte_changes, classes, splits, split_failures, "   \
+		   "pages_split, pages_promoted, children_synthesized, faults_slow, "       \
+		   "faults_fast, flushes, zaps, refaults, region_split_ns, to_huge_ns, "    \
+		   "before_4k, before_2m, before_1g, after_4k, after_2m, after_1g, census_flags"
+
+/* msc_phase fields from the cost counters of a phase being built. */
+static void phase_of(const struct hphase *ph, bool flushes_known, struct msc_phase *p)
+{
+	const struct hcost *c = &ph->cost;
+
+	*p = ph->p;
+	p->spte_changes = c->spte_changes;
+	memcpy(p->by_class, c->by_class, sizeof(p->by_class));
+	p->splits = c->splits;
+	p->split_failures = c->split_failures;
+	p->pages_split = c->pages_split;
+	p->pages_promoted = c->pages_promoted;
+	p->children_synthesized = c->synthesized;
+	p->faults_slow = c->faults_slow;
+	p->faults_fast = c->faults_fast;
+	p->flushes = flushes_known ? (int64_t)c->flushes : -1;
+	p->zaps = c->zaps;
+	p->refaults = c->refaults;
+	p->gfn_first = c->gfn_first;
+	p->gfn_last = c->gfn_last;
+}
+
+static void format_classes(const uint64_t *by_class, char *buf, size_t size)
+{
+	size_t o = 0;
+
+	buf[0] = '\0';
+	for (int i = 0; i < MSC_CLASS_NR && o < size; i++)
+		if (by_class[i])
+			o += (size_t)snprintf(buf + o, size - o, "%s%s=%llu", o ? " " : "",
+					      msc_spte_class_name(i),
+					      (unsigned long long)by_class[i]);
+}
+
+static void parse_classes(const char *text, uint64_t *by_class)
+{
+	char name[32];
+	unsigned long long n;
+	int len;
+
+	while (text && sscanf(text, " %31[^=]=%llu%n", name, &n, &len) == 2) {
+		int c = msc_spte_class_lookup(name);
+
+		if (c >= 0)
+			by_class[c] = n;
+		text += len;
+	}
+}
+
+/** hstore_put_phases - replace the capture's phases by @ph */
+int hstore_put_phases(struct hstore *hs, int64_t capture_id, const struct hphase *ph, size_t nr)
+{
+	sqlite3_stmt *st = NULL;
+	bool flushes_known = false;
+	int r = exec_capture(hs, "DELETE FROM phase WHERE capture_id = ?1", capture_id);
+
+	/* flush counts mean something only if the capture traces flushes */
+	for (size_t i = 0; i < nr; i++)
+		flushes_known |= ph[i].cost.flushes || ph[i].pending.flushes;
+	if (!r)
+		r = msc_store_prepare(hs->s, "INSERT INTO phase (capture_id, " PHASE_COLS ") VALUES "
+				      "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
+				      "?,?,?)", &st);
+	for (size_t i = 0; i < nr && !r; i++) {
+		struct msc_phase p;
+		char classes[512];
+		int c = 1;
+
+		phase_of(&ph[i], flushes_known, &p);
+		format_classes(p.by_class, classes, sizeof(classes));
+		sqlite3_bind_int64(st, c++, capture_id);
+		sqlite3_bind_int64(st, c++, p.id);
+		sqlite3_bind_text(st, c++, msc_phase_kind_name(p.kind), -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, c++, msc_phase_source_name(p.source), -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, c++, p.name, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int(st, c++, ph[i].open);
+		bind_u64(st, c++, p.start_ts);
+		bind_u64(st, c++, p.end_ts);
+		sqlite3_bind_int64(st, c++, p.start_seq);
+		sqlite3_bind_int64(st, c++, p.end_seq);
+		if (p.gfn_first <= p.gfn_last) {
+			bind_u64(st, c++, p.gfn_first);
+			bind_u64(st, c++, p.gfn_last);
+		} else {
+			c += 2;
+		}
+		bind_u64(st, c++, p.spte_changes);
+		sqlite3_bind_text(st, c++, classes, -1, SQLITE_TRANSIENT);
+		bind_u64(st, c++, p.splits);
+		bind_u64(st, c++, p.split_failures);
+		bind_u64(st, c++, p.pages_split);
+		bind_u64(st, c++, p.pages_promoted);
+		bind_u64(st, c++, p.children_synthesized);
+		bind_u64(st, c++, p.faults_slow);
+		bind_u64(st, c++, p.faults_fast);
+		if (p.flushes >= 0)
+			sqlite3_bind_int64(st, c, p.flushes);
+		c++;
+		bind_u64(st, c++, p.zaps);
+		bind_u64(st, c++, p.refaults);
+		bind_u64(st, c++, p.region_split_ns);
+		if (p.to_huge_ns >= 0)
+			sqlite3_bind_int64(st, c, p.to_huge_ns);
+		c++;
+		for (int l = 1; l <= 3; l++)
+			sqlite3_bind_int64(st, c++, p.before.pages[l]);
+		for (int l = 1; l <= 3; l++)
+			sqlite3_bind_int64(st, c++, p.after.pages[l]);
+		sqlite3_bind_int(st, c++, (int)p.after.flags);
+		r = put(hs, st);
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+static void read_phase(sqlite3_stmt *st, struct msc_phase *p, bool *ret_open)
+{
+	const char *kind = (const char *)sqlite3_column_text(st, 1);
+	const char *source = (const char *)sqlite3_column_text(st, 2);
+	int c = 3;
+
+	memset(p, 0, sizeof(*p));
+	p->id = sqlite3_column_int64(st, 0);
+	for (int k = 0; k < MSC_PHASE_KIND_NR; k++)
+		if (kind && !strcmp(kind, msc_phase_kind_name(k)))
+			p->kind = (uint8_t)k;
+	for (int k = 0; k < MSC_PHASE_SRC_NR; k++)
+		if (source && !strcmp(source, msc_phase_source_name(k)))
+			p->source = (uint8_t)k;
+	snprintf(p->name, sizeof(p->name), "%s", (const char *)sqlite3_column_text(st, c++));
+	*ret_open = sqlite3_column_int(st, c++);
+	p->start_ts = column_u64(st, c++);
+	p->end_ts = column_u64(st, c++);
+	p->start_seq = sqlite3_column_int64(st, c++);
+	p->end_seq = sqlite3_column_int64(st, c++);
+	if (sqlite3_column_type(st, c) == SQLITE_NULL) {
+		p->gfn_first = UINT64_MAX;
+		p->gfn_last = 0;
+		c += 2;
+	} else {
+		p->gfn_first = column_u64(st, c++);
+		p->gfn_last = column_u64(st, c++);
+	}
+	p->spte_changes = column_u64(st, c++);
+	parse_classes((const char *)sqlite3_column_text(st, c++), p->by_class);
+	p->splits = column_u64(st, c++);
+	p->split_failures = column_u64(st, c++);
+	p->pages_split = column_u64(st, c++);
+	p->pages_promoted = column_u64(st, c++);
+	p->children_synthesized = column_u64(st, c++);
+	p->faults_slow = column_u64(st, c++);
+	p->faults_fast = column_u64(st, c++);
+	p->flushes = sqlite3_column_type(st, c) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, c);
+	c++;
+	p->zaps = column_u64(st, c++);
+	p->refaults = column_u64(st, c++);
+	p->region_split_ns = column_u64(st, c++);
+	p->to_huge_ns = sqlite3_column_type(st, c) == SQLITE_NULL ? -1 :
+			sqlite3_column_int64(st, c);
+	c++;
+	for (int l = 1; l <= 3; l++)
+		p->before.pages[l] = sqlite3_column_int64(st, c++);
+	for (int l = 1; l <= 3; l++)
+		p->after.pages[l] = sqlite3_column_int64(st, c++);
+	p->after.flags = p->before.flags = (unsigned int)sqlite3_column_int(st, c++);
+	p->before.ts = p->start_ts;
+	p->after.ts = p->end_ts;
+}
+
+static int load_phases(struct msc_store *s, int64_t capture_id, struct msc_phase **ret,
+		       bool **ret_open, size_t *ret_nr)
+{
+	struct msc_phase *v = NULL, *p;
+	bool *open = NULL, *o;
+	size_t nr = 0;
+	sqlite3_stmt *st;
+	int r = msc_store_prepare(s, "SELECT " PHASE_COLS " FROM phase WHERE capture_id = ? "
+				  "ORDER BY id", &st);
+
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, capture_id);
+	while ((r = msc_store_step(s, st)) == 1) {
+		p = realloc(v, (nr + 1) * sizeof(*v));
+		o = p ? realloc(open, (nr + 1) * sizeof(*open)) : NULL;
+		if (p)
+			v = p;
+		if (!o) {
+			r = -ENOMEM;
+			break;
+		}
+		open = o;
+		read_phase(st, &v[nr], &open[nr]);
+		nr++;
+	}
+	sqlite3_finalize(st);
+	if (r < 0) {
+		free(v);
+		free(open);
+		return r;
+	}
+	*ret = v;
+	*ret_nr = nr;
+	if (ret_open)
+		*ret_open = open;
+	else
+		free(open);
+	return 0;
+}
+
+/** hstore_load_phases - the phases of an earlier run, to be continued */
+int hstore_load_phases(struct hstore *hs, int64_t capture_id, struct hphase **ret,
+		       size_t *ret_nr)
+{
+	struct msc_phase *p;
+	struct hphase *ph;
+	bool *open;
+	size_t nr;
+	int r = load_phases(hs->s, capture_id, &p, &open, &nr);
+
+	if (r)
+		return r;
+	ph = calloc(nr ? nr : 1, sizeof(*ph));
+	if (!ph) {
+		free(p);
+		free(open);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		struct hcost *c = &ph[i].cost;
+
+		ph[i].p = p[i];
+		ph[i].open = open[i];
+		c->spte_changes = p[i].spte_changes;
+		memcpy(c->by_class, p[i].by_class, sizeof(c->by_class));
+		c->splits = p[i].splits;
+		c->split_failures = p[i].split_failures;
+		c->pages_split = p[i].pages_split;
+		c->pages_promoted = p[i].pages_promoted;
+		c->synthesized = p[i].children_synthesized;
+		c->faults_slow = p[i].faults_slow;
+		c->faults_fast = p[i].faults_fast;
+		c->flushes = p[i].flushes > 0 ? (uint64_t)p[i].flushes : 0;
+		c->zaps = p[i].zaps;
+		c->refaults = p[i].refaults;
+		c->gfn_first = p[i].gfn_first;
+		c->gfn_last = p[i].gfn_last;
+		ph[i].pending.gfn_first = UINT64_MAX;
+		ph[i].pending.last_ts = p[i].end_ts;
+	}
+	free(p);
+	free(open);
+	*ret = ph;
+	*ret_nr = nr;
+	return 0;
+}
+
+/**
+ * hstore_build_regions - regions from the 2M cells seen, and each phase's
+ *	coverage of them at its end
+ *
+ * A region is a run of 2M cells with no gap; coverage is read back from
+ * region_state (the last row of each cell at the phase's end).
+ */
+int hstore_build_regions(struct hstore *hs, int64_t capture_id)
+{
+	static const char *const sql[] = {
+		"DELETE FROM region WHERE capture_id = ?1",
+		"DELETE FROM phase_region WHERE capture_id = ?1",
+		"CREATE INDEX IF NOT EXISTS region_state_gfn ON region_state(capture_id, as_id, gfn, ts)",
+		/* islands of consecutive 2M cells */
+		"INSERT INTO region (capture_id, id, as_id, gfn_first, gfn_end, exact) "
+		"SELECT ?1, row_number() OVER (ORDER BY as_id, grp), as_id, min(gfn), max(gfn) + 512, 0 "
+		"FROM (SELECT as_id, gfn, gfn / 512 - row_number() OVER (PARTITION BY as_id ORDER BY gfn) AS grp "
+		"      FROM (SELECT DISTINCT as_id, gfn FROM region_state WHERE capture_id = ?1)) "
+		"GROUP BY as_id, grp",
+		"INSERT INTO phase_region "
+		"SELECT ?1, p.id, r.id, "
+		"  sum(CASE WHEN s.kind = 1 THEN s.mapped ELSE 0 END), "
+		"  sum(CASE WHEN s.kind = 2 THEN 1 ELSE 0 END), "
+		"  sum(CASE WHEN s.kind = 3 THEN 1 ELSE 0 END) "
+		"FROM phase p JOIN region r ON r.capture_id = p.capture_id "
+		"JOIN region_state s ON s.capture_id = p.capture_id AND s.as_id = r.as_id "
+		"  AND s.gfn >= r.gfn_first AND s.gfn < r.gfn_end "
+		"  AND s.ts = (SELECT max(x.ts) FROM region_state x WHERE x.capture_id = s.capture_id "
+		"              AND x.as_id = s.as_id AND x.gfn = s.gfn AND x.ts <= p.end_ts) "
+		"  AND s.rowid = (SELECT max(y.rowid) FROM region_state y WHERE y.capture_id = s.capture_id "
+		"              AND y.as_id = s.as_id AND y.gfn = s.gfn AND y.ts = s.ts) "
+		"WHERE p.capture_id = ?1 GROUP BY p.id, r.id",
+	};
+	int r = 0;
+
+	for (size_t i = 0; i < ARRAY_SIZE(sql) && !r; i++)
+		r = exec_capture(hs, sql[i], capture_id);
+	return r;
+}
+
+/** hstore_finish - the indexes of the bulk-loaded analysis tables */
+int hstore_finish(struct hstore *hs)
+{
+	int r = msc_store_begin(hs->s);
+
+	if (!r)
+		r = msc_store_exec(hs->s,
+				   "CREATE INDEX IF NOT EXISTS mapping_gfn ON mapping(capture_id, as_id, gfn, level, start_ts);"
+				   "CREATE INDEX IF NOT EXISTS mapping_open ON mapping(capture_id, end_ts) WHERE end_ts IS NULL;"
+				   "CREATE INDEX IF NOT EXISTS region_state_gfn ON region_state(capture_id, as_id, gfn, ts)");
+	return r;
+}
+
+/* ---- the read API of history.h ---- */
+
+struct msc_hview {
+	struct msc_store *s;	/* borrowed */
+	int64_t capture_id;
+	unsigned int nr_as;	/* address spaces with census rows */
+	uint8_t as_ids[HMAX_AS];
+	sqlite3_stmt *census_at;
+};
+
+/**
+ * msc_hview_open - read what the analysis of a capture rebuilt
+ * @s: the store (read-only is fine)
+ * @capture_id: the capture; <= 0: the last one analyzed
+ * @ret: the view, closed with msc_hview_close()
+ *
+ * Returns 0, -ENOENT when the capture was never analyzed, or a negative
+ * error.
+ */
+int msc_hview_open(struct msc_store *s, int64_t capture_id, struct msc_hview **ret)
+{
+	struct msc_hview *v;
+	sqlite3_stmt *st;
+	int r;
+
+	r = msc_store_prepare(s, capture_id > 0 ?
+			      "SELECT capture_id FROM analysis WHERE capture_id = ? AND last_seq >= -1" :
+			      "SELECT max(capture_id) FROM analysis WHERE last_seq >= -1 AND ? <= 0", &st);
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, capture_id);
+	r = msc_store_step(s, st);
+	if (r == 1 && sqlite3_column_type(st, 0) != SQLITE_NULL)
+		capture_id = sqlite3_column_int64(st, 0);
+	else if (r >= 0)
+		r = -ENOENT;
+	sqlite3_finalize(st);
+	if (r < 0)
+		return r;
+	v = calloc(1, sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	v->s = s;
+	v->capture_id = capture_id;
+	r = msc_store_prepare(s, "SELECT DISTINCT as_id FROM census WHERE capture_id = ?", &st);
+	if (!r) {
+		sqlite3_bind_int64(st, 1, capture_id);
+		while ((r = msc_store_step(s, st)) == 1)
+			if (v->nr_as < HMAX_AS)
+				v->as_ids[v->nr_as++] = (uint8_t)sqlite3_column_int(st, 0);
+		sqlite3_finalize(st);
+	}
+	if (r >= 0)
+		r = msc_store_prepare(s, "SELECT ts, pages_4k, pages_2m, pages_1g, flags FROM census "
+				      "WHERE capture_id = ? AND as_id = ? AND ts <= ? "
+				      "ORDER BY ts DESC, seq DESC LIMIT 1", &v->census_at);
+	if (r < 0) {
+		msc_hview_close(v);
+		return r;
+	}
+	*ret = v;
+	return 0;
+}
+
+void msc_hview_close(struct msc_hview *v)
+{
+	if (!v)
+		return;
+	sqlite3_finalize(v->census_at);
+	free(v);
+}
+
+/** msc_hview_summary - the analysis row of the capture */
+int msc_hview_summary(struct msc_hview *v, struct msc_history_summary *ret)
+{
+	bool found;
+	int r = load_summary(v->s, v->capture_id, ret, NULL, &found);
+
+	if (!r && !found)
+		r = -ENOENT;
+	return r;
+}
+
+/**
+ * msc_hview_census_at - the census after the changes up to @ts
+ *
+ * One index lookup per address space.  Returns 0 or a negative error.
+ */
+int msc_hview_census_at(struct msc_hview *v, uint64_t ts, struct msc_census *ret)
+{
+	memset(ret, 0, sizeof(*ret));
+	ret->ts = ts;
+	for (unsigned int a = 0; a < v->nr_as; a++) {
+		sqlite3_stmt *st = v->census_at;
+		int r;
+
+		sqlite3_bind_int64(st, 1, v->capture_id);
+		sqlite3_bind_int(st, 2, v->as_ids[a]);
+		bind_u64(st, 3, ts);
+		r = msc_store_step(v->s, st);
+		if (r == 1) {
+			for (int l = 1; l <= MSC_HISTORY_MAX_LEVEL; l++)
+				ret->pages[l] += sqlite3_column_int64(st, l);
+			ret->flags |= (unsigned int)sqlite3_column_int(st, 4);
+			sqlite3_reset(st);
+		}
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/**
+ * msc_hview_census_series - the census at @n evenly spaced times of [t0, t1]
+ * @ret: array of @n, filled (the caller's memory)
+ */
+int msc_hview_census_series(struct msc_hview *v, uint64_t t0, uint64_t t1, size_t n,
+			    struct msc_census *ret)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t t = n > 1 ? t0 + (uint64_t)((double)(t1 - t0) * i / (n - 1)) : t1;
+		int r = msc_hview_census_at(v, t, &ret[i]);
+
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+/** msc_hview_phases - every phase, by id (start order) */
+int msc_hview_phases(struct msc_hview *v, struct msc_phase **ret, size_t *ret_nr)
+{
+	return load_phases(v->s, v->capture_id, ret, NULL, ret_nr);
+}
+
+/** msc_hview_regions - the GFN regions of the capture */
+int msc_hview_regions(struct msc_hview *v, struct msc_region **ret, size_t *ret_nr)
+{
+	struct msc_region *rows = NULL, *p;
+	size_t nr = 0;
+	sqlite3_stmt *st;
+	int r = msc_store_prepare(v->s, "SELECT id, as_id, gfn_first, gfn_end, exact FROM region "
+				  "WHERE capture_id = ? ORDER BY id", &st);
+
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, v->capture_id);
+	while ((r = msc_store_step(v->s, st)) == 1) {
+		p = realloc(rows, (nr + 1) * sizeof(*rows));
+		if (!p) {
+			r = -ENOMEM;
+			break;
+		}
+		rows = p;
+		rows[nr++] = (struct msc_region){
+			.id = sqlite3_column_int64(st, 0), .as_id = (uint8_t)sqlite3_column_int(st, 1),
+			.gfn_first = column_u64(st, 2), .gfn_end = column_u64(st, 3),
+			.exact = sqlite3_column_int(st, 4),
+		};
+	}
+	sqlite3_finalize(st);
+	if (r < 0) {
+		free(rows);
+		return r;
+	}
+	*ret = rows;
+	*ret_nr = nr;
+	return 0;
+}
+
+/**
+ * msc_hview_cells_at - the 2M cells of [gfn_first, gfn_end) at @ts, by GFN
+ *
+ * One index lookup per cell that was ever mapped.  Cells never mapped are
+ * not returned.
+ */
+int msc_hview_cells_at(struct msc_hview *v, uint64_t ts, uint8_t as_id, uint64_t gfn_first,
+		       uint64_t gfn_end, struct msc_region_cell **ret, size_t *ret_nr)
+{
+	struct msc_region_cell *cells = NULL, *p;
+	size_t nr = 0;
+	uint64_t gfn = gfn_first & ~511ULL;
+	sqlite3_stmt *st;
+	int r = msc_store_prepare(v->s, "SELECT gfn, kind, mapped, writable FROM region_state "
+				  "WHERE capture_id = ?1 AND as_id = ?2 AND gfn = (SELECT min(gfn) "
+				  "  FROM region_state WHERE capture_id = ?1 AND as_id = ?2 AND gfn >= ?3 "
+				  "  AND gfn < ?4) AND ts <= ?5 ORDER BY ts DESC, rowid DESC LIMIT 1", &st);
+	sqlite3_stmt *next;
+
+	if (r)
+		return r;
+	r = msc_store_prepare(v->s, "SELECT min(gfn) FROM region_state WHERE capture_id = ?1 "
+			      "AND as_id = ?2 AND gfn >= ?3 AND gfn < ?4", &next);
+	if (r) {
+		sqlite3_finalize(st);
+		return r;
+	}
+	while (gfn < gfn_end) {
+		sqlite3_bind_int64(next, 1, v->capture_id);
+		sqlite3_bind_int(next, 2, as_id);
+		bind_u64(next, 3, gfn);
+		bind_u64(next, 4, gfn_end);
+		r = msc_store_step(v->s, next);
+		if (r != 1 || sqlite3_column_type(next, 0) == SQLITE_NULL) {
+			if (r == 1)
+				sqlite3_reset(next);
+			break;
+		}
+		gfn = column_u64(next, 0);
+		sqlite3_reset(next);
+		sqlite3_bind_int64(st, 1, v->capture_id);
+		sqlite3_bind_int(st, 2, as_id);
+		bind_u64(st, 3, gfn);
+		bind_u64(st, 4, gfn + 1);
+		bind_u64(st, 5, ts);
+		r = msc_store_step(v->s, st);
+		if (r == 1) {
+			p = realloc(cells, (nr + 1) * sizeof(*cells));
+			if (!p) {
+				sqlite3_reset(st);
+				r = -ENOMEM;
+				break;
+			}
+			cells = p;
+			cells[nr++] = (struct msc_region_cell){
+				.gfn = gfn, .as_id = as_id,
+				.kind = (uint8_t)sqlite3_column_int(st, 1),
+				.mapped = (uint16_t)sqlite3_column_int(st, 2),
+				.writable = (uint16_t)sqlite3_column_int(st, 3),
+			};
+			sqlite3_reset(st);
+		} else if (r < 0) {
+			break;
+		} else {
+			/* not mapped yet at ts: an unmapped cell */
+			p = realloc(cells, (nr + 1) * sizeof(*cells));
+			if (!p) {
+				r = -ENOMEM;
+				break;
+			}
+			cells = p;
+			cells[nr++] = (struct msc_region_cell){ .gfn = gfn, .as_id = as_id };
+		}
+		gfn += 512;
+	}
+	sqlite3_finalize(st);
+	sqlite3_finalize(next);
+	if (r < 0) {
+		free(cells);
+		return r;
+	}
+	*ret = cells;
+	*ret_nr = nr;
+	return 0;
+}
+
+/**
+ * msc_hview_coverage_at - leaves per size in each region at @ts
+ *
+ * Computed from the cells (see msc_hview_cells_at()); for phase ends the
+ * phase_region table has the same figures precomputed.
+ */
+int msc_hview_coverage_at(struct msc_hview *v, uint64_t ts, struct msc_coverage **ret,
+			  size_t *ret_nr)
+{
+	struct msc_region *regions;
+	struct msc_coverage *cov;
+	size_t nr;
+	int r = msc_hview_regions(v, &regions, &nr);
+
+	if (r)
+		return r;
+	cov = calloc(nr ? nr : 1, sizeof(*cov));
+	if (!cov)
+		r = -ENOMEM;
+	for (size_t i = 0; i < nr && !r; i++) {
+		struct msc_region_cell *cells;
+		size_t nc;
+
+		cov[i].region_id = regions[i].id;
+		r = msc_hview_cells_at(v, ts, regions[i].as_id, regions[i].gfn_first,
+				       regions[i].gfn_end, &cells, &nc);
+		for (size_t k = 0; !r && k < nc; k++) {
+			if (cells[k].kind == MSC_REGION_4K)
+				cov[i].pages[1] += cells[k].mapped;
+			else if (cells[k].kind == MSC_REGION_2M)
+				cov[i].pages[2]++;
+			else if (cells[k].kind == MSC_REGION_1G)
+				cov[i].pages[3]++;
+		}
+		if (!r) {
+			cov[i].pages[3] /= 512;	/* 512 cells per 1G leaf */
+			free(cells);
+		}
+	}
+	free(regions);
+	if (r) {
+		free(cov);
+		return r;
+	}
+	*ret = cov;
+	*ret_nr = nr;
+	return 0;
+}
+
+/** msc_hview_phase_coverage - leaves per size in each region at a phase's end */
+int msc_hview_phase_coverage(struct msc_hview *v, int64_t phase_id, struct msc_coverage **ret,
+			     size_t *ret_nr)
+{
+	struct msc_coverage *rows = NULL, *p;
+	size_t nr = 0;
+	sqlite3_stmt *st;
+	int r = msc_store_prepare(v->s, "SELECT region_id, pages_4k, pages_2m, pages_1g "
+				  "FROM phase_region WHERE capture_id = ? AND phase_id = ? "
+				  "ORDER BY region_id", &st);
+
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, v->capture_id);
+	sqlite3_bind_int64(st, 2, phase_id);
+	while ((r = msc_store_step(v->s, st)) == 1) {
+		p = realloc(rows, (nr + 1) * sizeof(*rows));
+		if (!p) {
+			r = -ENOMEM;
+			break;
+		}
+		rows = p;
+		rows[nr] = (struct msc_coverage){ .region_id = sqlite3_column_int64(st, 0) };
+		for (int l = 1; l <= 3; l++)
+			rows[nr].pages[l] = column_u64(st, l);
+		/* a 1G leaf shows in each of its 512 cells */
+		rows[nr].pages[3] /= 512;
+		nr++;
+	}
+	sqlite3_finalize(st);
+	if (r < 0) {
+		free(rows);
+		return r;
+	}
+	*ret = rows;
+	*ret_nr = nr;
+	return 0;
+}
+
+/**
+ * msc_hview_gfn_history - what happened to one GFN: the intervals of the
+ *	4K, 2M and 1G entries covering it, by start time
+ */
+int msc_hview_gfn_history(struct msc_hview *v, uint8_t as_id, uint64_t gfn,
+			  struct msc_interval **ret, size_t *ret_nr)
+{
+	struct msc_interval *rows = NULL, *p;
+	size_t nr = 0;
+	sqlite3_stmt *st;
+	int r = msc_store_prepare(v->s, "SELECT " INTERVAL_COLS " FROM mapping "
+				  "WHERE capture_id = ?1 AND as_id = ?2 AND ("
+				  "(gfn = ?3 AND level = 1) OR (gfn = ?4 AND level = 2) OR "
+				  "(gfn = ?5 AND level = 3)) ORDER BY start_ts, level DESC", &st);
+
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, v->capture_id);
+	sqlite3_bind_int(st, 2, as_id);
+	bind_u64(st, 3, gfn);
+	bind_u64(st, 4, gfn & ~511ULL);
+	bind_u64(st, 5, gfn & ~262143ULL);
+	while ((r = msc_store_step(v->s, st)) == 1) {
+		p = realloc(rows, (nr + 1) * sizeof(*rows));
+		if (!p) {
+			r = -ENOMEM;
+			break;
+		}
+		rows = p;
+		read_interval(st, &rows[nr++]);
+	}
+	sqlite3_finalize(st);
+	if (r < 0) {
+		free(rows);
+		return r;
+	}
+	*ret = rows;
+	*ret_nr = nr;
+	return 0;
+}
+
+/**
+ * msc_hview_counters - activity in [t0, t1], at activity-bucket resolution
+ */
+int msc_hview_counters(struct msc_hview *v, uint64_t t0, uint64_t t1, struct msc_counters *ret)
+{
+	sqlite3_stmt *st;
+	int r = msc_store_prepare(v->s, "SELECT min(ts), max(ts), total(spte_changes), total(maps), "
+				  "total(splits), total(promotions), total(zaps), total(write_protects), "
+				  "total(faults_slow), total(faults_fast), total(flushes), "
+				  "(SELECT count(*) FROM phase WHERE capture_id = ?1 AND flushes IS NOT NULL) "
+				  "FROM activity WHERE capture_id = ?1 AND ts BETWEEN ?2 AND ?3", &st);
+
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, v->capture_id);
+	bind_u64(st, 2, t0);
+	bind_u64(st, 3, t1);
+	r = msc_store_step(v->s, st);
+	if (r == 1) {
+		*ret = (struct msc_counters){
+			.t0 = column_u64(st, 0), .t1 = column_u64(st, 1),
+			.spte_changes = (uint64_t)sqlite3_column_double(st, 2),
+			.maps = (uint64_t)sqlite3_column_double(st, 3),
+			.splits = (uint64_t)sqlite3_column_double(st, 4),
+			.promotions = (uint64_t)sqlite3_column_double(st, 5),
+			.zaps = (uint64_t)sqlite3_column_double(st, 6),
+			.write_protects = (uint64_t)sqlite3_column_double(st, 7),
+			.faults_slow = (uint64_t)sqlite3_column_double(st, 8),
+			.faults_fast = (uint64_t)sqlite3_column_double(st, 9),
+			.flushes = sqlite3_column_int(st, 11) ?
+				   (int64_t)sqlite3_column_double(st, 10) : -1,
+		};
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	return r < 0 ? r : 0;
+}
+
+/** msc_hview_lost_marks - the lost-event gaps of the capture */
+int msc_hview_lost_marks(struct msc_hview *v, struct msc_lost_mark **ret, size_t *ret_nr)
+{
+	struct msc_lost_mark *rows = NULL, *p;
+	size_t nr = 0;
+	sqlite3_stmt *st;
+	int r = msc_store_prepare(v->s, "SELECT l.ts, l.cpu, l.count FROM lost_events l, capture c "
+				  "WHERE c.id = ? AND l.seq BETWEEN c.first_seq AND c.last_seq "
+				  "ORDER BY l.seq", &st);
+
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, v->capture_id);
+	while ((r = msc_store_step(v->s, st)) == 1) {
+		p = realloc(rows, (nr + 1) * sizeof(*rows));
+		if (!p) {
+			r = -ENOMEM;
+			break;
+		}
+		rows = p;
+		rows[nr++] = (struct msc_lost_mark){ .ts = column_u64(st, 0),
+			.cpu = (uint16_t)sqlite3_column_int(st, 1), .count = column_u64(st, 2) };
+	}
+	sqlite3_finalize(st);
+	if (r < 0) {
+		free(rows);
+		return r;
+	}
+	*ret = rows;
+	*ret_nr = nr;
+	return 0;
+}
+
+/** msc_hview_anomalies - the first @max anomaly rows, by seq */
+int msc_hview_anomalies(struct msc_hview *v, size_t max, struct msc_anomaly **ret,
+			size_t *ret_nr)
+{
+	struct msc_anomaly *rows = NULL, *p;
+	size_t nr = 0;
+	sqlite3_stmt *st;
+	int r = msc_store_prepare(v->s, "SELECT seq, ts, kind, as_id, gfn, level, old_spte, new_spte, "
+				  "detail FROM anomaly WHERE capture_id = ? ORDER BY seq, rowid LIMIT ?",
+				  &st);
+
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, v->capture_id);
+	sqlite3_bind_int64(st, 2, (int64_t)min(max, (size_t)INT64_MAX));
+	while ((r = msc_store_step(v->s, st)) == 1) {
+		const char *kind = (const char *)sqlite3_column_text(st, 2);
+		struct msc_anomaly *a;
+
+		p = realloc(rows, (nr + 1) * sizeof(*rows));
+		if (!p) {
+			r = -ENOMEM;
+			break;
+		}
+		rows = p;
+		a = &rows[nr++];
+		memset(a, 0, sizeof(*a));
+		a->seq = sqlite3_column_int64(st, 0);
+		a->ts = column_u64(st, 1);
+		for (int k = 0; k < MSC_ANOMALY_KIND_NR; k++)
+			if (kind && !strcmp(kind, msc_anomaly_kind_name(k)))
+				a->kind = (uint8_t)k;
+		a->as_id = (uint8_t)sqlite3_column_int(st, 3);
+		a->gfn = column_u64(st, 4);
+		a->level = (uint8_t)sqlite3_column_int(st, 5);
+		a->old_spte = column_u64(st, 6);
+		a->new_spte = column_u64(st, 7);
+		snprintf(a->detail, sizeof(a->detail), "%s", (const char *)sqlite3_column_text(st, 8));
+	}
+	sqlite3_finalize(st);
+	if (r < 0) {
+		free(rows);
+		return r;
+	}
+	*ret = rows;
+	*ret_nr = nr;
+	return 0;
+}
+
+/** msc_hview_kvm_stats - KVM's counters at each stats marker, next to the census */
+int msc_hview_kvm_stats(struct msc_hview *v, struct msc_kvm_stats **ret, size_t *ret_nr)
+{
+	struct msc_kvm_stats *rows = NULL, *p;
+	size_t nr = 0;
+	sqlite3_stmt *st;
+	int r = msc_store_prepare(v->s, "SELECT seq, ts, phase, pages_4k, pages_2m, pages_1g, "
+				  "census_4k, census_2m, census_1g, census_flags FROM kvm_stats "
+				  "WHERE capture_id = ? ORDER BY seq", &st);
+
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, v->capture_id);
+	while ((r = msc_store_step(v->s, st)) == 1) {
+		struct msc_kvm_stats *k;
+
+		p = realloc(rows, (nr + 1) * sizeof(*rows));
+		if (!p) {
+			r = -ENOMEM;
+			break;
+		}
+		rows = p;
+		k = &rows[nr++];
+		memset(k, 0, sizeof(*k));
+		k->seq = sqlite3_column_int64(st, 0);
+		k->ts = column_u64(st, 1);
+		snprintf(k->phase, sizeof(k->phase), "%s", (const char *)sqlite3_column_text(st, 2));
+		for (int l = 1; l <= 3; l++) {
+			k->kvm[l] = sqlite3_column_type(st, 2 + l) == SQLITE_NULL ? -1 :
+				    sqlite3_column_int64(st, 2 + l);
+			k->census[l] = sqlite3_column_int64(st, 5 + l);
+		}
+		k->census_flags = (unsigned int)sqlite3_column_int(st, 9);
+	}
+	sqlite3_finalize(st);
+	if (r < 0) {
+		free(rows);
+		return r;
+	}
+	*ret = rows;
+	*ret_nr = nr;
+	return 0;
+}

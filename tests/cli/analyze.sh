@@ -1,0 +1,87 @@
+#!/bin/sh
+# mmuscope analyze on the real captures: the rebuilt census equals KVM's
+# own counters at every "KVM stats after" marker (TDP MMU), the shadow
+# capture is marked approximate, detected dirty-log phases line up with the
+# workload's phase markers, split children / fast-path fixes / frozen
+# children are rebuilt, and "what happened to GFN X" answers on real data.
+. "$(dirname "$0")/lib.sh"
+
+q() { sqlite3 "$1" "$2"; }
+
+for dir in "$TRACES"/*/; do
+	name=$(basename "$dir")
+	db=$T/$name.db
+	check "$name: import with inline analysis" "$MSC" import -q "$dir/trace.dat" -o "$db"
+	want=$(grep -c 'KVM stats after' "$dir/harness.log")
+	got=$(q "$db" "SELECT count(*) FROM kvm_stats")
+	check_eq "$name: one census check per KVM stats marker" "$got" "$want"
+	case $name in
+	*shadow*)
+		check_eq "$name: census marked approximate" \
+			"$(q "$db" "SELECT min(census_flags & 1) FROM kvm_stats")" 1
+		check_match "$name: report shows the distance to KVM's counters" \
+			"$("$MSC" report "$db")" 'DIFFER: \+4096 \+0 \+0'
+		continue
+		;;
+	esac
+	check_eq "$name: census equals pages_4k/2m/1g at every marker" \
+		"$(q "$db" "SELECT count(*) FROM kvm_stats_check WHERE diff_4k OR diff_2m OR diff_1g")" 0
+	check_eq "$name: exact census (not approximate)" \
+		"$(q "$db" "SELECT max(census_flags & 1) FROM kvm_stats")" 0
+	check_eq "$name: no resync on a complete trace" \
+		"$(q "$db" "SELECT resyncs FROM analysis")" 0
+	check_eq "$name: every fast-path fix applied" \
+		"$(q "$db" "SELECT fast_applied FROM analysis")" \
+		"$(q "$db" "SELECT count(*) FROM fault WHERE kind = 'fast-fixed' AND old_spte != new_spte")"
+	# every child of a split is synthesized (512 per split event)
+	check_eq "$name: 512 children synthesized per split" \
+		"$(q "$db" "SELECT synthesized FROM analysis")" \
+		"$(q "$db" "SELECT 512 * count(*) FROM huge_page_split WHERE errno = 0")"
+	# frozen children: the untraced frozen -> non-present step, once per frozen event
+	check_eq "$name: every frozen SPTE completed" \
+		"$(q "$db" "SELECT frozen_completed FROM analysis")" \
+		"$(q "$db" "SELECT count(*) FROM spte_change WHERE new_spte = (SELECT frozen_spte FROM capture)")"
+	# detected phases lie inside the workload phase of the matching name
+	for mode in kprobe infer; do
+		[ $mode = infer ] && "$MSC" analyze -q --rebuild --infer-only "$db"
+		bad=$(q "$db" "SELECT count(*) FROM phase d WHERE d.kind IN ('enable','harvest','disable')
+			AND NOT EXISTS (SELECT 1 FROM phase w WHERE w.kind = 'workload'
+			  AND d.start_ts >= w.start_ts AND d.end_ts <= w.end_ts
+			  AND ((d.kind = 'enable' AND w.name LIKE 'enable%')
+			    OR (d.kind = 'harvest' AND (w.name LIKE 'get_dirty_log%' OR w.name LIKE 'clear_dirty_log%'))
+			    OR (d.kind = 'enable' AND w.name LIKE 'clear_dirty_log%')
+			    OR (d.kind = 'disable' AND w.name LIKE 'disable%')))")
+		check_eq "$name: $mode phases line up with the workload's markers" "$bad" 0
+		n=$(q "$db" "SELECT count(*) FROM phase WHERE kind = 'disable'")
+		check_eq "$name: $mode one disable per disable_dirty_logging" "$n" \
+			"$(q "$db" "SELECT count(*) FROM phase WHERE name LIKE 'disable%' AND kind = 'workload'")"
+		bad=$(q "$db" "SELECT count(*) FROM phase d WHERE d.kind = 're-promotion' AND NOT EXISTS
+			(SELECT 1 FROM phase w WHERE w.kind = 'workload' AND w.name = 'repopulate'
+			 AND d.end_ts BETWEEN w.start_ts AND w.end_ts)")
+		check_eq "$name: $mode re-promotion ends in repopulate" "$bad" 0
+	done
+	check_eq "$name: inferred phases say so" \
+		"$(q "$db" "SELECT count(*) FROM phase WHERE kind != 'workload' AND source != 'inferred'")" 0
+done
+
+# The 1G capture: a 1G split gives 512 2M children, each later split to 4K.
+db=$T/k612-npt_tdp_1g_hugetlb.db
+check_eq "1G: 512 intermediate 2M children synthesized" \
+	"$(q "$db" "SELECT count(*) FROM gfn_history WHERE what = '2M' AND started_by = 'eager-split'")" 512
+check_eq "1G: 262144 4K children synthesized" \
+	"$(q "$db" "SELECT count(*) FROM gfn_history WHERE level = 1 AND started_by = 'eager-split'")" 262144
+check_eq "1G: split children flagged synthesized" \
+	"$(q "$db" "SELECT count(*) FROM mapping WHERE flags & 1 AND start_cause = 2")" 262656
+check_eq "1G: disable -> huge again measured" \
+	"$(q "$db" "SELECT to_huge_ns > 0 FROM phase WHERE kind = 'disable'")" 1
+
+# What happened to GFN 0x40005 (k612-npt_tdp_32m): the documented query.
+db=$T/k612-npt_tdp_32m.db
+hist=$(q "$db" "SELECT what, started_by, ended_by FROM gfn_history
+	WHERE capture_id = 1 AND as_id = 0 AND ((level = 1 AND gfn = 0x40005)
+	   OR (level = 2 AND gfn = (0x40005 & ~511)) OR (level = 3 AND gfn = (0x40005 & ~262143)))
+	ORDER BY start_ts, level DESC" | tr '\n' ' ')
+check_eq "gfn 0x40005: its whole history" "$hist" \
+"table|link|zap 2M|fault-map|eager-split table|eager-split|zap-collapsible 4K|eager-split|write-protect 4K|write-protect|fast-fix 4K|fast-fix|write-protect 4K|write-protect|fast-fix 4K|fast-fix|write-protect 4K|write-protect|teardown 2M|fault-map|zap "
+
+done_testing
