@@ -80,7 +80,7 @@ static int put(struct msc_ingest *ing, struct msc_event *ev)
 	if (!r)
 		r = store_result(ing, msc_store_add_event(ing->store, ev));
 	if (!r && ing->tap)
-		r = ing->tap(ing->tap_ctx, ev);
+		r = store_result(ing, ing->tap(ing->tap_ctx, ev));	/* it writes the database */
 	return r;
 }
 
