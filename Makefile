@@ -35,7 +35,7 @@ LIBA := $(O)/libmmuscope.a
 .PHONY: all demo check deps install-deps build check-run demo-run unit clean \
 	check-headers check-layering asan install
 
-all: $(PROG) $(UNIT_BINS)
+all: $(PROG) $(UNIT_BINS) plugins
 
 build: all
 
@@ -89,11 +89,14 @@ asan:
 		CFLAGS="-O1 -g -fsanitize=address,undefined -fno-omit-frame-pointer" \
 		LDFLAGS="-fsanitize=address,undefined" MSC_BUILD=build/asan check-run
 
-install: $(PROG)
+install: $(PROG) install-plugins
 	install -d $(DESTDIR)$(bindir)
 	install -m 0755 $(PROG) $(DESTDIR)$(bindir)/mmuscope
 
 clean:
 	rm -rf $(O)
+
+include plugins/plugins.mk
+include kernel/kernel.mk
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)
