@@ -18,7 +18,7 @@
 #include "history-local.h"
 #include "mmuscope/util.h"
 
-#define DEFAULT_CENSUS_BUCKET_NS 20000ULL
+#define DEFAULT_CENSUS_BUCKET_NS 100000ULL	/* 100 us: a few thousand rows per second of trace */
 
 void hcensus_add(struct msc_history *h, unsigned int as_id, unsigned int level, int delta)
 {

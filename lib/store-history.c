@@ -25,21 +25,31 @@
 #include "store-local.h"
 
 enum {
-	ST_INTERVAL, ST_CENSUS, ST_KVM_STATS, ST_REGION_STATE, ST_ACTIVITY, ST_ANOMALY, ST_NR,
+	ST_KVM_STATS, ST_ANOMALY, ST_NR,
 };
 
 static const char *const write_sql[ST_NR] = {
-	[ST_INTERVAL] = "INSERT INTO mapping VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	[ST_CENSUS] = "INSERT INTO census VALUES (?,?,?,?,?,?,?,?)",
 	[ST_KVM_STATS] = "INSERT OR REPLACE INTO kvm_stats VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-	[ST_REGION_STATE] = "INSERT INTO region_state VALUES (?,?,?,?,?,?,?)",
-	[ST_ACTIVITY] = "INSERT OR REPLACE INTO activity VALUES (?,?,?,?,?,?,?,?,?,?,?)",
 	[ST_ANOMALY] = "INSERT INTO anomaly VALUES (?,?,?,?,?,?,?,?,?,?)",
+};
+
+/* The bulk tables: all-integer rows, written in multi-row batches. */
+enum { B_MAPPING, B_CENSUS, B_REGION_STATE, B_ACTIVITY, B_NR };
+
+static const struct {
+	const char *head;
+	unsigned int ncols;
+} batch_def[B_NR] = {
+	[B_MAPPING] = { "INSERT INTO mapping VALUES", 14 },
+	[B_CENSUS] = { "INSERT INTO census VALUES", 8 },
+	[B_REGION_STATE] = { "INSERT INTO region_state VALUES", 7 },
+	[B_ACTIVITY] = { "INSERT OR REPLACE INTO activity VALUES", 11 },
 };
 
 struct hstore {
 	struct msc_store *s;	/* borrowed */
 	sqlite3_stmt *st[ST_NR];
+	struct msc_store_rows batch[B_NR];
 };
 
 int hstore_open(struct msc_store *s, struct hstore **ret)
@@ -50,6 +60,8 @@ int hstore_open(struct msc_store *s, struct hstore **ret)
 	if (!hs)
 		return -ENOMEM;
 	hs->s = s;
+	for (int i = 0; i < B_NR; i++)
+		msc_store_rows_init(s, &hs->batch[i], batch_def[i].head, batch_def[i].ncols);
 	for (int i = 0; i < ST_NR && !r; i++)
 		r = msc_store_prepare(s, write_sql[i], &hs->st[i]);
 	if (r) {
@@ -66,6 +78,8 @@ void hstore_close(struct hstore *hs)
 		return;
 	for (int i = 0; i < ST_NR; i++)
 		sqlite3_finalize(hs->st[i]);
+	for (int i = 0; i < B_NR; i++)
+		msc_store_rows_release(hs->s, &hs->batch[i]);
 	free(hs);
 }
 
@@ -90,12 +104,24 @@ static int put(struct hstore *hs, sqlite3_stmt *st)
 	return r < 0 ? r : 0;
 }
 
+/* Write the rows the batches hold, before a statement reads their tables. */
+static int flush_batches(struct hstore *hs)
+{
+	int r = 0;
+
+	for (int i = 0; i < B_NR && !r; i++)
+		r = msc_store_rows_flush(hs->s, &hs->batch[i]);
+	return r;
+}
+
 /* Run one statement with the capture id bound to every ?1. */
 static int exec_capture(struct hstore *hs, const char *sql, int64_t capture_id)
 {
 	sqlite3_stmt *st;
 	int r = msc_store_begin(hs->s);
 
+	if (!r)
+		r = flush_batches(hs);
 	if (!r)
 		r = msc_store_prepare(hs->s, sql, &st);
 	if (r)
@@ -293,40 +319,45 @@ int hstore_delete_open(struct hstore *hs, int64_t capture_id)
 
 int hstore_add_interval(struct hstore *hs, int64_t capture_id, const struct msc_interval *iv)
 {
-	sqlite3_stmt *st = hs->st[ST_INTERVAL];
+	struct msc_store_rows *b = &hs->batch[B_MAPPING];
+	int64_t *v = msc_store_rows_slot(b);
+	uint16_t nulls = 0;
 
-	sqlite3_bind_int64(st, 1, capture_id);
-	sqlite3_bind_int(st, 2, iv->as_id);
-	bind_u64(st, 3, iv->gfn);
-	sqlite3_bind_int(st, 4, iv->level);
-	sqlite3_bind_int(st, 5, iv->leaf);
-	bind_u64(st, 6, iv->start_ts);
-	if (iv->end_ts != MSC_TS_OPEN)
-		bind_u64(st, 7, iv->end_ts);
-	bind_u64(st, 8, iv->spte);
-	bind_u64(st, 9, iv->pfn);
-	sqlite3_bind_int(st, 10, iv->writable);
-	if (iv->dirty >= 0)
-		sqlite3_bind_int(st, 11, iv->dirty);
-	sqlite3_bind_int(st, 12, iv->start_cause);
-	sqlite3_bind_int(st, 13, iv->end_cause);
-	sqlite3_bind_int(st, 14, iv->flags);
-	return put(hs, st);
+	v[0] = capture_id;
+	v[1] = iv->as_id;
+	v[2] = (int64_t)iv->gfn;
+	v[3] = iv->level;
+	v[4] = iv->leaf;
+	v[5] = (int64_t)iv->start_ts;
+	v[6] = (int64_t)iv->end_ts;
+	if (iv->end_ts == MSC_TS_OPEN)
+		nulls |= 1u << 6;
+	v[7] = (int64_t)iv->spte;
+	v[8] = (int64_t)iv->pfn;
+	v[9] = iv->writable;
+	v[10] = iv->dirty;
+	if (iv->dirty < 0)
+		nulls |= 1u << 10;
+	v[11] = iv->start_cause;
+	v[12] = iv->end_cause;
+	v[13] = iv->flags;
+	return msc_store_rows_put(hs->s, b, nulls);
 }
 
 int hstore_add_census(struct hstore *hs, int64_t capture_id, unsigned int as_id, uint64_t ts,
 		      int64_t seq, const int64_t *pages, unsigned int flags)
 {
-	sqlite3_stmt *st = hs->st[ST_CENSUS];
+	struct msc_store_rows *b = &hs->batch[B_CENSUS];
+	int64_t *v = msc_store_rows_slot(b);
 
-	sqlite3_bind_int64(st, 1, capture_id);
-	sqlite3_bind_int(st, 2, (int)as_id);
-	bind_u64(st, 3, ts);
-	sqlite3_bind_int64(st, 4, seq);
+	v[0] = capture_id;
+	v[1] = as_id;
+	v[2] = (int64_t)ts;
+	v[3] = seq;
 	for (int l = 1; l <= MSC_HISTORY_MAX_LEVEL; l++)
-		sqlite3_bind_int64(st, 4 + l, pages[l]);
-	sqlite3_bind_int(st, 8, (int)flags);
-	return put(hs, st);
+		v[3 + l] = pages[l];
+	v[7] = flags;
+	return msc_store_rows_put(hs->s, b, 0);
 }
 
 int hstore_add_kvm_stats(struct hstore *hs, int64_t capture_id,
@@ -351,28 +382,30 @@ int hstore_add_kvm_stats(struct hstore *hs, int64_t capture_id,
 int hstore_add_region_state(struct hstore *hs, int64_t capture_id,
 			    const struct msc_region_cell *c, uint64_t ts)
 {
-	sqlite3_stmt *st = hs->st[ST_REGION_STATE];
+	struct msc_store_rows *b = &hs->batch[B_REGION_STATE];
+	int64_t *v = msc_store_rows_slot(b);
 
-	sqlite3_bind_int64(st, 1, capture_id);
-	sqlite3_bind_int(st, 2, c->as_id);
-	bind_u64(st, 3, c->gfn);
-	bind_u64(st, 4, ts);
-	sqlite3_bind_int(st, 5, c->kind);
-	sqlite3_bind_int(st, 6, c->mapped);
-	sqlite3_bind_int(st, 7, c->writable);
-	return put(hs, st);
+	v[0] = capture_id;
+	v[1] = c->as_id;
+	v[2] = (int64_t)c->gfn;
+	v[3] = (int64_t)ts;
+	v[4] = c->kind;
+	v[5] = c->mapped;
+	v[6] = c->writable;
+	return msc_store_rows_put(hs->s, b, 0);
 }
 
 int hstore_put_activity(struct hstore *hs, int64_t capture_id, uint64_t ts,
 			const uint64_t act[9])
 {
-	sqlite3_stmt *st = hs->st[ST_ACTIVITY];
+	struct msc_store_rows *b = &hs->batch[B_ACTIVITY];
+	int64_t *v = msc_store_rows_slot(b);
 
-	sqlite3_bind_int64(st, 1, capture_id);
-	bind_u64(st, 2, ts);
+	v[0] = capture_id;
+	v[1] = (int64_t)ts;
 	for (int i = 0; i < 9; i++)
-		bind_u64(st, 3 + i, act[i]);
-	return put(hs, st);
+		v[2 + i] = (int64_t)act[i];
+	return msc_store_rows_put(hs->s, b, 0);
 }
 
 int hstore_add_anomaly(struct hstore *hs, int64_t capture_id, const struct msc_anomaly *a)
@@ -676,18 +709,18 @@ int hstore_build_regions(struct hstore *hs, int64_t capture_id)
 		"FROM (SELECT as_id, gfn, gfn / 512 - row_number() OVER (PARTITION BY as_id ORDER BY gfn) AS grp "
 		"      FROM (SELECT DISTINCT as_id, gfn FROM region_state WHERE capture_id = ?1)) "
 		"GROUP BY as_id, grp",
+		/* per phase and cell, one index seek to the cell's last state by the phase's end */
 		"INSERT INTO phase_region "
 		"SELECT ?1, p.id, r.id, "
 		"  sum(CASE WHEN s.kind = 1 THEN s.mapped ELSE 0 END), "
 		"  sum(CASE WHEN s.kind = 2 THEN 1 ELSE 0 END), "
 		"  sum(CASE WHEN s.kind = 3 THEN 1 ELSE 0 END) "
 		"FROM phase p JOIN region r ON r.capture_id = p.capture_id "
-		"JOIN region_state s ON s.capture_id = p.capture_id AND s.as_id = r.as_id "
-		"  AND s.gfn >= r.gfn_first AND s.gfn < r.gfn_end "
-		"  AND s.ts = (SELECT max(x.ts) FROM region_state x WHERE x.capture_id = s.capture_id "
-		"              AND x.as_id = s.as_id AND x.gfn = s.gfn AND x.ts <= p.end_ts) "
-		"  AND s.rowid = (SELECT max(y.rowid) FROM region_state y WHERE y.capture_id = s.capture_id "
-		"              AND y.as_id = s.as_id AND y.gfn = s.gfn AND y.ts = s.ts) "
+		"JOIN (SELECT DISTINCT as_id, gfn FROM region_state WHERE capture_id = ?1) c "
+		"  ON c.as_id = r.as_id AND c.gfn >= r.gfn_first AND c.gfn < r.gfn_end "
+		"JOIN region_state s ON s.rowid = (SELECT y.rowid FROM region_state y "
+		"  WHERE y.capture_id = ?1 AND y.as_id = c.as_id AND y.gfn = c.gfn "
+		"  AND y.ts <= p.end_ts ORDER BY y.ts DESC, y.rowid DESC LIMIT 1) "
 		"WHERE p.capture_id = ?1 GROUP BY p.id, r.id",
 	};
 	int r = 0;
@@ -703,8 +736,10 @@ int hstore_finish(struct hstore *hs)
 	int r = msc_store_begin(hs->s);
 
 	if (!r)
+		r = flush_batches(hs);
+	if (!r)
 		r = msc_store_exec(hs->s,
-				   "CREATE INDEX IF NOT EXISTS mapping_gfn ON mapping(capture_id, as_id, gfn, level, start_ts);"
+				   "CREATE INDEX IF NOT EXISTS mapping_gfn ON mapping(gfn);"
 				   "CREATE INDEX IF NOT EXISTS mapping_open ON mapping(capture_id, end_ts) WHERE end_ts IS NULL;"
 				   "CREATE INDEX IF NOT EXISTS region_state_gfn ON region_state(capture_id, as_id, gfn, ts)");
 	return r;

@@ -20,6 +20,23 @@
 /* Rows per INSERT statement. */
 #define MSC_STORE_MULTI 32
 
+/*
+ * Rows of one all-integer table held back and written MSC_STORE_MULTI at a
+ * time (the analysis tables).  A registered batch is flushed before every
+ * commit and dropped on rollback, like the event rows.
+ */
+#define MSC_ROWS_MAX_COLS 16
+
+struct msc_store_rows {
+	const char *head;		/* "INSERT INTO mapping VALUES" */
+	unsigned int ncols;
+	sqlite3_stmt *multi, *one;
+	unsigned int n;			/* rows held */
+	int64_t v[MSC_STORE_MULTI][MSC_ROWS_MAX_COLS];
+	uint16_t nulls[MSC_STORE_MULTI];	/* bit c: column c is NULL */
+	struct msc_store_rows *next;	/* in the store's list */
+};
+
 struct msc_store {
 	sqlite3 *db;
 	char *path;
@@ -31,6 +48,7 @@ struct msc_store {
 	sqlite3_stmt *insert_multi[MSC_EV_NR];	/* MSC_STORE_MULTI-row INSERT */
 	struct msc_event (*held)[MSC_STORE_MULTI];	/* per type: rows not yet written */
 	unsigned int nr_held[MSC_EV_NR];
+	struct msc_store_rows *rows;	/* registered row batches */
 
 	/* the capture being written, 0 when none */
 	int64_t capture_id;
@@ -49,6 +67,31 @@ int msc_store_step(struct msc_store *s, sqlite3_stmt *stmt);
 int msc_store_exec(struct msc_store *s, const char *sql);
 int msc_store_prepare(struct msc_store *s, const char *sql, sqlite3_stmt **ret);
 int msc_store_begin(struct msc_store *s);
+
+void msc_store_rows_init(struct msc_store *s, struct msc_store_rows *r, const char *head,
+			 unsigned int ncols);
+void msc_store_rows_release(struct msc_store *s, struct msc_store_rows *r);
+int msc_store_rows_flush(struct msc_store *s, struct msc_store_rows *r);
+
+/*
+ * The next row of a batch: fill v[0..ncols-1], then msc_store_rows_put()
+ * with a mask of the NULL columns.
+ */
+static inline int64_t *msc_store_rows_slot(struct msc_store_rows *r)
+{
+	return r->v[r->n];
+}
+
+static inline int msc_store_rows_put(struct msc_store *s, struct msc_store_rows *r,
+				     uint16_t nulls)
+{
+	int ret = msc_store_begin(s);
+
+	if (ret)
+		return ret;
+	r->nulls[r->n++] = nulls;
+	return r->n == MSC_STORE_MULTI ? msc_store_rows_flush(s, r) : 0;
+}
 
 /* INTEGER columns hold u64 bit patterns. */
 static inline void bind_u64(sqlite3_stmt *st, int i, uint64_t v)

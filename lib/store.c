@@ -578,13 +578,111 @@ static int flush_type(struct msc_store *s, int type)
 	return r < 0 ? r : 0;
 }
 
+/**
+ * msc_store_rows_init - register a batch of integer rows for one table
+ * @s: the store
+ * @r: the batch, owned by the caller; released with msc_store_rows_release()
+ * @head: the statement's head, e.g. "INSERT INTO mapping VALUES"
+ * @ncols: columns per row (at most MSC_ROWS_MAX_COLS)
+ */
+void msc_store_rows_init(struct msc_store *s, struct msc_store_rows *r, const char *head,
+			 unsigned int ncols)
+{
+	memset(r, 0, sizeof(*r));
+	r->head = head;
+	r->ncols = ncols;
+	r->next = s->rows;
+	s->rows = r;
+}
+
+/** msc_store_rows_release - unregister a batch (rows not yet flushed are dropped) */
+void msc_store_rows_release(struct msc_store *s, struct msc_store_rows *r)
+{
+	for (struct msc_store_rows **p = &s->rows; *p; p = &(*p)->next) {
+		if (*p == r) {
+			*p = r->next;
+			break;
+		}
+	}
+	sqlite3_finalize(r->multi);
+	sqlite3_finalize(r->one);
+	r->multi = r->one = NULL;
+	r->n = 0;
+}
+
+static int prepare_rows(struct msc_store *s, struct msc_store_rows *r, unsigned int n,
+			sqlite3_stmt **ret)
+{
+	size_t size = strlen(r->head) + 8 + n * (2 * r->ncols + 3);
+	char *sql = malloc(size);
+	int len, ret_code;
+
+	if (!sql)
+		return -ENOMEM;
+	len = snprintf(sql, size, "%s ", r->head);
+	for (unsigned int i = 0; i < n; i++) {
+		len += snprintf(sql + len, size - len, "%s(", i ? "," : "");
+		for (unsigned int c = 0; c < r->ncols; c++)
+			len += snprintf(sql + len, size - len, "%s?", c ? "," : "");
+		len += snprintf(sql + len, size - len, ")");
+	}
+	ret_code = msc_store_prepare(s, sql, ret);
+	free(sql);
+	return ret_code;
+}
+
+static void bind_ints(sqlite3_stmt *st, int b, const int64_t *v, unsigned int ncols,
+		      uint16_t nulls)
+{
+	for (unsigned int c = 0; c < ncols; c++) {
+		if (nulls & (1u << c))
+			sqlite3_bind_null(st, b + (int)c + 1);
+		else
+			sqlite3_bind_int64(st, b + (int)c + 1, v[c]);
+	}
+}
+
+/** msc_store_rows_flush - write the rows a batch holds */
+int msc_store_rows_flush(struct msc_store *s, struct msc_store_rows *r)
+{
+	unsigned int n = r->n;
+	sqlite3_stmt **st = n == MSC_STORE_MULTI ? &r->multi : &r->one;
+	int ret = 0;
+
+	if (!n)
+		return 0;
+	if (!*st && (ret = prepare_rows(s, r, n == MSC_STORE_MULTI ? n : 1, st)))
+		return ret;
+	if (n == MSC_STORE_MULTI) {
+		for (unsigned int i = 0; i < n; i++)
+			bind_ints(*st, (int)(i * r->ncols), r->v[i], r->ncols, r->nulls[i]);
+		ret = msc_store_step(s, *st);
+	} else {
+		for (unsigned int i = 0; i < n && ret >= 0; i++) {
+			bind_ints(*st, 0, r->v[i], r->ncols, r->nulls[i]);
+			ret = msc_store_step(s, *st);
+		}
+	}
+	r->n = 0;
+	return ret < 0 ? ret : 0;
+}
+
 static int flush_all(struct msc_store *s)
 {
 	int r = 0;
 
 	for (int t = 0; t < MSC_EV_NR && !r; t++)
 		r = flush_type(s, t);
+	for (struct msc_store_rows *b = s->rows; b && !r; b = b->next)
+		r = msc_store_rows_flush(s, b);
 	return r;
+}
+
+static void drop_held(struct msc_store *s)
+{
+	memset(s->nr_held, 0, sizeof(s->nr_held));
+	for (struct msc_store_rows *b = s->rows; b; b = b->next)
+		b->n = 0;
 }
 
 /**
@@ -725,7 +823,7 @@ int msc_store_commit(struct msc_store *s)
 		r = msc_store_exec(s, "COMMIT");
 	if (r) {
 		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-		memset(s->nr_held, 0, sizeof(s->nr_held));
+		drop_held(s);
 		s->in_txn = false;
 		return r;
 	}

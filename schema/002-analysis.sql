@@ -61,7 +61,7 @@ CREATE TABLE mapping (
 	end_cause INTEGER NOT NULL REFERENCES map_cause(id),
 	flags INTEGER NOT NULL		-- 1 synthesized, 2 after lost events, 4 resync
 );
--- Indexes mapping_gfn (capture_id, as_id, gfn, level, start_ts) and mapping_open
+-- Indexes mapping_gfn (gfn) and mapping_open
 -- are built by the analyzer after its bulk load (lib/store-history.c).
 
 -- Leaf SPTEs per size after the changes up to ts (one row per address

@@ -282,7 +282,7 @@ struct msc_history;
 
 /* Options of msc_history_open(); zero is the default of each field. */
 struct msc_history_opts {
-	uint64_t census_bucket_ns;	/* coalesce census rows this close; 0: 20 us */
+	uint64_t census_bucket_ns;	/* coalesce census rows this close; 0: 100 us */
 	uint64_t activity_bucket_ns;	/* activity table bucket; 0: 1 ms */
 	bool rebuild;			/* drop the capture's analysis and start over */
 	bool infer_only;		/* ignore kprobe events: phases by inference only */
