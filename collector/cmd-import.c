@@ -141,41 +141,28 @@ static int check_replaceable(const char *path)
 	return r;
 }
 
-static const char *const table_of[MSC_EV_NR] = {
-	[MSC_EV_SPTE_CHANGED] = "spte_change",	 [MSC_EV_SPLIT] = "huge_page_split",
-	[MSC_EV_GET_PAGE] = "page_table",	 [MSC_EV_ZAP_PAGE] = "page_table",
-	[MSC_EV_FAST_PF] = "fault",		 [MSC_EV_PAGE_FAULT] = "fault",
-	[MSC_EV_SET_SPTE] = "set_spte",		 [MSC_EV_SPTE_REQUESTED] = "spte_requested",
-	[MSC_EV_MMIO_SPTE] = "mmio_spte",	 [MSC_EV_ZAP_ALL_FAST] = "zap_all_fast",
-	[MSC_EV_UNMAP_HVA] = "hva_range",	 [MSC_EV_AGE_HVA] = "hva_range",
-	[MSC_EV_MARKER] = "marker",		 [MSC_EV_KPROBE] = "kprobe",
-	[MSC_EV_LOST] = "lost_events",
-};
-
 static void print_summary(const struct import_opts *o, const struct msc_ingest *ing, double secs)
 {
 	const struct msc_capture_info *info = msc_source_info(ing->src);
 	const struct msc_host *h = &ing->host;
 	char a[32], b[32];
-	int col = 0;
 
 	printf("%s -> %s: %s events in %.2f s (%s events/s)\n", o->input, o->output,
 	       cli_count(ing->events, a, sizeof(a)), secs,
 	       cli_count(secs > 0 ? (unsigned long long)(ing->events / secs) : 0, b, sizeof(b)));
 	for (int t = 0; t < MSC_EV_NR; t++) {
+		const char *table = msc_store_event_table(t);
 		uint64_t n = ing->by_type[t];
 
 		/* types sharing a table are printed once, at the first */
 		for (int u = t + 1; u < MSC_EV_NR; u++)
-			if (!strcmp(table_of[u], table_of[t]))
+			if (!strcmp(msc_store_event_table(u), table))
 				n += ing->by_type[u];
 		for (int u = 0; u < t; u++)
-			if (!strcmp(table_of[u], table_of[t]))
+			if (!strcmp(msc_store_event_table(u), table))
 				n = 0;
-		if (!n)
-			continue;
-		printf("%s%s %s", col ? "  " : "  ", table_of[t], cli_count(n, a, sizeof(a)));
-		col++;
+		if (n)
+			printf("  %s %s", table, cli_count(n, a, sizeof(a)));
 	}
 	printf("\n  host: %s SPTE layout (%s), kernel %s, non-present %#llx (%s), %s\n",
 	       msc_vendor_name(h->vendor), msc_host_source_name(h->vendor_source),

@@ -28,7 +28,7 @@
 #include "mmuscope/event.h"
 #include "mmuscope/util.h"
 
-#define MAX_FIELDS 8
+#define MAX_FIELDS 16
 #define MAX_WARNINGS 64
 
 struct entry;
@@ -42,8 +42,9 @@ struct decoder {
 	const char *name;
 	uint8_t type;		/* enum msc_event_type */
 	const char *fields[MAX_FIELDS];	/* read by name, in this order */
-	uint8_t required;	/* bit i set: fields[i] must exist to decode */
+	uint16_t required;	/* bit i set: fields[i] must exist to decode */
 	const char *ignored;	/* fields known and deliberately not stored */
+	const char *symbolic;	/* a field whose names the print fmt gives (__print_symbolic) */
 	decode_fn decode;
 };
 
@@ -56,7 +57,21 @@ struct entry {
 	uint64_t count;
 	int fpf_fixed;		/* fast_page_fault: RET_PF_FIXED, from the print fmt */
 	int fpf_spurious;	/* ... RET_PF_SPURIOUS */
+	struct {
+		long long value;
+		char name[MSC_EVENT_SYMBOL_MAX];
+	} syms[8];		/* the decoder's symbolic field, value -> name */
+	unsigned int nr_syms;
 };
+
+/* The print fmt's name of @value of the entry's symbolic field, or "". */
+static void symbol_name(const struct entry *e, uint64_t value, char *dst)
+{
+	dst[0] = '\0';
+	for (unsigned int i = 0; i < e->nr_syms; i++)
+		if (e->syms[i].value == (long long)value)
+			memcpy(dst, e->syms[i].name, MSC_EVENT_SYMBOL_MAX);
+}
 
 struct msc_decoder {
 	struct tep_handle *tep;
@@ -195,6 +210,56 @@ static void dec_kprobe(const struct entry *e, const uint64_t *v, const struct te
 	}
 }
 
+static void dec_tlb_flush(const struct entry *e, const uint64_t *v, const struct tep_record *rec,
+			  struct msc_event *ev)
+{
+	ev->tlb_flush = (struct msc_ev_tlb_flush){
+		.vm_id = (uint32_t)v[0], .vm_pid = (int32_t)v[1], .start_gfn = v[2],
+		.nr_pages = v[3], .range = !!v[4], .all = !!v[5], .arch_flush = !!v[6],
+		.kicked = !!v[7], .caller = v[8],
+	};
+}
+
+static void dec_dirty_log(const struct entry *e, const uint64_t *v, const struct tep_record *rec,
+			  struct msc_event *ev)
+{
+	struct msc_ev_dirty_log *d = &ev->dirty_log;
+
+	*d = (struct msc_ev_dirty_log){
+		.vm_id = (uint32_t)v[0], .vm_pid = (int32_t)v[1], .as_id = (uint16_t)v[2],
+		.slot_id = (int16_t)v[3], .base_gfn = v[4], .npages = v[5],
+		.old_flags = (uint32_t)v[6], .new_flags = (uint32_t)v[7], .change = (uint8_t)v[8],
+		.eager_split = !!v[9], .initially_set = !!v[10], .pml = !!v[11],
+		.duration_ns = v[12],
+		.end = !strcmp(e->event->name, "kvm_mmu_slot_dirty_logging_end"),
+	};
+	symbol_name(e, v[8], d->change_name);
+}
+
+static void dec_split_span(const struct entry *e, const uint64_t *v, const struct tep_record *rec,
+			   struct msc_event *ev)
+{
+	ev->span = (struct msc_ev_span){
+		.vm_id = (uint32_t)v[0], .vm_pid = (int32_t)v[1], .as_id = (uint16_t)v[2],
+		.slot_id = (int16_t)v[3], .start_gfn = v[4], .end_gfn = v[5],
+		.target_level = (uint8_t)v[6], .reason = (uint8_t)v[7],
+		.count_1g = (uint32_t)v[8], .count_2m = (uint32_t)v[9], .other = (uint32_t)v[10],
+		.duration_ns = v[11],
+	};
+	symbol_name(e, v[7], ev->span.reason_name);
+}
+
+static void dec_collapse_span(const struct entry *e, const uint64_t *v,
+			      const struct tep_record *rec, struct msc_event *ev)
+{
+	ev->span = (struct msc_ev_span){
+		.vm_id = (uint32_t)v[0], .vm_pid = (int32_t)v[1], .as_id = (uint16_t)v[2],
+		.slot_id = (int16_t)v[3], .start_gfn = v[4], .end_gfn = v[5],
+		.count_1g = (uint32_t)v[6], .count_2m = (uint32_t)v[7], .other = (uint32_t)v[8],
+		.flushes = (uint32_t)v[9], .duration_ns = v[10],
+	};
+}
+
 static const struct decoder decoders[] = {
 	{ .system = "kvmmmu", .name = "kvm_tdp_mmu_spte_changed", .type = MSC_EV_SPTE_CHANGED,
 	  .fields = { "gfn", "old_spte", "new_spte", "level", "as_id" }, .required = 0x0f,
@@ -228,6 +293,27 @@ static const struct decoder decoders[] = {
 	  .fields = { "start", "end" }, .required = 0x03, .decode = dec_hva },
 	{ .system = "ftrace", .name = "print", .type = MSC_EV_MARKER,
 	  .fields = { "buf" }, .required = 0x01, .ignored = "ip", .decode = dec_marker },
+	/* the companion kernel patch (kernel/, docs/kernel-events.md) */
+	{ .system = "kvm", .name = "kvm_flush_remote_tlbs", .type = MSC_EV_TLB_FLUSH,
+	  .fields = { "vm_id", "vm_pid", "start_gfn", "nr_pages", "range", "all", "arch_flush",
+		      "kicked", "caller" },
+	  .required = 0x3c, .decode = dec_tlb_flush },
+	{ .system = "kvmmmu", .name = "kvm_mmu_slot_dirty_logging_begin", .type = MSC_EV_DIRTY_LOG,
+	  .fields = { "vm_id", "vm_pid", "as_id", "slot_id", "base_gfn", "npages", "old_flags",
+		      "new_flags", "change", "eager_split", "initially_set", "pml", "duration_ns" },
+	  .required = 0xf0, .symbolic = "change", .decode = dec_dirty_log },
+	{ .system = "kvmmmu", .name = "kvm_mmu_slot_dirty_logging_end", .type = MSC_EV_DIRTY_LOG,
+	  .fields = { "vm_id", "vm_pid", "as_id", "slot_id", "base_gfn", "npages", "old_flags",
+		      "new_flags", "change", "eager_split", "initially_set", "pml", "duration_ns" },
+	  .required = 0xf0, .symbolic = "change", .decode = dec_dirty_log },
+	{ .system = "kvmmmu", .name = "kvm_mmu_split_huge_pages", .type = MSC_EV_SPLIT_SPAN,
+	  .fields = { "vm_id", "vm_pid", "as_id", "slot_id", "start_gfn", "end_gfn",
+		      "target_level", "reason", "split_1g", "split_2m", "failed", "duration_ns" },
+	  .required = 0x3b0, .symbolic = "reason", .decode = dec_split_span },
+	{ .system = "kvmmmu", .name = "kvm_mmu_zap_collapsible_sptes", .type = MSC_EV_COLLAPSE_SPAN,
+	  .fields = { "vm_id", "vm_pid", "as_id", "slot_id", "start_gfn", "end_gfn", "zapped_1g",
+		      "zapped_2m", "skipped", "flushes", "duration_ns" },
+	  .required = 0xf0, .decode = dec_collapse_span },
 	/* any event with a __probe_ip field, whatever its group */
 	{ .system = NULL, .name = NULL, .type = MSC_EV_KPROBE,
 	  .fields = { "__probe_ip" }, .required = 0x01, .decode = dec_kprobe },
@@ -312,6 +398,25 @@ static void find_fpf_results(struct entry *e)
 	}
 }
 
+/* Names of the decoder's symbolic field: its __print_symbolic() in the print fmt. */
+static void find_symbols(struct entry *e, const struct tep_print_arg *arg)
+{
+	for (; arg; arg = arg->next) {
+		const struct tep_print_arg *f = arg->symbol.field;
+
+		if (arg->type != TEP_PRINT_SYMBOL || !f || f->type != TEP_PRINT_FIELD ||
+		    strcmp(f->field.name, e->dec->symbolic))
+			continue;
+		for (const struct tep_print_flag_sym *sym = arg->symbol.symbols;
+		     sym && e->nr_syms < ARRAY_SIZE(e->syms); sym = sym->next) {
+			e->syms[e->nr_syms].value = strtoll(sym->value, NULL, 0);
+			snprintf(e->syms[e->nr_syms].name, sizeof(e->syms[0].name), "%s", sym->str);
+			e->nr_syms++;
+		}
+		return;
+	}
+}
+
 static struct entry *resolve(struct msc_decoder *d, int id)
 {
 	struct tep_event *event = tep_find_event(d->tep, id);
@@ -366,6 +471,8 @@ static struct entry *resolve(struct msc_decoder *d, int id)
 	}
 	if (e->dec->type == MSC_EV_FAST_PF)
 		find_fpf_results(e);
+	if (e->dec->symbolic)
+		find_symbols(e, e->event->print_fmt.args);
 	return e;
 }
 

@@ -114,6 +114,42 @@ static const struct field lost_fields[] = {
 	F(lost.count, "count", UDEC),
 };
 
+static const struct field tlb_flush_fields[] = {
+	F(tlb_flush.vm_id, "vm", UDEC),	    F(tlb_flush.vm_pid, "vm_pid", SDEC),
+	F(tlb_flush.start_gfn, "gfn", HEX), F(tlb_flush.nr_pages, "pages", UDEC),
+	F(tlb_flush.range, "range", UDEC),  F(tlb_flush.all, "all", UDEC),
+	F(tlb_flush.arch_flush, "arch", UDEC), F(tlb_flush.kicked, "kicked", UDEC),
+	F(tlb_flush.caller, "caller", HEX),
+};
+static const struct field dirty_log_fields[] = {
+	F(dirty_log.end, "end", UDEC),	    F(dirty_log.vm_id, "vm", UDEC),
+	F(dirty_log.vm_pid, "vm_pid", SDEC), F(dirty_log.as_id, "as", UDEC),
+	F(dirty_log.slot_id, "slot", SDEC), F(dirty_log.base_gfn, "gfn", HEX),
+	F(dirty_log.npages, "pages", UDEC), F(dirty_log.old_flags, "old_flags", HEX),
+	F(dirty_log.new_flags, "new_flags", HEX), F(dirty_log.change, "change", UDEC),
+	F(dirty_log.change_name, "change_name", NAME),
+	F(dirty_log.eager_split, "eager_split", UDEC),
+	F(dirty_log.initially_set, "initially_set", UDEC), F(dirty_log.pml, "pml", UDEC),
+	F(dirty_log.duration_ns, "ns", UDEC),
+};
+static const struct field split_span_fields[] = {
+	F(span.vm_id, "vm", UDEC),	    F(span.vm_pid, "vm_pid", SDEC),
+	F(span.as_id, "as", UDEC),	    F(span.slot_id, "slot", SDEC),
+	F(span.start_gfn, "gfn", HEX),	    F(span.end_gfn, "end", HEX),
+	F(span.target_level, "target_level", UDEC), F(span.reason, "reason", UDEC),
+	F(span.reason_name, "reason_name", NAME), F(span.count_1g, "split_1g", UDEC),
+	F(span.count_2m, "split_2m", UDEC), F(span.other, "failed", UDEC),
+	F(span.duration_ns, "ns", UDEC),
+};
+static const struct field collapse_span_fields[] = {
+	F(span.vm_id, "vm", UDEC),	    F(span.vm_pid, "vm_pid", SDEC),
+	F(span.as_id, "as", UDEC),	    F(span.slot_id, "slot", SDEC),
+	F(span.start_gfn, "gfn", HEX),	    F(span.end_gfn, "end", HEX),
+	F(span.count_1g, "zapped_1g", UDEC), F(span.count_2m, "zapped_2m", UDEC),
+	F(span.other, "skipped", UDEC),	    F(span.flushes, "flushes", UDEC),
+	F(span.duration_ns, "ns", UDEC),
+};
+
 struct layout {
 	const struct field *fields;
 	size_t nr;
@@ -137,6 +173,10 @@ static const struct layout layouts[MSC_EV_NR] = {
 	[MSC_EV_MARKER] = L(marker_fields),
 	[MSC_EV_KPROBE] = L(kprobe_fields),
 	[MSC_EV_LOST] = L(lost_fields),
+	[MSC_EV_TLB_FLUSH] = L(tlb_flush_fields),
+	[MSC_EV_DIRTY_LOG] = L(dirty_log_fields),
+	[MSC_EV_SPLIT_SPAN] = L(split_span_fields),
+	[MSC_EV_COLLAPSE_SPAN] = L(collapse_span_fields),
 };
 
 const char *msc_event_type_name(enum msc_event_type type)
@@ -287,8 +327,8 @@ int msc_event_format(const struct msc_event *ev, char *buf, size_t size)
 			put(&o, " %s=", f->key);
 			put_escaped(&o, p, f->size);
 			continue;
-		case NAME:
-			put(&o, " %s=%.*s", f->key, (int)f->size, p);
+		case NAME:	/* "-" stands for an empty name */
+			put(&o, " %s=%.*s", f->key, (int)f->size, *p ? p : "-");
 			continue;
 		default:
 			break;
@@ -385,6 +425,8 @@ static int parse_field(const struct field *f, const char *s, const char **end,
 		sp = s + strcspn(s, " \n");
 		if (sp == s || (size_t)(sp - s) >= f->size)
 			return MSC_ERR_PARSE;
+		if (sp - s == 1 && *s == '-')
+			s = sp;
 		memcpy(dst, s, sp - s);
 		dst[sp - s] = '\0';
 		*end = sp;

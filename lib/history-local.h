@@ -83,7 +83,7 @@ struct hphase {
 struct hstate {
 	uint32_t size;			/* sizeof(struct hstate): a version check */
 	uint8_t dirty_active;
-	uint8_t flush_probes;		/* a kvm_flush_remote_tlbs kprobe was seen */
+	uint8_t flush_probes;		/* remote TLB flushes are traced (kprobe or tracepoint) */
 	int32_t cur_dirty;		/* index of the open dirty-log phase, -1 */
 	int32_t cur_repromote;		/* index of the open re-promotion phase, -1 */
 	uint32_t awaiting;		/* cells waiting to be huge again */
@@ -132,6 +132,7 @@ struct msc_history {
 	struct hstate st;
 	bool sweep_hit;			/* the event being fed is activity of the open
 					   dirty-log phase: commit its pending costs */
+	bool end_dirty;		/* the event ends the open dirty-log phase (patch end event) */
 
 	struct msc_history_summary sum;
 	uint64_t anomalies_by_kind[MSC_ANOMALY_KIND_NR];
@@ -176,7 +177,7 @@ void hphase_cost(struct msc_history *h, const struct msc_event *ev, unsigned int
 int hphase_event(struct msc_history *h, const struct msc_event *ev);
 void hphase_cell_huge(struct msc_history *h, struct hcell *c, bool huge);
 int hphase_tick(struct msc_history *h, uint64_t ts);
-void hphase_commit(struct msc_history *h);
+int hphase_commit(struct msc_history *h);
 int hphase_resume(struct msc_history *h);
 int hphase_finish(struct msc_history *h);
 bool hphase_in_disable(const struct msc_history *h);

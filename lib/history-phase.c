@@ -323,6 +323,9 @@ static int activity(struct msc_history *h, const struct msc_event *ev,
 	    (ph->p.kind == kind ||
 	     (source == MSC_PHASE_SRC_INFERRED && kind != MSC_PHASE_DISABLE &&
 	      ph->p.kind != MSC_PHASE_DISABLE))) {
+		/* a kprobe or tracepoint of the same kind confirms an inferred phase */
+		if (ph->p.kind == kind && source < ph->p.source)
+			ph->p.source = (uint8_t)source;
 		h->sweep_hit = true;
 		h->st.faults_since_sweep = 0;
 		return 0;
@@ -331,7 +334,9 @@ static int activity(struct msc_history *h, const struct msc_event *ev,
 	if (!ph && h->st.last_dirty >= 0 && !h->st.faults_since_sweep && kind != MSC_PHASE_DISABLE) {
 		struct hphase *last = &h->phases[h->st.last_dirty];
 
-		if (last->p.kind == MSC_PHASE_ENABLE || last->p.kind == MSC_PHASE_HARVEST) {
+		/* ... unless the kernel said where it ended (the patch's end event) */
+		if ((last->p.kind == MSC_PHASE_ENABLE || last->p.kind == MSC_PHASE_HARVEST) &&
+		    last->p.source != MSC_PHASE_SRC_TRACEPOINT) {
 			last->open = true;
 			h->st.cur_dirty = h->st.last_dirty;
 			h->st.dirty_active = true;
@@ -402,6 +407,15 @@ static int workload_marker(struct msc_history *h, const struct msc_event *ev)
 	return 0;
 }
 
+/* A remote TLB flush (kprobe or the patch's tracepoint): flushes are traced. */
+static void flush_seen(struct msc_history *h, bool ioctl)
+{
+	h->st.flush_probes = 1;
+	/* the ioctl's closing flush belongs to its sweep */
+	if (ioctl && cur_dirty(h) && h->last_ts - cur_dirty(h)->pending.last_ts <= FLUSH_GAP_NS)
+		h->sweep_hit = true;
+}
+
 static void learn_vcpu(struct msc_history *h, int32_t pid)
 {
 	if (hphase_is_vcpu(h, pid) || h->st.nr_vcpu_pids >= ARRAY_SIZE(h->st.vcpu_pids))
@@ -434,17 +448,38 @@ int hphase_event(struct msc_history *h, const struct msc_event *ev)
 		enum msc_phase_kind kind = kprobe_kind(ev->kprobe.name);
 
 		if (!strncmp(ev->kprobe.name, "kvm_flush_remote_tlbs", 21) ||
-		    !strcmp(ev->kprobe.name, "kvm_arch_flush_remote_tlbs_memslot")) {
-			h->st.flush_probes = 1;
-			/* the ioctl's closing flush belongs to its sweep */
-			if (ioctl && cur_dirty(h) &&
-			    h->last_ts - cur_dirty(h)->pending.last_ts <= FLUSH_GAP_NS)
-				h->sweep_hit = true;
-		}
+		    !strcmp(ev->kprobe.name, "kvm_arch_flush_remote_tlbs_memslot"))
+			flush_seen(h, ioctl);
 		if (kind == MSC_PHASE_WORKLOAD || h->opts.infer_only)
 			return 0;
 		return activity(h, ev, kind, MSC_PHASE_SRC_KPROBE);
 	}
+	case MSC_EV_TLB_FLUSH:
+		flush_seen(h, ioctl);
+		return 0;
+	case MSC_EV_DIRTY_LOG: {
+		/* the companion patch: dirty logging turned on or off, exactly */
+		bool on = ev->dirty_log.new_flags & 1, was = ev->dirty_log.old_flags & 1;
+
+		if (on == was || h->opts.infer_only)
+			return 0;
+		if (ev->dirty_log.end) {
+			/* the work ends here: the phase closes once this event is counted */
+			h->sweep_hit = h->end_dirty = cur_dirty(h) != NULL;
+			return 0;
+		}
+		return activity(h, ev, on ? MSC_PHASE_ENABLE : MSC_PHASE_DISABLE,
+				MSC_PHASE_SRC_TRACEPOINT);
+	}
+	case MSC_EV_SPLIT_SPAN:
+		/* a CLEAR_DIRTY_LOG split pass is a harvest; enable passes sit in their enable */
+		if (h->opts.infer_only || strcmp(ev->span.reason_name, "clear"))
+			return 0;
+		return activity(h, ev, MSC_PHASE_HARVEST, MSC_PHASE_SRC_TRACEPOINT);
+	case MSC_EV_COLLAPSE_SPAN:
+		if (h->opts.infer_only)
+			return 0;
+		return activity(h, ev, MSC_PHASE_DISABLE, MSC_PHASE_SRC_TRACEPOINT);
 	case MSC_EV_SPLIT:
 		if (ioctl && cur_dirty(h))
 			return activity(h, ev, cur_dirty(h)->p.kind, MSC_PHASE_SRC_INFERRED);
@@ -478,17 +513,20 @@ int hphase_event(struct msc_history *h, const struct msc_event *ev)
 }
 
 /** hphase_commit - the event just applied was activity: the phase reaches it */
-void hphase_commit(struct msc_history *h)
+int hphase_commit(struct msc_history *h)
 {
 	struct hphase *ph = cur_dirty(h);
+	bool end = h->end_dirty;
 
+	h->end_dirty = false;
 	if (!ph || !h->sweep_hit)
-		return;
+		return 0;
 	cost_merge(&ph->cost, &ph->pending);
 	cost_reset(&ph->pending);
 	ph->pending.last_ts = h->last_ts;
 	phase_settle(h, ph);
 	h->sweep_hit = false;
+	return end ? close_dirty(h, NULL) : 0;
 }
 
 bool hphase_in_disable(const struct msc_history *h)

@@ -419,6 +419,11 @@ static int apply(struct msc_history *h, const struct msc_event *ev)
 		if (!strcmp(ev->kprobe.name, "kvm_flush_remote_tlbs"))
 			hphase_cost(h, ev, HCOST_FLUSH, 1);
 		return 0;
+	case MSC_EV_TLB_FLUSH:
+		/* the patch's event: one per request, as KVM's remote_tlb_flush_requests */
+		if (ev->tlb_flush.all)
+			hphase_cost(h, ev, HCOST_FLUSH, 1);
+		return 0;
 	case MSC_EV_LOST:
 		h->sum.lost_marks++;
 		h->sum.lost_events += ev->lost.count;
@@ -461,9 +466,10 @@ static int feed(struct msc_history *h, const struct msc_event *ev)
 	r = hphase_event(h, ev);
 	if (!r)
 		r = apply(h, ev);
+	if (!r)
+		r = hphase_commit(h);
 	if (r)
 		return r;
-	hphase_commit(h);
 	h->sum.events++;
 	h->sum.last_seq = (int64_t)ev->seq;
 	h->sum.last_ts = ts;

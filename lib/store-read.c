@@ -152,6 +152,74 @@ static void read_lost(sqlite3_stmt *st, struct msc_event *ev)
 	ev->lost.count = column_u64(st, 3);
 }
 
+static void read_tlb_flush(sqlite3_stmt *st, struct msc_event *ev)
+{
+	ev->type = MSC_EV_TLB_FLUSH;
+	ev->tlb_flush = (struct msc_ev_tlb_flush){
+		.vm_id = (uint32_t)sqlite3_column_int64(st, 4), .vm_pid = sqlite3_column_int(st, 5),
+		.start_gfn = column_u64(st, 6), .nr_pages = column_u64(st, 7),
+		.range = (uint8_t)sqlite3_column_int(st, 8), .all = (uint8_t)sqlite3_column_int(st, 9),
+		.arch_flush = (uint8_t)sqlite3_column_int(st, 10),
+		.kicked = (uint8_t)sqlite3_column_int(st, 11), .caller = column_u64(st, 12),
+	};
+}
+
+static void read_dirty_log(sqlite3_stmt *st, struct msc_event *ev)
+{
+	struct msc_ev_dirty_log *d = &ev->dirty_log;
+	const char *op = (const char *)sqlite3_column_text(st, 4);
+
+	ev->type = MSC_EV_DIRTY_LOG;
+	*d = (struct msc_ev_dirty_log){
+		.end = op && !strcmp(op, "end"), .vm_id = (uint32_t)sqlite3_column_int64(st, 5),
+		.vm_pid = sqlite3_column_int(st, 6), .as_id = (uint16_t)sqlite3_column_int(st, 7),
+		.slot_id = (int16_t)sqlite3_column_int(st, 8), .base_gfn = column_u64(st, 9),
+		.npages = column_u64(st, 10), .old_flags = (uint32_t)sqlite3_column_int64(st, 11),
+		.new_flags = (uint32_t)sqlite3_column_int64(st, 12),
+		.change = (uint8_t)sqlite3_column_int(st, 14),
+		.eager_split = (uint8_t)sqlite3_column_int(st, 15),
+		.initially_set = (uint8_t)sqlite3_column_int(st, 16),
+		.pml = (uint8_t)sqlite3_column_int(st, 17), .duration_ns = column_u64(st, 18),
+	};
+	copy_text(st, 13, d->change_name, sizeof(d->change_name));
+}
+
+static void read_span(sqlite3_stmt *st, struct msc_event *ev, bool split)
+{
+	struct msc_ev_span *sp = &ev->span;
+	int c = 10;
+
+	*sp = (struct msc_ev_span){
+		.vm_id = (uint32_t)sqlite3_column_int64(st, 4), .vm_pid = sqlite3_column_int(st, 5),
+		.as_id = (uint16_t)sqlite3_column_int(st, 6),
+		.slot_id = (int16_t)sqlite3_column_int(st, 7), .start_gfn = column_u64(st, 8),
+		.end_gfn = column_u64(st, 9),
+	};
+	if (split) {
+		sp->target_level = (uint8_t)sqlite3_column_int(st, c++);
+		copy_text(st, c++, sp->reason_name, sizeof(sp->reason_name));
+		sp->reason = (uint8_t)sqlite3_column_int(st, c++);
+	}
+	sp->count_1g = (uint32_t)sqlite3_column_int64(st, c++);
+	sp->count_2m = (uint32_t)sqlite3_column_int64(st, c++);
+	sp->other = (uint32_t)sqlite3_column_int64(st, c++);
+	if (!split)
+		sp->flushes = (uint32_t)sqlite3_column_int64(st, c++);
+	sp->duration_ns = column_u64(st, c);
+}
+
+static void read_split_span(sqlite3_stmt *st, struct msc_event *ev)
+{
+	ev->type = MSC_EV_SPLIT_SPAN;
+	read_span(st, ev, true);
+}
+
+static void read_collapse_span(sqlite3_stmt *st, struct msc_event *ev)
+{
+	ev->type = MSC_EV_COLLAPSE_SPAN;
+	read_span(st, ev, false);
+}
+
 /* Every event table; columns 0..2 are seq, ts, cpu, and 3 is pid except in lost_events. */
 static const struct {
 	const char *sql;
@@ -170,6 +238,11 @@ static const struct {
 	{ "SELECT * FROM kprobe WHERE seq BETWEEN ? AND ? ORDER BY seq", read_kprobe },
 	{ "SELECT seq, ts, cpu, count FROM lost_events WHERE seq BETWEEN ? AND ? ORDER BY seq",
 	  read_lost },
+	{ "SELECT * FROM tlb_flush WHERE seq BETWEEN ? AND ? ORDER BY seq", read_tlb_flush },
+	{ "SELECT * FROM dirty_logging WHERE seq BETWEEN ? AND ? ORDER BY seq", read_dirty_log },
+	{ "SELECT * FROM split_span WHERE seq BETWEEN ? AND ? ORDER BY seq", read_split_span },
+	{ "SELECT * FROM collapse_span WHERE seq BETWEEN ? AND ? ORDER BY seq",
+	  read_collapse_span },
 };
 
 struct table_cursor {

@@ -57,7 +57,17 @@ static const struct {
 	[MSC_EV_MARKER] = { "marker", "(?,?,?,?,?)" },
 	[MSC_EV_KPROBE] = { "kprobe", "(?,?,?,?,?,?,?)" },
 	[MSC_EV_LOST] = { "lost_events", "(?,?,?,?,'ring-buffer')" },
+	[MSC_EV_TLB_FLUSH] = { "tlb_flush", "(?,?,?,?,?,?,?,?,?,?,?,?,?)" },
+	[MSC_EV_DIRTY_LOG] = { "dirty_logging", "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)" },
+	[MSC_EV_SPLIT_SPAN] = { "split_span", "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)" },
+	[MSC_EV_COLLAPSE_SPAN] = { "collapse_span", "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)" },
 };
+
+/** msc_store_event_table - the table that holds events of @type */
+const char *msc_store_event_table(enum msc_event_type type)
+{
+	return type < MSC_EV_NR ? rows[type].table : NULL;
+}
 
 static bool is_full(int err)
 {
@@ -531,6 +541,58 @@ static void bind_row(sqlite3_stmt *st, int b, const struct msc_event *ev, unsign
 		bind_u64(st, b + 6, ev->kprobe.ip);
 		sqlite3_bind_text(st, b + 7, ev->kprobe.args, -1, SQLITE_TRANSIENT);
 		break;
+	case MSC_EV_TLB_FLUSH:
+		sqlite3_bind_int64(st, b + 5, ev->tlb_flush.vm_id);
+		sqlite3_bind_int(st, b + 6, ev->tlb_flush.vm_pid);
+		bind_u64(st, b + 7, ev->tlb_flush.start_gfn);
+		bind_u64(st, b + 8, ev->tlb_flush.nr_pages);
+		sqlite3_bind_int(st, b + 9, ev->tlb_flush.range);
+		sqlite3_bind_int(st, b + 10, ev->tlb_flush.all);
+		sqlite3_bind_int(st, b + 11, ev->tlb_flush.arch_flush);
+		sqlite3_bind_int(st, b + 12, ev->tlb_flush.kicked);
+		bind_u64(st, b + 13, ev->tlb_flush.caller);
+		break;
+	case MSC_EV_DIRTY_LOG:
+		sqlite3_bind_text(st, b + 5, ev->dirty_log.end ? "end" : "begin", -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, b + 6, ev->dirty_log.vm_id);
+		sqlite3_bind_int(st, b + 7, ev->dirty_log.vm_pid);
+		sqlite3_bind_int(st, b + 8, ev->dirty_log.as_id);
+		sqlite3_bind_int(st, b + 9, ev->dirty_log.slot_id);
+		bind_u64(st, b + 10, ev->dirty_log.base_gfn);
+		bind_u64(st, b + 11, ev->dirty_log.npages);
+		sqlite3_bind_int64(st, b + 12, ev->dirty_log.old_flags);
+		sqlite3_bind_int64(st, b + 13, ev->dirty_log.new_flags);
+		bind_text_or_null(st, b + 14, ev->dirty_log.change_name);
+		sqlite3_bind_int(st, b + 15, ev->dirty_log.change);
+		sqlite3_bind_int(st, b + 16, ev->dirty_log.eager_split);
+		sqlite3_bind_int(st, b + 17, ev->dirty_log.initially_set);
+		sqlite3_bind_int(st, b + 18, ev->dirty_log.pml);
+		bind_u64(st, b + 19, ev->dirty_log.duration_ns);
+		break;
+	case MSC_EV_SPLIT_SPAN:
+	case MSC_EV_COLLAPSE_SPAN: {
+		const struct msc_ev_span *sp = &ev->span;
+		int c = b + 5;
+
+		sqlite3_bind_int64(st, c++, sp->vm_id);
+		sqlite3_bind_int(st, c++, sp->vm_pid);
+		sqlite3_bind_int(st, c++, sp->as_id);
+		sqlite3_bind_int(st, c++, sp->slot_id);
+		bind_u64(st, c++, sp->start_gfn);
+		bind_u64(st, c++, sp->end_gfn);
+		if (ev->type == MSC_EV_SPLIT_SPAN) {
+			sqlite3_bind_int(st, c++, sp->target_level);
+			bind_text_or_null(st, c++, sp->reason_name);
+			sqlite3_bind_int(st, c++, sp->reason);
+		}
+		sqlite3_bind_int64(st, c++, sp->count_1g);
+		sqlite3_bind_int64(st, c++, sp->count_2m);
+		sqlite3_bind_int64(st, c++, sp->other);
+		if (ev->type == MSC_EV_COLLAPSE_SPAN)
+			sqlite3_bind_int64(st, c++, sp->flushes);
+		bind_u64(st, c, sp->duration_ns);
+		break;
+	}
 	}
 }
 

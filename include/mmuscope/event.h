@@ -41,7 +41,11 @@
 	X(AGE_HVA, "age_hva")                                                  \
 	X(MARKER, "marker")                                                    \
 	X(KPROBE, "kprobe")                                                    \
-	X(LOST, "lost")
+	X(LOST, "lost")                                                        \
+	X(TLB_FLUSH, "tlb_flush")                                              \
+	X(DIRTY_LOG, "dirty_logging")                                          \
+	X(SPLIT_SPAN, "split_span")                                            \
+	X(COLLAPSE_SPAN, "collapse_span")
 
 enum msc_event_type {
 #define X(name, str) MSC_EV_##name,
@@ -173,6 +177,58 @@ struct msc_ev_lost {		/* events the ring buffer dropped before this point */
 	uint64_t count;		/* 0 when the kernel only says "some" */
 };
 
+/*
+ * The companion kernel patch's events (kernel/, docs/kernel-events.md).
+ * Each names its VM: vm_id is the kernel's per-boot VM number, vm_pid the
+ * task that created the VM.
+ */
+#define MSC_EVENT_SYMBOL_MAX 16	/* a __print_symbolic name from the format */
+
+struct msc_ev_tlb_flush {	/* kvm:kvm_flush_remote_tlbs */
+	uint64_t start_gfn;	/* range asked for; 0 and 0 for a full flush */
+	uint64_t nr_pages;
+	uint64_t caller;	/* _RET_IP_ of the caller */
+	uint32_t vm_id;
+	int32_t vm_pid;
+	uint8_t range;		/* a range was asked for */
+	uint8_t all;		/* every TLB entry of the VM was flushed */
+	uint8_t arch_flush;	/* the architecture's hook flushed (no vCPU request) */
+	uint8_t kicked;		/* a vCPU was kicked out of guest mode */
+};
+
+struct msc_ev_dirty_log {	/* kvmmmu:kvm_mmu_slot_dirty_logging_begin/_end */
+	uint64_t base_gfn;
+	uint64_t npages;
+	uint64_t duration_ns;	/* _end: the MMU work between the two; _begin: 0 */
+	uint32_t vm_id;
+	int32_t vm_pid;
+	uint32_t old_flags;	/* KVM_MEM_* before and after: dirty logging is bit 0 */
+	uint32_t new_flags;
+	uint16_t as_id;
+	int16_t slot_id;
+	uint8_t end;		/* 0: _begin, 1: _end */
+	uint8_t change;		/* enum kvm_mr_change */
+	uint8_t eager_split, initially_set, pml;
+	char change_name[MSC_EVENT_SYMBOL_MAX];	/* from the format: "flags_only", ... */
+};
+
+struct msc_ev_span {		/* kvmmmu:kvm_mmu_split_huge_pages / _zap_collapsible_sptes */
+	uint64_t start_gfn;	/* [start, end) walked */
+	uint64_t end_gfn;
+	uint64_t duration_ns;
+	uint32_t vm_id;
+	int32_t vm_pid;
+	uint32_t count_1g;	/* split_1g / zapped_1g */
+	uint32_t count_2m;	/* split_2m / zapped_2m */
+	uint32_t other;		/* split: failed; collapse: skipped */
+	uint32_t flushes;	/* collapse only */
+	uint16_t as_id;
+	int16_t slot_id;
+	uint8_t target_level;	/* split only */
+	uint8_t reason;		/* split only: raw value */
+	char reason_name[MSC_EVENT_SYMBOL_MAX];	/* from the format: "enable", "clear", "fault" */
+};
+
 struct msc_event {
 	uint64_t ts;		/* trace clock, nanoseconds for the ns clocks */
 	uint64_t seq;		/* position in the merged stream */
@@ -193,6 +249,9 @@ struct msc_event {
 		struct msc_ev_marker marker;
 		struct msc_ev_kprobe kprobe;
 		struct msc_ev_lost lost;
+		struct msc_ev_tlb_flush tlb_flush;
+		struct msc_ev_dirty_log dirty_log;
+		struct msc_ev_span span;
 	};
 };
 

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mmuscope/event.h"
+
 struct msc_capture_info;
 struct msc_event;
 struct msc_event_stat;
@@ -45,6 +47,8 @@ struct msc_capture_row {
 	uint64_t records, stored, lost, lost_marks;
 	bool complete;
 };
+
+const char *msc_store_event_table(enum msc_event_type type);
 
 int msc_store_open(const char *path, unsigned int flags, struct msc_store **ret);
 void msc_store_close(struct msc_store *s);

@@ -343,6 +343,53 @@ static void t_unknown_kvmmmu_event(void)
 	tep_free(tep);
 }
 
+#define FMSC "traces/k612msc-npt_tdp_32m/formats/"
+
+static void t_patched_events(void)
+{
+	/* kvmmmu/kvm_mmu_split_huge_pages of the patched 6.12 kernel: the reason's
+	 * name comes from the format's __print_symbolic, not from a table here */
+	static const unsigned char span[] = {
+		0x00, 0x00, 0x00, 0x00, 0x48, 0x01, 0x00, 0x00,	/* type (set below), pid 328 */
+		0x01, 0x00, 0x00, 0x00, 0x48, 0x01, 0x00, 0x00,	/* vm_id 1, vm_pid 328 */
+		0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00,	/* as_id 0, slot_id 1 */
+		0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00,	/* start_gfn 0x40000 */
+		0x00, 0x20, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00,	/* end_gfn 0x42000 */
+		0x01, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* target_level 1, reason 1, split_1g 0 */
+		0x10, 0x00, 0x00, 0x00, 0x02, 0x00, 0x00, 0x00,	/* split_2m 16, failed 2 */
+		0xc7, 0xfc, 0x1c, 0x00, 0x00, 0x00, 0x00, 0x00,	/* duration_ns 1899719 */
+	};
+	struct tep_handle *tep = new_tep();
+	unsigned char rec[sizeof(span)];
+	struct msc_decoder *d;
+	struct tep_event *e;
+	struct msc_event ev;
+
+	parse_format(tep, FMSC "kvmmmu/kvm_mmu_split_huge_pages/format", "kvmmmu");
+	e = tep_find_event_by_name(tep, "kvmmmu", "kvm_mmu_split_huge_pages");
+	if (!check(e != NULL))
+		return;
+	memcpy(rec, span, sizeof(rec));
+	rec[0] = e->id & 0xff;
+	rec[1] = (unsigned char)(e->id >> 8);
+	msc_decoder_new(tep, &d);
+	check_int(decode(d, rec, sizeof(rec), &ev), ==, 1);
+	check_int(ev.type, ==, MSC_EV_SPLIT_SPAN);
+	check_int(ev.span.vm_id, ==, 1);
+	check_int(ev.span.vm_pid, ==, 328);
+	check_int(ev.span.slot_id, ==, 1);
+	check_uint(ev.span.start_gfn, ==, 0x40000);
+	check_uint(ev.span.end_gfn, ==, 0x42000);
+	check_int(ev.span.reason, ==, 1);
+	check_str(ev.span.reason_name, "clear");
+	check_int(ev.span.count_2m, ==, 16);
+	check_int(ev.span.other, ==, 2);
+	check_uint(ev.span.duration_ns, ==, 1899719);
+	check(msc_decoder_next_warning(d) == NULL);
+	msc_decoder_free(d);
+	tep_free(tep);
+}
+
 int main(void)
 {
 	TEST(t_spte_changed(), "kvm_tdp_mmu_spte_changed fields by name (6.18 format)");
@@ -353,5 +400,6 @@ int main(void)
 	TEST(t_bad_records(), "short records and unknown event ids are corrupt");
 	TEST(t_format_drift(), "a format missing a required field is reported once, not fatal");
 	TEST(t_unknown_kvmmmu_event(), "an unknown kvmmmu event is counted and reported once");
+	TEST(t_patched_events(), "the companion patch's split span, symbol names from the format");
 	return test_done();
 }

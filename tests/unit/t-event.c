@@ -65,6 +65,21 @@ static void t_every_type(void)
 		{ .type = MSC_EV_KPROBE, .ts = 14, .kprobe = { .ip = 0xffffffffc0554520,
 		  .name = "kvm_flush_remote_tlbs", .args = "arg1=0x2 arg2=0x200" } },
 		{ .type = MSC_EV_LOST, .ts = 15, .pid = -1, .lost = { .count = 42 } },
+		{ .type = MSC_EV_TLB_FLUSH, .ts = 16, .tlb_flush = { .vm_id = 1, .vm_pid = 328,
+		  .start_gfn = 0x40000, .nr_pages = 512, .range = 1, .all = 1, .kicked = 1,
+		  .caller = 0xffffffffc0a1b2c3ULL } },
+		{ .type = MSC_EV_DIRTY_LOG, .ts = 17, .dirty_log = { .vm_id = 1, .vm_pid = 328,
+		  .as_id = 0, .slot_id = -1, .base_gfn = 0x40000, .npages = 8192, .old_flags = 0,
+		  .new_flags = 1, .change = 3, .change_name = "flags_only", .eager_split = 1,
+		  .end = 1, .duration_ns = 9356190 } },
+		{ .type = MSC_EV_SPLIT_SPAN, .ts = 18, .span = { .vm_id = 2, .vm_pid = 400,
+		  .slot_id = 1, .start_gfn = 0x40000, .end_gfn = 0x42000, .target_level = 1,
+		  .reason = 0, .reason_name = "enable", .count_2m = 16, .duration_ns = 1899719 } },
+		{ .type = MSC_EV_COLLAPSE_SPAN, .ts = 19, .span = { .vm_id = 2, .vm_pid = 400,
+		  .slot_id = 1, .start_gfn = 0x40000, .end_gfn = 0x42000, .count_2m = 16,
+		  .other = 1, .flushes = 16, .duration_ns = 9705199 } },
+		/* a symbol the format did not name */
+		{ .type = MSC_EV_SPLIT_SPAN, .ts = 20, .span = { .reason = 7 } },
 	};
 	char line[MSC_EVENT_LINE_MAX], again[MSC_EVENT_LINE_MAX];
 	int seen[MSC_EV_NR] = { 0 };

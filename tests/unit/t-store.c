@@ -60,6 +60,20 @@ static const struct msc_event events[] = {
 	{ .type = MSC_EV_KPROBE, .ts = 23, .kprobe = { .ip = 0xffffffffc0554520ULL,
 	  .name = "kvm_flush_remote_tlbs", .args = "" } },
 	{ .type = MSC_EV_LOST, .ts = 24, .cpu = 1, .pid = -1, .lost = { .count = 42 } },
+	{ .type = MSC_EV_TLB_FLUSH, .ts = 25, .pid = 328, .tlb_flush = { .vm_id = 1, .vm_pid = 328,
+	  .start_gfn = 0x40000, .nr_pages = 512, .range = 1, .all = 1, .kicked = 1,
+	  .caller = 0xffffffffc0a1b2c3ULL } },
+	{ .type = MSC_EV_DIRTY_LOG, .ts = 26, .pid = 328, .dirty_log = { .vm_id = 1, .vm_pid = 328,
+	  .slot_id = 1, .base_gfn = 0x40000, .npages = 8192, .new_flags = 1, .change = 3,
+	  .change_name = "flags_only", .eager_split = 1, .end = 1, .duration_ns = 9356190 } },
+	{ .type = MSC_EV_SPLIT_SPAN, .ts = 27, .pid = 328, .span = { .vm_id = 1, .vm_pid = 328,
+	  .slot_id = 1, .start_gfn = 0x40000, .end_gfn = 0x42000, .target_level = 1,
+	  .reason_name = "enable", .count_2m = 16, .duration_ns = 1899719 } },
+	{ .type = MSC_EV_SPLIT_SPAN, .ts = 28, .pid = 329, .span = { .vm_id = 1, .vm_pid = 328,
+	  .slot_id = -1, .target_level = 1, .reason = 9 } },	/* a reason the format did not name */
+	{ .type = MSC_EV_COLLAPSE_SPAN, .ts = 29, .pid = 328, .span = { .vm_id = 1, .vm_pid = 328,
+	  .slot_id = 1, .start_gfn = 0x40000, .end_gfn = 0x42000, .count_2m = 16, .other = 1,
+	  .flushes = 16, .duration_ns = 9705199 } },
 };
 
 #define NR_EVENTS (sizeof(events) / sizeof(events[0]))
