@@ -185,21 +185,90 @@ static bool has_kvm_events(const struct msc_ingest *ing)
 	return false;
 }
 
+/*
+ * The analysis of a new database runs on a thread of its own, into a
+ * database of its own beside the output, merged in at the end; with
+ * --append it runs inline on the output.
+ */
+struct analysis {
+	struct msc_history_tap tap;
+	struct msc_tap_thread thread;
+	struct msc_store *store;	/* the analysis database, or NULL: inline */
+	char path[4096];
+	struct msc_history_summary sum;
+};
+
+static int analysis_start(struct analysis *a, struct msc_ingest *ing, const char *db_path,
+			  bool apart)
+{
+	int r;
+
+	a->tap.ing = ing;
+	if (!apart) {
+		ing->tap = msc_history_tap;
+		ing->tap_ctx = &a->tap;
+		return 0;
+	}
+	snprintf(a->path, sizeof(a->path), "%s.analysis.%d", db_path, (int)getpid());
+	r = msc_store_open(a->path, MSC_STORE_CREATE | MSC_STORE_BULK, &a->store);
+	if (!r)
+		r = msc_tap_thread_start(&a->thread, msc_history_tap, &a->tap);
+	if (r)
+		return r;
+	a->tap.store = a->store;
+	a->tap.opts.defer_indexes = true;	/* built once the analysis is merged */
+	ing->tap = msc_tap_thread_push;
+	ing->tap_ctx = &a->thread;
+	return 0;
+}
+
+/* Stop the analysis thread, whatever happened; returns its error. */
+static int analysis_join(struct analysis *a)
+{
+	return a->store ? msc_tap_thread_finish(&a->thread) : 0;
+}
+
+/* Finish the analysis and, when it ran apart, merge it into @db. */
+static int analysis_finish(struct analysis *a, struct msc_store *db)
+{
+	int r = 0;
+
+	if (a->tap.h) {
+		msc_history_get_summary(a->tap.h, &a->sum);
+		r = msc_history_tap_finish(&a->tap);
+	}
+	if (!a->store)
+		return r;
+	if (!r)
+		r = msc_store_commit(a->store);
+	msc_store_close(a->store);
+	a->store = NULL;
+	if (!r && a->sum.events)
+		r = msc_history_merge(db, a->path);
+	return r;
+}
+
+static void analysis_release(struct analysis *a)
+{
+	msc_history_close(a->tap.h);
+	a->tap.h = NULL;
+	msc_store_close(a->store);
+	if (a->path[0])
+		remove_db(a->path);
+}
+
 static int run_ingest(const struct import_opts *o, struct msc_source *src,
 		      struct msc_store *store, const char *db_path)
 {
+	struct analysis an = { 0 };
 	struct msc_ingest ing;
-	struct msc_history_tap tap = { .ing = &ing };	/* inline analysis */
-	struct msc_history_summary hsum = { 0 };
 	const char *w;
 	double t0 = cli_now();
-	int r;
+	int r, ra;
 
 	r = msc_ingest_init(&ing, src, store, &o->host);
-	if (!r && !o->no_analyze) {
-		ing.tap = msc_history_tap;
-		ing.tap_ctx = &tap;
-	}
+	if (!r && !o->no_analyze && (r = analysis_start(&an, &ing, db_path, !o->append)))
+		ing.store_failed = true;
 	if (!r) {
 		while ((r = msc_ingest_step(&ing, 4096)) > 0 && !cli_stop)
 			;
@@ -211,20 +280,22 @@ static int run_ingest(const struct import_opts *o, struct msc_source *src,
 	if (!r && !has_kvm_events(&ing))
 		r = MSC_ERR_NO_KVM;
 	if (!r)
-		r = msc_ingest_finish(&ing);
-	if (!r && tap.h) {
-		msc_history_get_summary(tap.h, &hsum);
-		if ((r = msc_history_tap_finish(&tap)))
-			ing.store_failed = true;
+		r = msc_ingest_finish(&ing);	/* may still feed the tap what it held */
+	ra = analysis_join(&an);
+	if (!r && ra) {
+		r = ra;
+		ing.store_failed = true;
 	}
+	if (!r && (r = analysis_finish(&an, store)))
+		ing.store_failed = true;
 	if (!r && ing.note[0])
 		cli_warn("%s: %s", o->input, ing.note);
 	if (!r && (r = msc_store_finish(store)))
 		ing.store_failed = true;
 	if (!r && !o->quiet)
 		print_summary(o, &ing, cli_now() - t0);
-	if (!r && !o->no_analyze && hsum.events)
-		analyze_report_summary(o->output, &hsum, false);
+	if (!r && !o->no_analyze && an.sum.events)
+		analyze_report_summary(o->output, &an.sum, false);
 	if (r == MSC_ERR_INTERRUPTED)
 		cli_error("%s: interrupted; %s", o->input,
 			  o->append ? "the partial capture was removed" : "no database written");
@@ -234,7 +305,7 @@ static int run_ingest(const struct import_opts *o, struct msc_source *src,
 		report_store_error(db_path, store, r);
 	else if (r)
 		report_source_error(o, src, r);
-	msc_history_close(tap.h);
+	analysis_release(&an);
 	msc_ingest_release(&ing);
 	return r;
 }

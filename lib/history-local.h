@@ -223,6 +223,6 @@ int hstore_put_phases(struct hstore *hs, int64_t capture_id, const struct hphase
 int hstore_load_phases(struct hstore *hs, int64_t capture_id, struct hphase **ret,
 		       size_t *ret_nr);
 int hstore_build_regions(struct hstore *hs, int64_t capture_id);
-int hstore_finish(struct hstore *hs);
+int hstore_finish(struct hstore *hs, bool indexes);
 
 #endif /* MSC_HISTORY_LOCAL_H */

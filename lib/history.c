@@ -20,6 +20,7 @@
 #include "mmuscope/error.h"
 #include "mmuscope/host.h"
 #include "mmuscope/ingest.h"
+#include "mmuscope/source.h"
 #include "mmuscope/store.h"
 #include "mmuscope/util.h"
 
@@ -523,7 +524,7 @@ int msc_history_finish(struct msc_history *h)
 	if (!r)
 		r = hstore_save_analysis(h->hs, &h->sum, &h->st);
 	if (!r)
-		r = hstore_finish(h->hs);
+		r = hstore_finish(h->hs, !h->opts.defer_indexes);
 	if (r)
 		h->err = r;
 	return r;
@@ -548,26 +549,42 @@ void msc_history_close(struct msc_history *h)
 	free(h);
 }
 
+/*
+ * The analysis goes to a database of its own: give it the capture's row,
+ * under the same id, so the analysis tables can join the events' later.
+ */
+static int copy_capture(struct msc_history_tap *tap)
+{
+	int64_t id;
+	int r = msc_store_begin_capture(tap->store, msc_source_info(tap->ing->src),
+					&tap->ing->host, &id);
+
+	if (!r && id != tap->ing->capture_id)
+		r = -EINVAL;	/* only a new database's first capture can be analyzed apart */
+	return r;
+}
+
 /**
  * msc_history_tap - an ingest tap that analyzes while importing
  * @ctx: a struct msc_history_tap
- * @ev: the event just stored
+ * @ev: the event just stored, with its stored seq
  */
 int msc_history_tap(void *ctx, const struct msc_event *ev)
 {
 	struct msc_history_tap *tap = ctx;
-	struct msc_event e = *ev;
 	int r;
 
 	if (!tap->h) {
-		r = msc_history_open(tap->ing->store, tap->ing->capture_id, &tap->ing->host,
+		if (!tap->store)
+			tap->store = tap->ing->store;
+		else if ((r = copy_capture(tap)))
+			return r;
+		r = msc_history_open(tap->store, tap->ing->capture_id, &tap->ing->host,
 				     &tap->opts, &tap->h);
 		if (r)
 			return r;
 	}
-	/* the store numbers events itself: the tap sees the source's seq */
-	e.seq = (uint64_t)(msc_store_next_seq(tap->ing->store) - 1);
-	return msc_history_feed(tap->h, &e);
+	return msc_history_feed(tap->h, ev);
 }
 
 /**

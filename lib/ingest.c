@@ -77,6 +77,7 @@ static int put(struct msc_ingest *ing, struct msc_event *ev)
 {
 	int r = msc_classifier_apply(&ing->classifier, ev);
 
+	ev->seq = (uint64_t)msc_store_next_seq(ing->store);	/* what the store numbers it */
 	if (!r)
 		r = store_result(ing, msc_store_add_event(ing->store, ev));
 	if (!r && ing->tap)

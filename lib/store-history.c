@@ -730,18 +730,68 @@ int hstore_build_regions(struct hstore *hs, int64_t capture_id)
 	return r;
 }
 
-/** hstore_finish - the indexes of the bulk-loaded analysis tables */
-int hstore_finish(struct hstore *hs)
+/*
+ * The indexes built after the bulk load: an index costs ~3,000
+ * instructions a row to build, so only what lookups need.  (The open
+ * intervals a resumed analysis needs are found by one scan.)
+ */
+static const char index_sql[] =
+	"CREATE INDEX IF NOT EXISTS mapping_gfn ON mapping(gfn);"
+	"CREATE INDEX IF NOT EXISTS region_state_gfn ON region_state(capture_id, as_id, gfn, ts)";
+
+/** hstore_finish - write what is held; the indexes unless they are deferred */
+int hstore_finish(struct hstore *hs, bool indexes)
 {
 	int r = msc_store_begin(hs->s);
 
 	if (!r)
 		r = flush_batches(hs);
+	if (!r && indexes)
+		r = msc_store_exec(hs->s, index_sql);
+	return r;
+}
+
+/**
+ * msc_history_merge - bring an analysis written to its own database in
+ * @dst: the events' database: new, its analysis tables still empty
+ * @analysis_path: the analysis database (same schema), finished and closed
+ *
+ * Into empty tables SQLite copies the rows as they are (its transfer
+ * optimization), much faster than inserting them; the indexes are built
+ * after (copying them costs as much as building them).  Returns 0 or a
+ * negative error.
+ */
+int msc_history_merge(struct msc_store *dst, const char *analysis_path)
+{
+	static const char *const tables[] = {
+		"analysis", "mapping", "census", "kvm_stats", "phase", "region", "phase_region",
+		"region_state", "activity", "anomaly",
+	};
+	char sql[160];
+	sqlite3_stmt *st;
+	int r = msc_store_commit(dst);
+
 	if (!r)
-		r = msc_store_exec(hs->s,
-				   "CREATE INDEX IF NOT EXISTS mapping_gfn ON mapping(gfn);"
-				   "CREATE INDEX IF NOT EXISTS mapping_open ON mapping(capture_id, end_ts) WHERE end_ts IS NULL;"
-				   "CREATE INDEX IF NOT EXISTS region_state_gfn ON region_state(capture_id, as_id, gfn, ts)");
+		r = msc_store_prepare(dst, "ATTACH ? AS analysis", &st);
+	if (r)
+		return r;
+	sqlite3_bind_text(st, 1, analysis_path, -1, SQLITE_STATIC);
+	r = msc_store_step(dst, st);
+	sqlite3_finalize(st);
+	if (r < 0)
+		return r;
+	r = msc_store_exec(dst, "BEGIN");
+	for (size_t i = 0; i < ARRAY_SIZE(tables) && !r; i++) {
+		/* table names are the constants above, never data */
+		snprintf(sql, sizeof(sql), "INSERT INTO main.%s SELECT * FROM analysis.%s",
+			 tables[i], tables[i]);
+		r = msc_store_exec(dst, sql);
+	}
+	r = r ?: msc_store_exec(dst, index_sql);
+	r = r ?: msc_store_exec(dst, "COMMIT");
+	if (r)
+		msc_store_exec(dst, "ROLLBACK");
+	msc_store_exec(dst, "DETACH analysis");
 	return r;
 }
 

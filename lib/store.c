@@ -11,6 +11,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -254,6 +255,19 @@ static int pragmas(struct msc_store *s)
 				 "PRAGMA cache_size = -65536");
 }
 
+/*
+ * SQLite's process-wide settings, once, before its first use: no memory
+ * statistics (they take a global mutex on every allocation, which two
+ * connections on two threads -- import and its analysis -- then fight
+ * over).  Connections are opened SQLITE_OPEN_NOMUTEX: each is used by one
+ * thread at a time.
+ */
+static void configure_sqlite(void)
+{
+	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
+	sqlite3_initialize();
+}
+
 /* Databases hold host physical addresses: make the file 0600 before SQLite does. */
 static int create_file(const char *path)
 {
@@ -280,9 +294,11 @@ static int create_file(const char *path)
  */
 int msc_store_open(const char *path, unsigned int flags, struct msc_store **ret)
 {
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct msc_store *s;
 	int oflags, rc, r;
 
+	pthread_once(&once, configure_sqlite);
 	if (flags & MSC_STORE_CREATE) {
 		r = create_file(path);
 		if (r)

@@ -61,8 +61,8 @@ CREATE TABLE mapping (
 	end_cause INTEGER NOT NULL REFERENCES map_cause(id),
 	flags INTEGER NOT NULL		-- 1 synthesized, 2 after lost events, 4 resync
 );
--- Indexes mapping_gfn (gfn) and mapping_open
--- are built by the analyzer after its bulk load (lib/store-history.c).
+-- Index mapping_gfn (gfn) is built by the analyzer after its bulk load
+-- (lib/store-history.c).
 
 -- Leaf SPTEs per size after the changes up to ts (one row per address
 -- space whose counts changed; rows coalesced within a short bucket and

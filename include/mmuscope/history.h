@@ -286,6 +286,7 @@ struct msc_history_opts {
 	uint64_t activity_bucket_ns;	/* activity table bucket; 0: 1 ms */
 	bool rebuild;			/* drop the capture's analysis and start over */
 	bool infer_only;		/* ignore kprobe events: phases by inference only */
+	bool defer_indexes;		/* leave the analysis indexes to msc_history_merge() */
 };
 
 int msc_history_open(struct msc_store *s, int64_t capture_id, const struct msc_host *host,
@@ -304,12 +305,19 @@ void msc_history_get_summary(const struct msc_history *h, struct msc_history_sum
  */
 struct msc_history_tap {
 	struct msc_ingest *ing;		/* borrowed */
+	struct msc_store *store;	/* where the analysis goes; NULL: ing->store */
 	struct msc_history *h;		/* owned; NULL until the first event */
 	struct msc_history_opts opts;
 };
 
 int msc_history_tap(void *ctx, const struct msc_event *ev);
 int msc_history_tap_finish(struct msc_history_tap *tap);
+
+/*
+ * Analysis written to a database of its own (tap.store, e.g. by a tap
+ * thread beside the import) joins the events' database at the end.
+ */
+int msc_history_merge(struct msc_store *dst, const char *analysis_path);
 
 int msc_history_analyze(struct msc_store *s, int64_t capture_id,
 			const struct msc_history_opts *opts, struct msc_history_summary *ret);

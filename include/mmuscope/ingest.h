@@ -7,12 +7,13 @@
  * enough evidence in the first events) events are held in a bounded buffer;
  * then the capture row is written and the buffer flushed, so every stored
  * event is classified with the final layout.  An optional tap sees each
- * classified event right after it is stored (the analyzer can follow the
- * stream without reading it back).
+ * classified event right after it is stored, with the seq it was stored
+ * under (the analyzer can follow the stream without reading it back).
  */
 #ifndef MSC_INGEST_H
 #define MSC_INGEST_H
 
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -47,6 +48,31 @@ struct msc_ingest {
 	void *tap_ctx;
 	char note[256];			/* one remark on the inferred host, or "" */
 };
+
+/*
+ * A tap on a thread of its own (lib/tap-thread.c): set ing->tap to
+ * msc_tap_thread_push and ing->tap_ctx to the struct below.
+ */
+#define MSC_TAP_BATCH 1024	/* events per hand-over */
+#define MSC_TAP_SLOTS 8		/* batches in flight, one of them being filled */
+
+struct msc_tap_thread {
+	msc_event_fn fn;		/* the real tap, run by the worker */
+	void *ctx;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t more, room;
+	struct msc_event (*batch)[MSC_TAP_BATCH];	/* MSC_TAP_SLOTS batches */
+	size_t fill[MSC_TAP_SLOTS];	/* events in each full batch */
+	unsigned int head, tail, count;	/* ring of full batches; tail is being filled */
+	size_t cur_n;			/* events in the batch being filled */
+	int err;			/* the tap's first error (set by the worker) */
+	bool closing, running;
+};
+
+int msc_tap_thread_start(struct msc_tap_thread *t, msc_event_fn fn, void *ctx);
+int msc_tap_thread_push(void *ctx, const struct msc_event *ev);
+int msc_tap_thread_finish(struct msc_tap_thread *t);
 
 int msc_ingest_init(struct msc_ingest *ing, struct msc_source *src, struct msc_store *store,
 		    const struct msc_host *overrides);
