@@ -23,7 +23,11 @@
 	X(INCOMPLETE, "database holds an incomplete capture")                  \
 	X(PARSE, "malformed text event")                                       \
 	X(LAYOUT, "SPTE values fit no known layout")                           \
-	X(INTERRUPTED, "interrupted")
+	X(INTERRUPTED, "interrupted")                                          \
+	X(TMPCOPY, "cannot write its uncompressed copy in $TMPDIR (default /var/tmp)") \
+	X(NO_TRACEFS, "no tracefs")                                            \
+	X(NO_KVMMMU, "this kernel has no kvmmmu events")                       \
+	X(INSTANCE, "the tracefs instance exists already")
 
 #define MSC_ERR_BASE (-10000)
 

@@ -103,12 +103,20 @@ wait "$lockpid" 2>/dev/null
 check_eq "the locked database kept its two captures" \
 	"$(sqlite3 "$T/a.db" 'select count(*) from capture')" 2
 
-# a full disk: a file-size limit makes every write past it fail
+# a full disk: a file-size limit makes every write past it fail (the input
+# is uncompressed: a large compressed one is first copied uncompressed to
+# $TMPDIR, which the limit would stop first)
+trace-cmd convert -i "$big" -o "$T/big.dat" --compression none >/dev/null 2>&1
 expect_error "disk full" "big.db: disk full$" "$T/big.db" \
-	sh -c "ulimit -f 4000; exec \"$MSC\" import \"$big\" -o \"$T/big.db\""
+	sh -c "ulimit -f 4000; exec \"$MSC\" import \"$T/big.dat\" -o \"$T/big.db\""
 cp "$T/a.db" "$T/b.db"
 expect_error "disk full while appending" "b.db: disk full$" "" \
-	sh -c "ulimit -f $(( $(stat -c %s "$T/b.db") / 512 + 200 )); exec \"$MSC\" import --append \"$big\" -o \"$T/b.db\""
+	sh -c "ulimit -f $(( $(stat -c %s "$T/b.db") / 512 + 200 )); exec \"$MSC\" import --append \"$T/big.dat\" -o \"$T/b.db\""
+expect_error "no room for the uncompressed copy of a large compressed trace" \
+	"trace.dat: cannot write its uncompressed copy in \\\$TMPDIR \\(default /var/tmp\\)$" "$T/tmp.db" \
+	env TMPDIR="$T/no-such-dir" "$MSC" import "$big" -o "$T/tmp.db"
+check "a large compressed trace imports through its uncompressed copy, which is gone after" \
+	env TMPDIR="$T/tmpdir" sh -c "mkdir -p \"$T/tmpdir\" && \"$MSC\" import -q \"$big\" -o \"$T/ok.db\" && [ -z \"\$(ls -A \"$T/tmpdir\")\" ]"""
 check_eq "the failed append was removed, the rest kept" \
 	"$(sqlite3 "$T/b.db" 'select count(*) || " " || sum(complete) from capture')" "2 2"
 
