@@ -9,6 +9,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+
+#include "mmuscope/error.h"
+#include "mmuscope/store.h"
+#include "mmuscope/util.h"
 
 const char *cli_prog = "mmuscope";
 volatile sig_atomic_t cli_stop;
@@ -84,4 +89,27 @@ const char *cli_count(unsigned long long n, char *buf, unsigned long size)
 	}
 	buf[o] = '\0';
 	return buf;
+}
+
+/* Remove a database and the files SQLite keeps beside it. */
+void cli_remove_db(const char *path)
+{
+	static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
+	char p[4096];
+
+	for (size_t i = 0; i < ARRAY_SIZE(suffix); i++) {
+		snprintf(p, sizeof(p), "%s%s", path, suffix[i]);
+		unlink(p);
+	}
+}
+
+/* "<db>: <problem>", with SQLite's own words when the code is only "database error". */
+void cli_store_error(const char *path, const struct msc_store *s, int r)
+{
+	const char *detail = s ? msc_store_errmsg(s) : "";
+
+	if (detail[0] && r == MSC_ERR_SQL)
+		cli_error("%s: %s: %s", path, msc_strerror(r), detail);
+	else
+		cli_error("%s: %s", path, msc_strerror(r));
 }

@@ -24,15 +24,24 @@ void cli_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_catch_signals(void);
 int cli_usage(const struct cli_command *cmd);
+struct msc_store;
+void cli_remove_db(const char *path);
+void cli_store_error(const char *path, const struct msc_store *s, int r);
 double cli_now(void);
 const char *cli_count(unsigned long long n, char *buf, unsigned long size);
 
 int cmd_import(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
+int cmd_synth(int argc, char **argv);
+extern const char cmd_synth_usage[];	/* several lines: options, the tracing directory */
 int cmd_analyze(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 
 struct msc_history_summary;
 bool analyze_report_summary(const char *db, const struct msc_history_summary *s, bool fatal);
+int cmd_record(int argc, char **argv);
+int cmd_view(int argc, char **argv);
+int cmd_top(int argc, char **argv);
+int cmd_svg(int argc, char **argv);
 
 #endif /* MSC_CLI_H */

@@ -107,27 +107,6 @@ static void report_source_error(const struct import_opts *o, struct msc_source *
 		cli_error("%s: %s", o->input, msc_strerror(r));
 }
 
-static void report_store_error(const char *path, struct msc_store *s, int r)
-{
-	const char *detail = s ? msc_store_errmsg(s) : "";
-
-	if (detail[0] && r == MSC_ERR_SQL)
-		cli_error("%s: %s: %s", path, msc_strerror(r), detail);
-	else
-		cli_error("%s: %s", path, msc_strerror(r));
-}
-
-static void remove_db(const char *path)
-{
-	static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
-	char p[4096];
-
-	for (size_t i = 0; i < ARRAY_SIZE(suffix); i++) {
-		snprintf(p, sizeof(p), "%s%s", path, suffix[i]);
-		unlink(p);
-	}
-}
-
 /* An existing database may be replaced only if nobody is writing to it. */
 static int check_replaceable(const char *path)
 {
@@ -254,7 +233,7 @@ static void analysis_release(struct analysis *a)
 	a->tap.h = NULL;
 	msc_store_close(a->store);
 	if (a->path[0])
-		remove_db(a->path);
+		cli_remove_db(a->path);
 }
 
 static int run_ingest(const struct import_opts *o, struct msc_source *src,
@@ -302,7 +281,7 @@ static int run_ingest(const struct import_opts *o, struct msc_source *src,
 	else if (r == MSC_ERR_LAYOUT)
 		cli_error("%s: %s (override with --host vendor=npt|ept)", o->input, ing.note);
 	else if (r && ing.store_failed)
-		report_store_error(db_path, store, r);
+		cli_store_error(db_path, store, r);
 	else if (r)
 		report_source_error(o, src, r);
 	analysis_release(&an);
@@ -340,7 +319,7 @@ int cmd_import(int argc, char **argv)
 			msc_store_set_batch(store, 0);	/* all or nothing */
 	} else {
 		if (exists && (r = check_replaceable(o.output))) {
-			report_store_error(o.output, NULL, r);
+			cli_store_error(o.output, NULL, r);
 			goto err_src;
 		}
 		snprintf(tmp, sizeof(tmp), "%s.importing.%d", o.output, (int)getpid());
@@ -350,7 +329,7 @@ int cmd_import(int argc, char **argv)
 	if (r) {
 		cli_error("%s: cannot open database: %s", o.output, msc_strerror(r));
 		if (!o.append && r != MSC_ERR_EXISTS)
-			remove_db(db_path);
+			cli_remove_db(db_path);
 		goto err_src;
 	}
 	r = run_ingest(&o, src, store, o.output);
@@ -363,7 +342,7 @@ int cmd_import(int argc, char **argv)
 		r = -errno;
 	}
 	if (r) {
-		remove_db(tmp);
+		cli_remove_db(tmp);
 		return cli_stop ? 130 : 1;
 	}
 	return 0;

@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -75,6 +77,31 @@ static bool is_full(int err)
 	return err == ENOSPC || err == EFBIG || err == EDQUOT;
 }
 
+/*
+ * A failed write to the WAL or journal comes back without its errno (the
+ * one SQLite keeps is the main file's, or stale); a file size limit reached
+ * or a file system with no room left is what it almost always is.
+ */
+static bool out_of_space(const char *path)
+{
+	static const char *const suffix[] = { "", "-wal", "-journal" };
+	struct statvfs vfs;
+	struct rlimit rl;
+	struct stat st;
+	char p[4096];
+
+	if (!path)
+		return false;
+	if (!getrlimit(RLIMIT_FSIZE, &rl) && rl.rlim_cur != RLIM_INFINITY) {
+		for (size_t i = 0; i < ARRAY_SIZE(suffix); i++) {
+			snprintf(p, sizeof(p), "%s%s", path, suffix[i]);
+			if (!stat(p, &st) && (rlim_t)st.st_size + 65536 >= rl.rlim_cur)
+				return true;
+		}
+	}
+	return !statvfs(path, &vfs) && (uint64_t)vfs.f_bavail * vfs.f_frsize < 1 << 20;
+}
+
 /**
  * msc_store_error - turn an SQLite result code into a negative error
  * @s: the store; its message buffer receives SQLite's text
@@ -108,7 +135,7 @@ int msc_store_error(struct msc_store *s, int rc)
 		 */
 		if (s->db)
 			sqlite3_file_control(s->db, "main", SQLITE_FCNTL_LAST_ERRNO, &last);
-		if (is_full(sys) || is_full(last))
+		if (is_full(sys) || is_full(last) || out_of_space(s->path))
 			return MSC_ERR_FULL;
 		return sys ? -sys : last ? -last : -EIO;
 	default:
@@ -669,8 +696,45 @@ void msc_store_rows_init(struct msc_store *s, struct msc_store_rows *r, const ch
 	memset(r, 0, sizeof(*r));
 	r->head = head;
 	r->ncols = ncols;
+	r->text_col = -1;
 	r->next = s->rows;
 	s->rows = r;
+}
+
+/**
+ * msc_store_rows_init_text - register a batch whose column @text_col is text
+ *
+ * Rows are added with msc_store_rows_put_text(); the value the row's slot
+ * holds for that column is ignored.
+ */
+void msc_store_rows_init_text(struct msc_store *s, struct msc_store_rows *r, const char *head,
+			      unsigned int ncols, unsigned int text_col)
+{
+	msc_store_rows_init(s, r, head, ncols);
+	r->text_col = (int)text_col;
+}
+
+/**
+ * msc_store_rows_put_text - add the row filled in the slot, with @text
+ *	(@len bytes, copied) as its text column
+ */
+int msc_store_rows_put_text(struct msc_store *s, struct msc_store_rows *r, uint16_t nulls,
+			    const char *text, size_t len)
+{
+	size_t off = r->n ? r->text_end[r->n - 1] : 0;
+
+	if (off + len > r->text_alloc) {
+		size_t alloc = max(2 * r->text_alloc, off + len);
+		char *p = realloc(r->text, alloc);
+
+		if (!p)
+			return -ENOMEM;
+		r->text = p;
+		r->text_alloc = alloc;
+	}
+	memcpy(r->text + off, text, len);
+	r->text_end[r->n] = off + len;
+	return msc_store_rows_put(s, r, nulls);
 }
 
 /** msc_store_rows_release - unregister a batch (rows not yet flushed are dropped) */
@@ -686,6 +750,9 @@ void msc_store_rows_release(struct msc_store *s, struct msc_store_rows *r)
 	sqlite3_finalize(r->one);
 	r->multi = r->one = NULL;
 	r->n = 0;
+	free(r->text);
+	r->text = NULL;
+	r->text_alloc = 0;
 }
 
 static int prepare_rows(struct msc_store *s, struct msc_store_rows *r, unsigned int n,
@@ -720,6 +787,17 @@ static void bind_ints(sqlite3_stmt *st, int b, const int64_t *v, unsigned int nc
 	}
 }
 
+/* Row @i of @r at parameter offset @b; its text stays in r->text until the step. */
+static void bind_row_of(sqlite3_stmt *st, int b, const struct msc_store_rows *r, unsigned int i)
+{
+	size_t off = i ? r->text_end[i - 1] : 0;
+
+	bind_ints(st, b, r->v[i], r->ncols, r->nulls[i]);
+	if (r->text_col >= 0)
+		sqlite3_bind_text(st, b + r->text_col + 1, r->text + off,
+				  (int)(r->text_end[i] - off), SQLITE_STATIC);
+}
+
 /** msc_store_rows_flush - write the rows a batch holds */
 int msc_store_rows_flush(struct msc_store *s, struct msc_store_rows *r)
 {
@@ -733,11 +811,11 @@ int msc_store_rows_flush(struct msc_store *s, struct msc_store_rows *r)
 		return ret;
 	if (n == MSC_STORE_MULTI) {
 		for (unsigned int i = 0; i < n; i++)
-			bind_ints(*st, (int)(i * r->ncols), r->v[i], r->ncols, r->nulls[i]);
+			bind_row_of(*st, (int)(i * r->ncols), r, i);
 		ret = msc_store_step(s, *st);
 	} else {
 		for (unsigned int i = 0; i < n && ret >= 0; i++) {
-			bind_ints(*st, 0, r->v[i], r->ncols, r->nulls[i]);
+			bind_row_of(*st, 0, r, i);
 			ret = msc_store_step(s, *st);
 		}
 	}
