@@ -98,5 +98,7 @@ clean:
 
 include plugins/plugins.mk
 include kernel/kernel.mk
+include tests/nested/nested.mk
+include bench/bench.mk
 
 -include $(shell find $(O) -name '*.d' 2>/dev/null)

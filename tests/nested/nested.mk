@@ -5,6 +5,9 @@
 #   nested-initramfs     busybox + modules + dirtylog + trace-cmd initramfs
 #   check-kernel-smoke   boot it; check /dev/kvm, kvm_amd npt=Y,
 #                        kvm tdp_mmu=Y and one dirtylog run
+#   check-kernel         `mmuscope record` of dirtylog on the guest's real
+#                        KVM; checks the database on the host
+#                        (check-kernel.sh; needs build/mmuscope)
 #
 # Every cached or built file lives under $(NESTED_DIR).
 
@@ -12,6 +15,7 @@ NESTED_DIR ?= build/nested
 NESTED_SRC := $(patsubst %/,%,$(dir $(lastword $(MAKEFILE_LIST))))
 NESTED_ENV = NESTED_DIR=$(abspath $(NESTED_DIR))
 NESTED_SMOKE = $(abspath $(NESTED_DIR))/runs/smoke
+NESTED_MSC ?= build/mmuscope
 
 nested-kernel:
 	$(NESTED_ENV) $(NESTED_SRC)/fetch-kernel.sh
@@ -33,4 +37,9 @@ check-kernel-smoke: nested-initramfs
 		fail "dirtylog did not finish (output.log)"; \
 	echo "check-kernel-smoke: ok ($$(cat uname); $$(tail -n 1 qemu_cmd.txt))"
 
-.PHONY: nested-kernel nested-initramfs check-kernel-smoke
+# $(PROG) is the top Makefile's binary when this file is included from it.
+check-kernel: $(if $(PROG),$(PROG)) nested-kernel
+	@[ -x $(NESTED_MSC) ] || { echo "check-kernel: no $(NESTED_MSC): run make first"; exit 1; }
+	$(NESTED_ENV) $(NESTED_SRC)/check-kernel.sh $(abspath $(NESTED_MSC))
+
+.PHONY: nested-kernel nested-initramfs check-kernel-smoke check-kernel

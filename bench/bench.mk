@@ -1,0 +1,16 @@
+# `make bench`: benchmarks of mmuscope against trace-cmd and the project's
+# targets, on synthetic traces; results in BENCHMARKS.md.  Included from the
+# top Makefile.  BENCH=quick runs the 4 GiB scenario only, BENCH=seed the
+# 96 GiB one (both: the default).  Never part of `make check`.
+
+BENCH ?= all
+
+.PHONY: bench
+
+bench: $(PROG) $(O)/bench/readpages
+	@MSC=$(CURDIR)/$(PROG) READPAGES=$(CURDIR)/$(O)/bench/readpages \
+		BENCH_DIR=$(CURDIR)/$(O)/bench/work bench/run.sh $(BENCH)
+
+$(O)/bench/readpages: bench/tools/readpages.c
+	@mkdir -p $(@D)
+	$(call quiet,CC,$@)$(CC) $(WARN) $(CFLAGS) $(ALL_LDFLAGS) -o $@ $<

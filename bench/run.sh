@@ -1,0 +1,226 @@
+#!/bin/sh
+# `make bench`: mmuscope against the tools and limits it must beat, on
+# synthetic traces of the seed's scale, all in one run.
+#
+#   bench/run.sh [quick|seed|all]        (default: all; BENCH= in make)
+#
+# For each scenario it writes a trace.dat and a fake tracing directory with
+# `mmuscope synth`, then measures, each with /usr/bin/time (wall seconds,
+# peak RSS):
+#   trace-cmd report  vs  mmuscope import (analysis included)
+#   mmuscope analyze --rebuild (the analyzer replaying the stored events)
+#   mmuscope report
+#   mmuscope record --tracing-dir (live drain)  vs  a plain read() of the pages
+#   mmuscope view --script (first screen, scrub step), once it exists
+#   database bytes per event
+# and, under callgrind, the instructions per event of each tool: the
+# difference between a 64 MiB and a 192 MiB run of the same scenario over
+# the difference in events, so start-up costs cancel.  Wall times on this
+# shared machine move by up to 2x between runs; instruction counts do not.
+# A 1 TiB guest is projected from the per-event costs.
+#
+# Results are printed and written into BENCHMARKS.md between the
+# "bench:begin" and "bench:end" lines.  Nothing here asserts a time.
+set -eu
+cd "$(dirname "$0")/.."
+WHAT=${1:-all}
+MSC=${MSC:-$PWD/build/mmuscope}
+READPAGES=${READPAGES:-$PWD/build/bench/readpages}
+W=${BENCH_DIR:-$PWD/build/bench/work}
+RESULTS=$W/results.md
+export LC_ALL=C
+rm -rf "$W"
+mkdir -p "$W"
+: >"$RESULTS"
+
+say() { printf '%s\n' "$*" | tee -a "$RESULTS"; }
+
+# measure NAME CMD...: run, keep "<seconds> <peak KB>" in $W/NAME.time
+measure() {
+	name=$1
+	shift
+	/usr/bin/time -f '%e %M' -o "$W/$name.time" "$@" >"$W/$name.out" 2>"$W/$name.err" || {
+		echo "bench: $name failed: $*" >&2
+		tail -3 "$W/$name.err" >&2
+		echo "- -" >"$W/$name.time"
+	}
+}
+secs() { cut -d' ' -f1 "$W/$1.time"; }
+peak_mb() { awk '{ printf "%.0f", $2 / 1024 }' "$W/$1.time"; }
+
+# ratio A B: A / B with one decimal, "-" when either is missing
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (a + 0 > 0 && b + 0 > 0) printf "%.1f", a / b; else print "-" }'; }
+# rate N SECONDS: events per second, in millions
+rate() { awk -v n="$1" -v s="$2" 'BEGIN { if (s + 0 > 0) printf "%.2f", n / s / 1e6; else print "-" }'; }
+# 1234567 -> 1,234,567
+group() { printf '%s\n' "$1" | sed -e ':a' -e 's/\B[0-9]\{3\}\>/,&/' -e 'ta'; }
+# events in a synth summary
+synth_events() { sed -nE 's/^synth: ([0-9,]+) events.*/\1/p' "$W/$1.out" | tr -d ,; }
+
+have_view() { "$MSC" view --help 2>/dev/null | grep -q -- '--bench'; }
+
+# ---- wall time and memory at scale
+scenario() { # NAME GUEST-GIB SYNTH-ARGS...: every 4K page of the guest mapped at the peak
+	s=$1
+	pages=$(( $2 * 262144 + 1 ))
+	shift 2
+	echo "bench: scenario $s: mmuscope synth $*" >&2
+	measure "$s.synth" "$MSC" synth -o "$W/$s.dat" --tracing-dir "$W/$s.dir" \
+		--instance mmuscope --kprobes off --guest-gib "$(( (pages - 1) / 262144 ))" "$@"
+	n=$(synth_events "$s.synth")
+	echo "bench: $s: $n events" >&2
+	measure "$s.report" sh -c "trace-cmd report -N -i '$W/$s.dat' >/dev/null"
+	measure "$s.import" "$MSC" import -q "$W/$s.dat" -o "$W/$s.db"
+	measure "$s.analyze" "$MSC" analyze -q --rebuild "$W/$s.db"
+	measure "$s.summary" sh -c "'$MSC' report '$W/$s.db' >/dev/null"
+	measure "$s.read" "$READPAGES" "$W/$s.dir/instances/mmuscope"
+	measure "$s.record" "$MSC" record -q --tracing-dir "$W/$s.dir" --instance mmuscope \
+		-o "$W/$s.live.db"
+	dbsize=$(stat -c %s "$W/$s.db" 2>/dev/null || echo 0)
+	tui_first=- tui_step=-
+	if have_view; then
+		# 100 steps forward in time on the overview, then 100 on the memory map
+		awk 'BEGIN { for (v = 1; v <= 2; v++) { print v; for (i = 0; i < 100; i++) print "<Right>" } }' \
+			>"$W/tui.keys"
+		measure "$s.tui" "$MSC" view "$W/$s.db" --script "$W/tui.keys" --no-display --bench
+		tui_first=$(sed -nE 's/^bench: first screen ([0-9.]+) ms.*/\1/p' "$W/$s.tui.out")
+		tui_step=$(sed -nE 's/^bench: time-forward on ([a-z]+): [0-9]+ steps, median ([0-9.]+) ms, max ([0-9.]+) ms.*/\1:\2\/\3/p' \
+			"$W/$s.tui.out" | paste -sd, -)
+		: "${tui_first:=-}" "${tui_step:=-}"
+	fi
+	cat >>"$W/scenarios" <<EOF
+$s $n $pages $(secs "$s.synth") $(secs "$s.report") $(secs "$s.import") $(secs "$s.analyze") $(secs "$s.summary") $(secs "$s.read") $(secs "$s.record") $dbsize $(peak_mb "$s.import") $(peak_mb "$s.analyze") $(peak_mb "$s.record") $(peak_mb "$s.report") $(peak_mb "$s.synth") $tui_first $tui_step
+EOF
+	# the big files go; their numbers are kept
+	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$W/$s.dat" "$W/$s.dir" "$W/$s.db" "$W/$s.live.db" \
+		"$W/$s.db-wal" "$W/$s.db-shm"
+}
+
+# ---- instructions per event, under callgrind
+IR_TOOLS="report import analyze record read synth"
+ir() { # NAME CMD...: instructions of CMD into $W/NAME.ir
+	name=$1
+	shift
+	valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" \
+		>/dev/null 2>"$W/$name.cg" || true
+	sed -nE 's/.*I +refs: +([0-9,]+).*/\1/p' "$W/$name.cg" | tr -d , >"$W/$name.ir"
+}
+callgrind_pair() {
+	for mib in 64 192; do
+		p=cg$mib
+		echo "bench: callgrind, $mib MiB guest" >&2
+		"$MSC" synth -o "$W/$p.dat" --tracing-dir "$W/$p.dir" --instance mmuscope \
+			--kprobes off --guest-mib $mib --passes 2 >"$W/$p.synth.out"
+		synth_events "$p.synth" >"$W/$p.events"
+		ir "$p.report" trace-cmd report -N -i "$W/$p.dat"
+		ir "$p.import" "$MSC" import -q "$W/$p.dat" -o "$W/$p.db"
+		ir "$p.analyze" "$MSC" analyze -q --rebuild "$W/$p.db"
+		ir "$p.record" "$MSC" record -q --tracing-dir "$W/$p.dir" --instance mmuscope \
+			-o "$W/$p.live.db"
+		ir "$p.read" "$READPAGES" "$W/$p.dir/instances/mmuscope"
+		ir "$p.synth" "$MSC" synth -q -o "$W/$p.again.dat" --kprobes off --guest-mib $mib \
+			--passes 2
+	done
+}
+per_event() { # TOOL: marginal instructions per event
+	awk -v a="$(cat "$W/cg64.$1.ir")" -v b="$(cat "$W/cg192.$1.ir")" \
+	    -v n="$(cat "$W/cg64.events")" -v m="$(cat "$W/cg192.events")" \
+	    'BEGIN { if (a != "" && b != "" && m > n) printf "%.0f", (b - a) / (m - n); else print "-" }'
+}
+
+case $WHAT in
+quick) RUN="quick" ;;
+seed) RUN="seed" ;;
+all) RUN="quick seed" ;;
+*) echo "usage: bench/run.sh [quick|seed|all]" >&2; exit 2 ;;
+esac
+: >"$W/scenarios"
+load0=$(cut -d' ' -f1-3 /proc/loadavg)
+for s in $RUN; do
+	case $s in
+	quick) scenario quick 4 --passes 1 ;;
+	seed) scenario seed 96 --backing 1g --vcpus 96 --stop-after enable_dirty_logging ;;
+	esac
+done
+callgrind_pair
+load1=$(cut -d' ' -f1-3 /proc/loadavg)
+
+# ---- the tables
+cpu=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)
+mem=$(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo)
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+say "Measured $(date -u '+%Y-%m-%d %H:%M UTC') by \`make bench\` (bench/run.sh $WHAT) at commit $commit"
+say "on $(uname -sr), $cpu, $(nproc) CPUs, $mem; $(trace-cmd -v 2>&1 | grep -m1 'trace-cmd version' | sed 's/ (.*//'), $(valgrind --version)."
+say "Load average (1, 5, 15 min) at the start: $load0, at the end: $load1 (2 CPUs: above 1, other work shared the machine and wall times stretch; instruction counts do not)."
+say "Every figure below is what this run measured; rerun \`make bench\` after a change."
+say ""
+say "Scenarios (\`mmuscope synth\`, kernel 6.12 NPT, kprobes off):"
+say "quick = \`--guest-gib 4 --passes 1\` (THP, 1 vCPU, the whole dirty-logging cycle);"
+say "seed = \`--guest-gib 96 --backing 1g --vcpus 96 --stop-after enable_dirty_logging\`"
+say "(the seed's VM: populate, then eager splitting of 96 1 GiB pages and write-protection of 25 M 4K SPTEs)."
+say ""
+say "### Wall time, side by side (ratios first, absolute figures beside them)"
+say ""
+say "| scenario | events | import speed-up over \`trace-cmd report\` (target >= 3x) | analyzer replay (target 10 M ev/s) | live drain time over plain read() | \`mmuscope report\` (target < 2 s) | TUI first screen / scrub step, view:median/max (< 1 s / < 50 ms) | DB bytes/event |"
+say "|---|---:|---|---|---|---|---|---:|"
+while read -r s n pages tsynth treport timport tanalyze tsummary tread trecord dbsize mimport manalyze mrecord mreport msynth tfirst tstep; do
+	say "| $s | $(group "$n") | $(ratio "$treport" "$timport")x: $timport s vs $treport s ($(rate "$n" "$timport") vs $(rate "$n" "$treport") M ev/s) | $(rate "$n" "$tanalyze") M ev/s ($tanalyze s) | $(ratio "$trecord" "$tread")x: $trecord s vs $tread s ($(rate "$n" "$trecord") vs $(rate "$n" "$tread") M ev/s) | $tsummary s | $tfirst ms / $tstep ms | $(awk -v b="$dbsize" -v n="$n" 'BEGIN { printf "%.1f", b / n }') |"
+done <"$W/scenarios"
+say ""
+say "Peak memory (RSS, MiB) and the generator:"
+say ""
+say "| scenario | import | analyze | record | trace-cmd report | synth (time) | mapped 4K pages at the peak | analyze bytes per 4K page (target 16) |"
+say "|---|---:|---:|---:|---:|---|---:|---:|"
+while read -r s n pages tsynth treport timport tanalyze tsummary tread trecord dbsize mimport manalyze mrecord mreport msynth tfirst tstep; do
+	say "| $s | $mimport | $manalyze | $mrecord | $mreport | $msynth MiB ($tsynth s, $(rate "$n" "$tsynth") M ev/s) | $(group "$pages") | $(awk -v m="$manalyze" -v p="$pages" 'BEGIN { printf "%.1f", m * 1048576 / p }') |"
+done <"$W/scenarios"
+say ""
+say "### Instructions per event (callgrind; 64 MiB vs 192 MiB guest, \`--passes 2\`, $(cat "$W/cg64.events") and $(cat "$W/cg192.events") events)"
+say ""
+say "| tool | instructions/event | ratio to \`trace-cmd report\` |"
+say "|---|---:|---:|"
+rep=$(per_event report)
+for t in $IR_TOOLS; do
+	case $t in
+	report) label="\`trace-cmd report\`" ;;
+	import) label="\`mmuscope import\` (analysis included)" ;;
+	analyze) label="\`mmuscope analyze --rebuild\` (replay)" ;;
+	record) label="\`mmuscope record --tracing-dir\` (live drain)" ;;
+	read) label="plain read() of the same pages (user space only: the copy is kernel time)" ;;
+	synth) label="\`mmuscope synth\` (model + pages + trace.dat)" ;;
+	esac
+	v=$(per_event "$t")
+	say "| $label | $v | $(ratio "$v" "$rep") |"
+done
+say ""
+if grep -q '^seed ' "$W/scenarios"; then
+	set -- $(grep '^seed ' "$W/scenarios")
+	n=$2
+	shift	# now 1 events, 2 pages, 3 synth s, 4 report s, 5 import s, 6 analyze s,
+		# 7 report s, 8 read s, 9 record s, 10 DB bytes, 11 import MiB, 12 analyze MiB
+
+	# 1 TiB: the seed scenario scales with the guest (per GiB: 1 split of a 1 GiB
+	# page, 512 of 2 MiB pages, 262,144 write-protections), so events x 1024/96
+	n1t=$(awk -v n="$n" 'BEGIN { printf "%.0f", n * 1024 / 96 }')
+	say "### 1 TiB guest, projected from the seed run's per-event costs ($(group "$n1t") events)"
+	say ""
+	say "| | projected |"
+	say "|---|---|"
+	say "| \`trace-cmd report\` | $(awk -v t="$4" -v n="$n" -v m="$n1t" 'BEGIN { printf "%.0f s", t / n * m }') |"
+	say "| \`mmuscope import\` | $(awk -v t="$5" -v n="$n" -v m="$n1t" 'BEGIN { printf "%.0f s", t / n * m }') |"
+	say "| \`mmuscope analyze\` | $(awk -v t="$6" -v n="$n" -v m="$n1t" 'BEGIN { printf "%.0f s", t / n * m }') |"
+	say "| \`mmuscope record\` drain | $(awk -v t="$9" -v n="$n" -v m="$n1t" 'BEGIN { printf "%.0f s", t / n * m }') |"
+	say "| database | $(awk -v b="${10}" -v n="$n" -v m="$n1t" 'BEGIN { printf "%.1f GB", b / n * m / 1e9 }') |"
+	say "| analyzer memory | $(awk -v r="${12}" 'BEGIN { printf "%.1f GiB", r * 1024 / 96 / 1024 }') (RSS scaled with the guest) |"
+	say ""
+fi
+
+# ---- into BENCHMARKS.md
+if [ -f BENCHMARKS.md ] && grep -q '^<!-- bench:begin -->' BENCHMARKS.md; then
+	awk -v results="$RESULTS" '
+		/^<!-- bench:begin -->/ { print; while ((getline line < results) > 0) print line; skip = 1; next }
+		/^<!-- bench:end -->/ { skip = 0 }
+		!skip' BENCHMARKS.md >"$W/BENCHMARKS.md"
+	cp "$W/BENCHMARKS.md" BENCHMARKS.md
+	echo "bench: results written to BENCHMARKS.md" >&2
+fi

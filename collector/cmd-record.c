@@ -1,0 +1,657 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `mmuscope record -o DB`: record the KVM MMU of this host live, from a
+ * dedicated tracefs instance, into a database that sqlite3 and the TUI can
+ * read while it grows (WAL; a commit every --commit-ms).
+ *
+ * The loop moves events from the live source through the ingest pipeline
+ * (the same decoder, classifier, store and inline analysis as import), so
+ * the analysis tables grow while recording; between
+ * batches, samples KVM's own counters, commits, and checks the ring
+ * buffer's lost-event counters.  SIGINT/SIGTERM (or --duration) turn
+ * tracing off; what the kernel still holds is drained and stored, the
+ * capture is marked complete, and the instance and kprobes are removed.
+ * Killed outright, the database keeps every committed event with
+ * capture.complete = 0.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "mmuscope/error.h"
+#include "mmuscope/event.h"
+#include "mmuscope/history.h"
+#include "mmuscope/host.h"
+#include "mmuscope/ingest.h"
+#include "mmuscope/live.h"
+#include "mmuscope/source.h"
+#include "mmuscope/store.h"
+#include "mmuscope/synth.h"
+#include "mmuscope/util.h"
+
+#define MAX_VMS 64
+#define MSC_MAX_CPUS 8192
+#define MAX_LOST 192		/* 3 counters x 64 CPUs per poll */
+
+struct record_opts {
+	const char *output;
+	const char *trace_dat;		/* also write the raw capture here */
+	double duration;		/* seconds, 0: until a signal */
+	unsigned int commit_ms, stats_ms;
+	bool force, append, quiet, no_analyze;
+	struct msc_live_opts live;
+	struct msc_host overrides;
+};
+
+/* --trace-dat: each CPU's raw pages, in files of a staging directory. */
+struct raw_tee {
+	char dir[4096];			/* "" until the first page */
+	FILE *f[MSC_MAX_CPUS];
+	int nr_cpus;			/* files opened: highest cpu + 1 */
+};
+
+/* A VM seen by the counter sampler, and what was last stored of it. */
+struct vm_seen {
+	struct msc_kvm_sample last;
+};
+
+struct recorder {
+	struct record_opts *o;
+	struct msc_source *src;
+	struct msc_store *store;
+	struct msc_ingest ing;
+	struct msc_history_tap tap;	/* inline analysis, as import does */
+	struct msc_host_profile profile;
+	struct msc_kvm_sampler *sampler;
+	struct vm_seen vms[MAX_VMS];
+	struct raw_tee *tee;
+	size_t nr_vms;
+	bool params_stored;
+	uint64_t lost, samples;
+	int store_err;			/* the error came from the database */
+};
+
+static int parse_args(int argc, char **argv, struct record_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "buffer-kb", required_argument, NULL, 'b' },
+		{ "instance", required_argument, NULL, 'I' },
+		{ "tracing-dir", required_argument, NULL, 'T' },
+		{ "no-kprobes", no_argument, NULL, 'K' },
+		{ "stats-ms", required_argument, NULL, 'S' },
+		{ "commit-ms", required_argument, NULL, 'C' },
+		{ "host", required_argument, NULL, 'H' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "append", no_argument, NULL, 'a' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "no-analyze", no_argument, NULL, 'N' },
+		{ "trace-dat", required_argument, NULL, 'D' },
+		{ 0 }
+	};
+	char *end;
+	int c;
+
+	msc_host_init(&o->overrides);
+	o->commit_ms = 250;
+	o->stats_ms = 100;
+	while ((c = getopt_long(argc, argv, "o:p:d:b:fq", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'p':
+			o->live.pid = (int)strtol(optarg, &end, 10);
+			if (*end || o->live.pid <= 0) {
+				cli_error("--pid %s: expected a process id", optarg);
+				return -1;
+			}
+			break;
+		case 'd':
+			o->duration = strtod(optarg, &end);
+			if (*end || o->duration <= 0) {
+				cli_error("--duration %s: expected seconds > 0", optarg);
+				return -1;
+			}
+			break;
+		case 'b':
+			o->live.buffer_kb = (unsigned int)strtoul(optarg, &end, 10);
+			if (*end || !o->live.buffer_kb) {
+				cli_error("--buffer-kb %s: expected KiB per CPU", optarg);
+				return -1;
+			}
+			break;
+		case 'I':
+			o->live.instance = optarg;
+			break;
+		case 'T':
+			o->live.tracing_dir = optarg;
+			break;
+		case 'K':
+			o->live.no_kprobes = true;
+			break;
+		case 'S':
+			o->stats_ms = (unsigned int)strtoul(optarg, &end, 10);
+			if (*end) {
+				cli_error("--stats-ms %s: expected milliseconds (0: off)", optarg);
+				return -1;
+			}
+			break;
+		case 'C':
+			o->commit_ms = (unsigned int)strtoul(optarg, &end, 10);
+			if (*end || !o->commit_ms) {
+				cli_error("--commit-ms %s: expected milliseconds", optarg);
+				return -1;
+			}
+			break;
+		case 'H':
+			if (msc_host_parse_overrides(&o->overrides, optarg)) {
+				cli_error("--host %s: expected vendor=npt|ept, release=X.Y.Z, "
+					  "nonpresent=0|0x8000000000000000, ept_ad=y|n", optarg);
+				return -1;
+			}
+			break;
+		case 'f':
+			o->force = true;
+			break;
+		case 'a':
+			o->append = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'N':
+			o->no_analyze = true;
+			break;
+		case 'D':
+			o->trace_dat = optarg;
+			break;
+		default:
+			return -1;
+		}
+	}
+	if (optind != argc || !o->output) {
+		cli_error("need -o DB (and no other arguments)");
+		return -1;
+	}
+	if (o->force && o->append) {
+		cli_error("--force and --append exclude each other");
+		return -1;
+	}
+	return 0;
+}
+
+/* Open the database: new (0600, WAL), replaced with --force, or --append. */
+static int open_store(const struct record_opts *o, struct msc_store **ret)
+{
+	bool exists = !access(o->output, F_OK);
+	struct msc_store *s;
+	int r;
+
+	if (exists && !o->force && !o->append) {
+		cli_error("%s: %s", o->output, msc_strerror(MSC_ERR_EXISTS));
+		return MSC_ERR_EXISTS;
+	}
+	if (exists) {
+		/* nobody may be writing it, whether we replace it or add to it */
+		r = msc_store_open(o->output, 0, &s);
+		if (!r) {
+			r = msc_store_lock(s);
+			if (r || !o->append)
+				msc_store_close(s);
+		}
+		if (r) {
+			cli_store_error(o->output, NULL, r);
+			return r;
+		}
+		if (o->append) {
+			*ret = s;
+			return 0;
+		}
+		cli_remove_db(o->output);
+	}
+	r = msc_store_open(o->output, MSC_STORE_CREATE, ret);
+	if (r)
+		cli_error("%s: cannot create database: %s", o->output, msc_strerror(r));
+	return r;
+}
+
+static int store_result(struct recorder *rec, int r)
+{
+	if (r && !rec->store_err)
+		rec->store_err = r;
+	return r;
+}
+
+/* The host facts and how this recording was set up, once the capture row exists. */
+static int store_params(struct recorder *rec)
+{
+	const struct msc_live_status *st = msc_live_get_status(rec->src);
+	struct msc_store *s = rec->store;
+	char buf[64];
+	int r = 0;
+
+	for (size_t i = 0; !r && i < rec->profile.nr_params; i++)
+		r = msc_store_set_param(s, rec->profile.params[i].name,
+					rec->profile.params[i].value);
+	if (!r)
+		r = msc_store_set_param(s, "record.mode", msc_live_mode_name(st->mode));
+	if (!r)
+		r = msc_store_set_param(s, "record.mode_detail", st->mode_detail);
+	if (!r && st->nr_kprobes)
+		r = msc_store_set_param(s, "record.kprobes", st->kprobes);
+	if (!r)
+		r = msc_store_set_param(s, "record.instance", st->instance_dir);
+	if (!r && rec->sampler)
+		r = msc_store_set_param(s, "record.kvm_stats", msc_kvm_sampler_method(rec->sampler));
+	if (!r && rec->o->live.pid > 0) {
+		snprintf(buf, sizeof(buf), "%d", rec->o->live.pid);
+		r = msc_store_set_param(s, "record.pid", buf);
+	}
+	if (!r)
+		r = msc_store_commit(s);
+	return store_result(rec, r);
+}
+
+static struct vm_seen *find_vm(struct recorder *rec, const struct msc_kvm_sample *k)
+{
+	for (size_t i = 0; i < rec->nr_vms; i++)
+		if (!strcmp(rec->vms[i].last.vm, k->vm))
+			return &rec->vms[i];
+	if (rec->nr_vms == MAX_VMS)
+		return NULL;
+	rec->vms[rec->nr_vms].last = *k;
+	rec->vms[rec->nr_vms].last.pages_4k = -2;	/* differs from any sample */
+	return &rec->vms[rec->nr_vms++];
+}
+
+/* KVM's counters: a row per VM whose counters changed since its last row. */
+static int sample_kvm(struct recorder *rec)
+{
+	struct msc_kvm_sample k[MAX_VMS];
+	uint64_t now;
+	int n, r = 0;
+
+	n = msc_kvm_sampler_read(rec->sampler, k, ARRAY_SIZE(k));
+	if (n <= 0)
+		return 0;	/* no VM, or /proc unreadable: nothing to compare */
+	msc_live_now(rec->src, &now);
+	for (int i = 0; i < n && !r; i++) {
+		struct vm_seen *v = find_vm(rec, &k[i]);
+
+		if (!v || !memcmp(&v->last, &k[i], sizeof(k[i])))
+			continue;
+		v->last = k[i];
+		rec->samples++;
+		r = store_result(rec, msc_store_add_kvm_sample(rec->store, now, &k[i]));
+	}
+	return r;
+}
+
+static int check_lost(struct recorder *rec, bool final)
+{
+	struct msc_live_lost lost[MAX_LOST];
+	int n = msc_live_poll_lost(rec->src, final, lost, ARRAY_SIZE(lost)), r = 0;
+
+	for (int i = 0; i < n && !r; i++) {
+		struct msc_event ev = { .ts = lost[i].ts, .cpu = (uint16_t)lost[i].cpu, .pid = -1,
+					.type = MSC_EV_LOST, .lost.count = lost[i].count };
+
+		cli_warn("cpu %d: the kernel %s %llu events (%s); a larger --buffer-kb helps",
+			 lost[i].cpu, strcmp(lost[i].source, "dropped") ? "lost" : "dropped",
+			 (unsigned long long)lost[i].count, lost[i].source);
+		rec->lost += lost[i].count;
+		r = store_result(rec, msc_store_add_lost(rec->store, &lost[i]));
+		/* the analysis marks the history after the gap, as for a mark */
+		ev.seq = (uint64_t)(msc_store_next_seq(rec->store) - 1);
+		if (!r && rec->ing.tap)
+			r = store_result(rec, rec->ing.tap(rec->ing.tap_ctx, &ev));
+	}
+	return r;
+}
+
+/* The VM of a process, when the sampler saw exactly one. */
+static const char *vm_of(const struct recorder *rec, int tgid)
+{
+	const char *vm = NULL;
+
+	for (size_t i = 0; i < rec->nr_vms; i++) {
+		if (rec->vms[i].last.pid != tgid)
+			continue;
+		if (vm)
+			return NULL;
+		vm = rec->vms[i].last.vm;
+	}
+	return vm;
+}
+
+/* What only the end knows: per-CPU counters, thread -> process -> VM. */
+static int store_epilogue(struct recorder *rec)
+{
+	struct msc_live_cpu_stats cs;
+	int *pids = NULL, tgid, r = 0;
+	size_t nr = 0;
+	char comm[64];
+
+	for (int cpu = 0; !r && !msc_live_get_cpu_stats(rec->src, cpu, &cs); cpu++)
+		r = msc_store_add_cpu_stats(rec->store, &cs);
+	if (!r)
+		r = msc_store_get_pids(rec->store, &pids, &nr);
+	for (size_t i = 0; !r && i < nr; i++) {
+		if (pids[i] <= 0)
+			continue;	/* the idle task, lost marks */
+		if (msc_live_task_tgid(rec->src, pids[i], &tgid, comm, sizeof(comm)))
+			tgid = -1;
+		r = msc_store_add_task(rec->store, pids[i], tgid, comm,
+				       tgid > 0 ? vm_of(rec, tgid) : NULL);
+	}
+	free(pids);
+	return store_result(rec, r);
+}
+
+static int tee_page(void *ctx, int cpu, const void *page, size_t size)
+{
+	struct raw_tee *tee = ctx;
+	char path[4200];
+
+	if (cpu < 0 || cpu >= MSC_MAX_CPUS)
+		return -EINVAL;
+	if (!tee->f[cpu]) {
+		snprintf(path, sizeof(path), "%s/cpu%d", tee->dir, cpu);
+		tee->f[cpu] = fopen(path, "we");
+		if (!tee->f[cpu])
+			return -errno;
+		tee->nr_cpus = max(tee->nr_cpus, cpu + 1);
+	}
+	return fwrite(page, 1, size, tee->f[cpu]) == size ? 0 : -EIO;
+}
+
+static int tee_open(struct recorder *rec)
+{
+	struct raw_tee *tee = calloc(1, sizeof(*tee));
+
+	if (!tee)
+		return -ENOMEM;
+	snprintf(tee->dir, sizeof(tee->dir), "%s.parts.XXXXXX", rec->o->trace_dat);
+	if (!mkdtemp(tee->dir)) {
+		int r = -errno;
+
+		cli_error("%s: cannot make a staging directory: %s", tee->dir, strerror(errno));
+		free(tee);
+		return r;
+	}
+	rec->tee = tee;
+	rec->o->live.page_fn = tee_page;
+	rec->o->live.page_ctx = tee;
+	return 0;
+}
+
+/* An empty file (a CPU without pages, an empty symbol table). */
+static int touch(const char *path)
+{
+	FILE *f = fopen(path, "ae");
+
+	return f && !fclose(f) ? 0 : -errno;
+}
+
+/* Assemble the trace.dat from the raw pages, before the source goes (kprobe formats). */
+static int tee_write(struct recorder *rec)
+{
+	struct raw_tee *tee = rec->tee;
+	const struct msc_live_status *st = msc_live_get_status(rec->src);
+	char tracing[4200], syms[4300], *files[MSC_MAX_CPUS] = { NULL };
+	const char *kallsyms = "/proc/kallsyms";
+	int nr = max(tee->nr_cpus, st->nr_cpus), r;
+
+	snprintf(tracing, sizeof(tracing), "%s/tracing", tee->dir);
+	r = mkdir(tracing, 0700) ? -errno : msc_live_save_formats(rec->src, tracing);
+	for (int cpu = 0; !r && cpu < nr; cpu++) {
+		if (tee->f[cpu] && fclose(tee->f[cpu]))
+			r = -EIO;
+		tee->f[cpu] = NULL;
+		if (asprintf(&files[cpu], "%s/cpu%d", tee->dir, cpu) < 0) {
+			files[cpu] = NULL;
+			r = -ENOMEM;
+		} else if (!r) {
+			r = touch(files[cpu]);
+		}
+	}
+	/* a test tree, or a /proc/kallsyms we may not read: no symbols */
+	if (!r && (!st->owns_instance || access(kallsyms, R_OK))) {
+		snprintf(syms, sizeof(syms), "%s/kallsyms", tracing);
+		kallsyms = syms;
+		r = touch(syms);
+	}
+	if (!r)
+		r = msc_tracedat_write(rec->o->trace_dat, tracing, kallsyms, (unsigned int)nr, files,
+				       7, "zstd", msc_source_info(rec->src)->uname);
+	if (r)
+		cli_error("%s: cannot write the trace.dat: %s", rec->o->trace_dat, msc_strerror(r));
+	for (int cpu = 0; cpu < nr; cpu++)
+		free(files[cpu]);
+	return r;
+}
+
+/* Remove the staging directory of --trace-dat. */
+static void tee_close(struct raw_tee *tee)
+{
+	char cmd[4300];
+
+	if (!tee)
+		return;
+	for (int cpu = 0; cpu < tee->nr_cpus; cpu++)
+		if (tee->f[cpu])
+			fclose(tee->f[cpu]);
+	snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", tee->dir);	/* mkdtemp name: no quotes */
+	if (system(cmd))
+		cli_warn("%s: could not remove it", tee->dir);
+	free(tee);
+}
+
+static void print_start(const struct recorder *rec)
+{
+	const struct msc_live_status *st = msc_live_get_status(rec->src);
+	const struct msc_host *h = &rec->profile.host;
+
+	printf("recording into %s: instance %s, %d cpus, clock %s%s\n", rec->o->output,
+	       st->instance_dir, st->nr_cpus, st->clock,
+	       st->copy_marker ? ", trace_marker copied in" : "");
+	printf("  host: kernel %s, %s, SPTE layout %s%s, %u physical address bits\n",
+	       h->release, rec->profile.kvm_module[0] ? rec->profile.kvm_module : "no kvm module",
+	       msc_vendor_name(h->vendor), h->tdp_mmu ? " (TDP MMU)" : "",
+	       rec->profile.phys_bits);
+	printf("  phases and TLB flushes: %s (%s)%s%s\n", msc_live_mode_name(st->mode),
+	       st->mode_detail, st->nr_kprobes ? ": " : "", st->nr_kprobes ? st->kprobes : "");
+	if (st->nr_pids)
+		printf("  only process %d (%u threads, and threads it creates)\n",
+		       rec->o->live.pid, st->nr_pids);
+	printf("  KVM counters: %s every %u ms; markers: %s\n",
+	       rec->sampler ? msc_kvm_sampler_method(rec->sampler) : "off", rec->o->stats_ms,
+	       st->marker_path);
+	printf("  Ctrl-C stops\n");
+	fflush(stdout);
+}
+
+static void print_summary(const struct recorder *rec, double secs)
+{
+	char a[32], b[32];
+
+	printf("%s: %s events in %.1f s (%s events/s), %llu KVM counter rows, %llu events lost\n",
+	       rec->o->output, cli_count(rec->ing.events, a, sizeof(a)), secs,
+	       cli_count(secs > 0 ? (unsigned long long)(rec->ing.events / secs) : 0, b, sizeof(b)),
+	       (unsigned long long)rec->samples,
+	       (unsigned long long)(rec->lost + rec->ing.by_type[MSC_EV_LOST]));
+	for (int t = 0; t < MSC_EV_NR; t++)
+		if (rec->ing.by_type[t])
+			printf("  %s %s", msc_event_type_name(t),
+			       cli_count(rec->ing.by_type[t], a, sizeof(a)));
+	printf("\n");
+}
+
+/* Move events until the source ends; timers run between batches. */
+static int run(struct recorder *rec)
+{
+	const struct record_opts *o = rec->o;
+	double t0 = cli_now(), next_commit = t0 + o->commit_ms / 1e3;
+	double next_stats = t0, deadline = o->duration > 0 ? t0 + o->duration : 0;
+	bool stopping = false;
+	int step, r = 0;
+
+	for (;;) {
+		double now, wake;
+
+		step = msc_ingest_step(&rec->ing, 4096);
+		if (step == 0 || (step < 0 && step != -EAGAIN)) {
+			r = step;
+			break;
+		}
+		if (rec->ing.started && !rec->params_stored) {
+			rec->params_stored = true;
+			if ((r = store_params(rec)))
+				return r;
+		}
+		now = cli_now();
+		if (rec->sampler && rec->ing.started && now >= next_stats) {
+			if ((r = sample_kvm(rec)))
+				return r;
+			next_stats = now + o->stats_ms / 1e3;
+		}
+		if (now >= next_commit) {
+			r = check_lost(rec, false);
+			if (!r)
+				r = store_result(rec, msc_store_commit(rec->store));
+			if (r)
+				return r;
+			next_commit = now + o->commit_ms / 1e3;
+		}
+		if (!stopping && (cli_stop || (deadline && now >= deadline))) {
+			stopping = true;
+			msc_live_stop(rec->src);
+		}
+		if (step != -EAGAIN)
+			continue;	/* more events are ready */
+		wake = min(next_commit, rec->sampler ? next_stats : next_commit);
+		if (deadline && !stopping)
+			wake = min(wake, deadline);
+		r = msc_live_wait(rec->src, stopping ? 0 : (int)max(0.0, (wake - now) * 1e3) + 1);
+		if (r)
+			break;
+	}
+	if (r < 0) {
+		if (rec->ing.store_failed)
+			store_result(rec, r);
+		return r;
+	}
+	if (rec->sampler && rec->ing.started && (r = sample_kvm(rec)))
+		return r;
+	return check_lost(rec, true);
+}
+
+static int finish(struct recorder *rec)
+{
+	int r;
+
+	if (!rec->ing.started) {
+		/* nothing came at all: still a capture, with its host */
+		r = msc_ingest_finish(&rec->ing);
+		if (r)
+			return store_result(rec, r);
+		return store_result(rec, msc_store_finish(rec->store));
+	}
+	r = store_epilogue(rec);
+	if (!r && (r = msc_ingest_finish(&rec->ing)))
+		store_result(rec, r);
+	if (!r && rec->tap.h)
+		r = store_result(rec, msc_history_tap_finish(&rec->tap));
+	if (!r)
+		r = store_result(rec, msc_store_finish(rec->store));
+	if (!r && rec->tee)
+		r = tee_write(rec);
+	return r;
+}
+
+int cmd_record(int argc, char **argv)
+{
+	struct record_opts o = { 0 };
+	struct recorder rec = { .o = &o };
+	char error[512] = "";
+	bool created;
+	const char *w;
+	double t0;
+	int r;
+
+	if (parse_args(argc, argv, &o))
+		return 2;
+	cli_catch_signals();
+	if (open_store(&o, &rec.store))
+		return 1;
+	created = !o.append;	/* a new (or replaced) file: removed if nothing is recorded */
+	r = msc_host_live_read("", &rec.profile);
+	if (r) {
+		cli_error("cannot read the host profile from /proc: %s", msc_strerror(r));
+		goto out;
+	}
+	if (o.trace_dat && (r = tee_open(&rec)))
+		goto out;
+	o.live.host = &rec.profile.host;
+	o.live.error = error;
+	o.live.error_size = sizeof(error);
+	r = msc_source_open_tracefs(&o.live, &rec.src);
+	if (r) {
+		cli_error("%s", error[0] ? error : msc_strerror(r));
+		if (r == -EACCES || r == -EPERM)
+			cli_error("recording needs root (or write access to tracefs)");
+		goto out;
+	}
+	if (o.stats_ms)
+		r = msc_kvm_sampler_open(NULL, NULL, o.live.pid, &rec.sampler);
+	if (!r)
+		r = msc_ingest_init(&rec.ing, rec.src, rec.store, &o.overrides);
+	if (!r && !o.no_analyze) {
+		rec.tap.ing = &rec.ing;
+		rec.ing.tap = msc_history_tap;
+		rec.ing.tap_ctx = &rec.tap;
+	}
+	if (r) {
+		cli_error("%s", msc_strerror(r));
+		goto out;
+	}
+	if (!o.quiet)
+		print_start(&rec);
+	t0 = cli_now();
+	r = run(&rec);
+	while ((w = msc_source_next_warning(rec.src)))
+		cli_warn("%s", w);
+	if (!r)
+		r = finish(&rec);
+	if (r && rec.store_err)
+		cli_store_error(o.output, rec.store, r);
+	else if (r)
+		cli_error("%s: %s%s%s", msc_live_get_status(rec.src)->instance_dir, msc_strerror(r),
+			  msc_source_error(rec.src)[0] ? ": " : "", msc_source_error(rec.src));
+	else if (!o.quiet)
+		print_summary(&rec, cli_now() - t0);
+	if (r)
+		cli_error("%s: stopped; every committed event is kept (capture incomplete)",
+			  o.output);
+	msc_history_close(rec.tap.h);
+	msc_ingest_release(&rec.ing);
+out:
+	msc_kvm_sampler_close(rec.sampler);
+	msc_store_close(rec.store);
+	if (!rec.src && created)
+		cli_remove_db(o.output);	/* nothing was recorded into the new file */
+	msc_source_close(rec.src);
+	tee_close(rec.tee);
+	msc_host_profile_release(&rec.profile);
+	return r ? 1 : 0;
+}

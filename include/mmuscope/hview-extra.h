@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Read helpers the TUI needs beside history.h (lib/store-tui.c).
+ *
+ * Memory map: msc_hview_cells_at() costs two index lookups per 2M cell, so
+ * redrawing a 96 GiB guest (49,152 cells) at every scrub step would take
+ * far longer than a frame.  Instead the TUI reads the region_state rows of
+ * a capture once, in chunks (in insertion order, which is time order per
+ * cell), and answers "the cells at T" from memory; a capture that is still
+ * being analyzed is followed by asking only for rows after the last one
+ * read.
+ *
+ * Live ground truth: the KVM counters `mmuscope record` samples
+ * (kvm_stats_sample, schema/003-live.sql) at a time T.
+ *
+ * No SQL leaves lib/store*.c; arrays returned are the caller's.
+ */
+#ifndef MSC_HVIEW_EXTRA_H
+#define MSC_HVIEW_EXTRA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct msc_store;
+
+/* One region_state row: the state of a 2M cell from @ts on. */
+struct msc_cell_state {
+	uint64_t ts;
+	uint64_t gfn;			/* 2M aligned */
+	uint8_t as_id;
+	uint8_t kind;			/* enum msc_region_kind */
+	uint16_t mapped;		/* 4K pages mapped (512 for a huge leaf) */
+	uint16_t writable;		/* of those, writable */
+};
+
+int msc_tui_cell_states(struct msc_store *s, int64_t capture_id, int64_t *io_pos,
+			struct msc_cell_state *rows, size_t max, size_t *ret_nr);
+int msc_tui_cell_states_end(struct msc_store *s, int64_t *ret_pos);
+
+/* KVM's own counters at a time, summed over the VMs sampled. */
+struct msc_tui_kvm_sample {
+	uint64_t ts;			/* of the newest sample used */
+	unsigned int vms;		/* VMs with a sample at or before T; 0: none */
+	int64_t pages[4];		/* [1] 4K [2] 2M [3] 1G; -1: not exported */
+};
+
+int msc_tui_kvm_sample_at(struct msc_store *s, int64_t capture_id, uint64_t ts,
+			  struct msc_tui_kvm_sample *ret);
+
+#endif /* MSC_HVIEW_EXTRA_H */

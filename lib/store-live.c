@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The store's live-recording tables (schema/003-live.sql): KVM counter
+ * samples, per-CPU ring-buffer counters, thread -> process attribution,
+ * and lost-event rows that come from kernel counters rather than from a
+ * mark in the stream.
+ *
+ * Every function writes into the capture being stored (between
+ * msc_store_begin_capture() and msc_store_end_capture()) inside the open
+ * batch transaction; msc_store_commit() makes the rows visible.  A lost row
+ * takes the next seq and is counted in the capture row exactly as a
+ * stream LOST event is, so capture.lost stays the sum of lost_events.
+ */
+#include "mmuscope/live.h"
+
+#include <errno.h>
+#include <stdlib.h>
+
+#include "mmuscope/util.h"
+#include "store-local.h"
+
+static int prepare(struct msc_store *s, const char *sql, sqlite3_stmt **ret)
+{
+	int r;
+
+	if (!s->capture_id)
+		return -EINVAL;
+	r = msc_store_begin(s);
+	return r ? r : msc_store_prepare(s, sql, ret);
+}
+
+static int step_once(struct msc_store *s, sqlite3_stmt *st)
+{
+	int r = msc_store_step(s, st);
+
+	sqlite3_finalize(st);
+	return r < 0 ? r : 0;
+}
+
+static void bind_count(sqlite3_stmt *st, int i, int64_t v)
+{
+	if (v < 0)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int64(st, i, v);
+}
+
+/**
+ * msc_store_add_kvm_sample - store one VM's KVM counters
+ * @s: the store, with a capture open
+ * @ts: trace clock when they were read
+ * @k: the counters; -1 values are stored as NULL
+ *
+ * Returns 0, -EINVAL without an open capture, or a store error.
+ */
+int msc_store_add_kvm_sample(struct msc_store *s, uint64_t ts, const struct msc_kvm_sample *k)
+{
+	sqlite3_stmt *st;
+	int r = prepare(s, "INSERT INTO kvm_stats_sample VALUES (?,?,?,?,?,?,?,?,?)", &st);
+
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, s->capture_id);
+	bind_u64(st, 2, ts);
+	sqlite3_bind_text(st, 3, k->vm, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 4, k->pid);
+	bind_count(st, 5, k->pages_4k);
+	bind_count(st, 6, k->pages_2m);
+	bind_count(st, 7, k->pages_1g);
+	bind_count(st, 8, k->remote_tlb_flush);
+	bind_count(st, 9, k->remote_tlb_flush_requests);
+	return step_once(s, st);
+}
+
+/**
+ * msc_store_add_lost - store events the kernel counted as lost
+ * @s: the store, with a capture open
+ * @lost: when, on which CPU, how many, and which counter said so
+ *
+ * The row takes the next seq (it was noticed at this point of the stream)
+ * and adds to the capture's lost count.  Returns 0 or a negative error.
+ */
+int msc_store_add_lost(struct msc_store *s, const struct msc_live_lost *lost)
+{
+	sqlite3_stmt *st;
+	int r = prepare(s, "INSERT INTO lost_events VALUES (?,?,?,?,?)", &st);
+
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, s->next_seq);
+	bind_u64(st, 2, lost->ts);
+	sqlite3_bind_int(st, 3, lost->cpu);
+	bind_u64(st, 4, lost->count);
+	sqlite3_bind_text(st, 5, lost->source, -1, SQLITE_TRANSIENT);
+	r = step_once(s, st);
+	if (r)
+		return r;
+	if (s->first_seq < 0) {
+		s->first_seq = s->next_seq;
+		s->first_ts = lost->ts;
+	}
+	s->next_seq++;
+	s->last_ts = max(s->last_ts, lost->ts);
+	s->stored++;
+	s->lost += lost->count;
+	return 0;
+}
+
+/** msc_store_add_cpu_stats - store a CPU's ring-buffer counters at the end */
+int msc_store_add_cpu_stats(struct msc_store *s, const struct msc_live_cpu_stats *c)
+{
+	sqlite3_stmt *st;
+	int r = prepare(s, "INSERT OR REPLACE INTO ring_buffer_cpu VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+			&st);
+
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, s->capture_id);
+	sqlite3_bind_int(st, 2, c->cpu);
+	bind_u64(st, 3, c->records);
+	bind_u64(st, 4, c->pages);
+	bind_u64(st, 5, c->marked);
+	bind_u64(st, 6, c->unknown_marks);
+	if (c->has_kernel_stats) {
+		bind_u64(st, 7, c->overrun);
+		bind_u64(st, 8, c->commit_overrun);
+		bind_u64(st, 9, c->dropped);
+		bind_u64(st, 10, c->read_events);
+		bind_u64(st, 11, c->entries);
+	}
+	return step_once(s, st);
+}
+
+/**
+ * msc_store_add_task - store which process a traced thread belongs to
+ * @s: the store, with a capture open
+ * @pid: the thread
+ * @tgid: its process, < 0 when unknown
+ * @comm: its name, NULL or "" when unknown
+ * @vm: the VM of its process, NULL when none or ambiguous
+ */
+int msc_store_add_task(struct msc_store *s, int pid, int tgid, const char *comm, const char *vm)
+{
+	sqlite3_stmt *st;
+	int r = prepare(s, "INSERT OR REPLACE INTO task VALUES (?,?,?,?,?)", &st);
+
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, s->capture_id);
+	sqlite3_bind_int(st, 2, pid);
+	if (tgid >= 0)
+		sqlite3_bind_int(st, 3, tgid);
+	if (comm && *comm)
+		sqlite3_bind_text(st, 4, comm, -1, SQLITE_TRANSIENT);
+	if (vm && *vm)
+		sqlite3_bind_text(st, 5, vm, -1, SQLITE_TRANSIENT);
+	return step_once(s, st);
+}
+
+/**
+ * msc_store_get_pids - the distinct pids of the open capture's events
+ * @s: the store, with a capture open
+ * @ret: the pids, ascending; the caller frees it
+ * @ret_nr: how many
+ *
+ * Commits first: events the store still holds are written, then read.
+ * Returns 0 or a negative error.
+ */
+int msc_store_get_pids(struct msc_store *s, int **ret, size_t *ret_nr)
+{
+	static const char sql[] =
+		"SELECT pid FROM spte_change WHERE seq BETWEEN ?1 AND ?2 "
+		"UNION SELECT pid FROM huge_page_split WHERE seq BETWEEN ?1 AND ?2 "
+		"UNION SELECT pid FROM page_table WHERE seq BETWEEN ?1 AND ?2 "
+		"UNION SELECT pid FROM fault WHERE seq BETWEEN ?1 AND ?2 "
+		"UNION SELECT pid FROM marker WHERE seq BETWEEN ?1 AND ?2 "
+		"UNION SELECT pid FROM set_spte WHERE seq BETWEEN ?1 AND ?2 "
+		"UNION SELECT pid FROM spte_requested WHERE seq BETWEEN ?1 AND ?2 "
+		"UNION SELECT pid FROM mmio_spte WHERE seq BETWEEN ?1 AND ?2 "
+		"UNION SELECT pid FROM zap_all_fast WHERE seq BETWEEN ?1 AND ?2 "
+		"UNION SELECT pid FROM hva_range WHERE seq BETWEEN ?1 AND ?2 "
+		"UNION SELECT pid FROM kprobe WHERE seq BETWEEN ?1 AND ?2 ORDER BY 1";
+	sqlite3_stmt *st;
+	int *pids = NULL;
+	size_t nr = 0, cap = 0;
+	int r;
+
+	if (s->first_seq < 0) {
+		*ret = NULL;
+		*ret_nr = 0;
+		return 0;
+	}
+	r = msc_store_commit(s);
+	if (!r)
+		r = prepare(s, sql, &st);
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, s->first_seq);
+	sqlite3_bind_int64(st, 2, s->next_seq - 1);
+	while ((r = msc_store_step(s, st)) > 0) {
+		if (nr == cap) {
+			int *a = realloc(pids, (cap = cap ? 2 * cap : 64) * sizeof(*a));
+
+			if (!a) {
+				r = -ENOMEM;
+				break;
+			}
+			pids = a;
+		}
+		pids[nr++] = sqlite3_column_int(st, 0);
+	}
+	sqlite3_finalize(st);
+	if (r < 0) {
+		free(pids);
+		return r;
+	}
+	*ret = pids;
+	*ret_nr = nr;
+	return 0;
+}

@@ -1,0 +1,45 @@
+#!/bin/sh
+# record-guest.sh - the guest half of `make check-kernel`: `mmuscope record`
+# records the dirtylog workload on the guest's real KVM (6.12, SVM + NPT,
+# TDP MMU), then the database comes out over the share.
+#
+# Run by guest-init.sh (run.sh -S) in the share directory $OUT, with
+# /usr/bin/mmuscope added to the initramfs (run.sh -e build/mmuscope).
+# Leaves in $OUT: vm.db, record.out (record's output), harness.log (the
+# workload's stdout), record.rc, after.txt (instances and kprobe events
+# left after record exited: both must be empty of ours).
+#
+# POSIX sh: it runs under busybox.  The database is written to /tmp (tmpfs)
+# and copied out afterwards: SQLite's WAL needs shared memory maps that a
+# 9p share does not give.
+set -u
+OUT=${OUT:-$PWD}
+I=/sys/kernel/tracing/instances/mmuscope
+DB=/tmp/vm.db
+DIRTYLOG_ARGS=${DIRTYLOG_ARGS:--m 32 -i 2}
+
+mmuscope record -o $DB --stats-ms 5 --buffer-kb 32768 > "$OUT"/record.out 2>&1 &
+rec=$!
+# recording has begun once record says how to stop it (kprobe registration
+# alone takes seconds under TCG; the instance exists long before)
+n=0
+while ! grep -q 'Ctrl-C stops' "$OUT"/record.out && [ $n -lt 600 ]; do
+	sleep 0.1
+	n=$((n + 1))
+done
+# shellcheck disable=SC2086
+dirtylog $DIRTYLOG_ARGS -M $I/trace_marker > "$OUT"/harness.log 2>&1
+wrc=$?
+sleep 0.5	# let the sampler see the VM gone
+kill -INT $rec
+wait $rec
+rrc=$?
+echo "dirtylog=$wrc record=$rrc" > "$OUT"/record.rc
+{
+	echo "instances: $(ls /sys/kernel/tracing/instances | tr '\n' ' ')"
+	echo "kprobe_events: $(grep -c . /sys/kernel/tracing/kprobe_events 2>/dev/null)"
+} > "$OUT"/after.txt
+cat "$OUT"/record.out
+cp $DB "$OUT"/vm.db 2>/dev/null
+[ -e $DB-wal ] && cp $DB-wal "$OUT"/vm.db-wal
+[ "$wrc" = 0 ] && [ "$rrc" = 0 ]

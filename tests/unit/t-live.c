@@ -1,0 +1,576 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The live path without a kernel: a fake tracing directory (the kernel's
+ * real 6.18 format files, a pre-made instance, per-CPU raw pages written by
+ * the synth encoder) read through the very code that reads tracefs; the
+ * host profile from a fake /proc + /sys; KVM counters from a fake debugfs;
+ * the live store tables.
+ */
+#include "mmuscope/live.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mmuscope/error.h"
+#include "mmuscope/host.h"
+#include "mmuscope/event.h"
+#include "mmuscope/source.h"
+#include "mmuscope/store.h"
+#include "mmuscope/synth.h"
+#include "test.h"
+
+#define NCPUS 2
+
+static char tmp[256];
+static bool blocks;	/* events in runs of 150 per CPU, else every third on cpu 1 */
+
+static void sh(const char *fmt, const char *arg)
+{
+	char cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), fmt, arg);
+	if (system(cmd))
+		test_fail(__FILE__, __LINE__, "command failed: %s", cmd);
+}
+
+static void write_file(const char *dir, const char *name, const char *text)
+{
+	char path[1024];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	if (f) {
+		fputs(text, f);
+		fclose(f);
+	}
+}
+
+static struct msc_synth_formats *formats(void)
+{
+	struct msc_synth_formats *f = NULL;
+	char dir[512], err[256];
+
+	snprintf(dir, sizeof(dir), "%s/formats/6.12", test_data_dir());
+	if (msc_synth_formats_open(dir, &f, err, sizeof(err)))
+		test_fail(__FILE__, __LINE__, "formats: %s", err);
+	return f;
+}
+
+/* A fake tree at @dir with instance "mmuscope"; @fifo: FIFOs, not files. */
+static int make_tree(const char *dir, struct msc_synth_formats *f, bool fifo,
+		     struct msc_synth_dir *d)
+{
+	*d = (struct msc_synth_dir){ .path = dir, .instance = "mmuscope", .nr_cpus = NCPUS,
+				     .flags = fifo ? MSC_SYNTH_DIR_FIFO : 0 };
+	return msc_synth_dir_create(d, f);
+}
+
+/* The i-th event of the stream written by write_events(). */
+static void make_event(unsigned int i, struct msc_event *ev)
+{
+	*ev = (struct msc_event){ .ts = 1000000 + 997ULL * i,
+				  .cpu = (uint16_t)(blocks ? i / 150 % 2 : i % 3 == 0),
+				  .pid = 100 + (int)(i % 7) };
+	switch (i % 5) {
+	case 0:
+		ev->type = MSC_EV_MARKER;
+		snprintf(ev->marker.text, sizeof(ev->marker.text), "mark %u", i);
+		break;
+	case 1:
+		ev->type = MSC_EV_SPLIT;
+		ev->split = (struct msc_ev_split){ .gfn = 0x40000 + 512ULL * i, .level = 2,
+						   .spte = 0x80000000000008e7ULL | (uint64_t)i << 21,
+						   .err = (i % 10 == 1) ? -12 : 0 };
+		break;
+	default:
+		ev->type = MSC_EV_SPTE_CHANGED;
+		ev->spte = (struct msc_ev_spte){ .gfn = 0x40000 + i, .level = 1,
+						 .old_spte = 0x8000000000000000ULL,
+						 .new_spte = 0x0000000123456e77ULL + ((uint64_t)i << 12) };
+		break;
+	}
+}
+
+/* @n events over both CPUs; a gap of 42 events on cpu 1 before event @lost_at. */
+static int write_events(struct msc_synth_formats *f, const struct msc_synth_dir *d, unsigned int n,
+			unsigned int lost_at)
+{
+	struct msc_synth_writer *w;
+	int fds[NCPUS], r;
+	char path[1024];
+
+	for (unsigned int c = 0; c < NCPUS; c++) {
+		msc_synth_dir_cpu_path(d, c, path, sizeof(path));
+		fds[c] = open(path, O_WRONLY | O_TRUNC);
+		if (fds[c] < 0)
+			return -errno;
+	}
+	r = msc_synth_writer_open(f, NCPUS, fds, &w);
+	for (unsigned int i = 0; !r && i < n; i++) {
+		struct msc_event ev;
+
+		if (i == lost_at) {
+			ev = (struct msc_event){ .type = MSC_EV_LOST, .cpu = 1, .lost.count = 42 };
+			r = msc_synth_writer_add(w, &ev);
+		}
+		make_event(i, &ev);
+		if (!r)
+			r = msc_synth_writer_add(w, &ev);
+	}
+	if (!r)
+		r = msc_synth_writer_close(w);
+	msc_synth_writer_free(w);
+	for (unsigned int c = 0; c < NCPUS; c++)
+		close(fds[c]);
+	return r;
+}
+
+static bool same_event(const struct msc_event *a, const struct msc_event *b)
+{
+	if (a->ts != b->ts || a->cpu != b->cpu || a->pid != b->pid || a->type != b->type)
+		return false;
+	switch (a->type) {
+	case MSC_EV_MARKER:
+		return !strcmp(a->marker.text, b->marker.text);
+	case MSC_EV_SPLIT:
+		return a->split.gfn == b->split.gfn && a->split.spte == b->split.spte &&
+		       a->split.level == b->split.level && a->split.err == b->split.err;
+	case MSC_EV_SPTE_CHANGED:
+		return a->spte.gfn == b->spte.gfn && a->spte.old_spte == b->spte.old_spte &&
+		       a->spte.new_spte == b->spte.new_spte && a->spte.level == b->spte.level;
+	default:
+		return false;
+	}
+}
+
+struct readout {
+	unsigned int events, lost, mismatched, out_of_order, waits;
+	uint64_t lost_count, lost_ts;
+	int lost_cpu, end;
+	unsigned int lost_before;	/* events handed out before the mark */
+};
+
+/* Everything the source hands out, checked against make_event(). */
+static void read_all(struct msc_source *src, unsigned int n, int wait_ms, struct readout *o)
+{
+	struct msc_event ev, want;
+	bool seen[100000] = { 0 };
+	uint64_t last_ts = 0;
+	int r;
+
+	*o = (struct readout){ .lost_cpu = -1 };
+	while ((r = msc_source_next(src, &ev)) != 0) {
+		if (r == -EAGAIN) {
+			o->waits++;
+			msc_live_wait(src, wait_ms);
+			continue;
+		}
+		if (r < 0)
+			break;
+		if (ev.ts < last_ts)
+			o->out_of_order++;
+		last_ts = ev.ts;
+		if (ev.type == MSC_EV_LOST) {
+			o->lost++;
+			o->lost_count += ev.lost.count;
+			o->lost_cpu = ev.cpu;
+			o->lost_ts = ev.ts;
+			o->lost_before = o->events;
+			continue;
+		}
+		/* recover the index from the timestamp, then compare every field */
+		unsigned int i = (unsigned int)((ev.ts - 1000000) / 997);
+
+		make_event(i, &want);
+		if (i >= n || seen[i] || !same_event(&ev, &want))
+			o->mismatched++;
+		else
+			seen[i] = true;
+		o->events++;
+	}
+	o->end = r;
+}
+
+static void t_fake_tree(void)
+{
+	struct msc_synth_formats *f = formats();
+	struct msc_live_opts o = { 0 };
+	const struct msc_live_status *st;
+	struct msc_live_cpu_stats cs0, cs1;
+	struct msc_source *src = NULL;
+	struct msc_synth_dir d;
+	struct readout out;
+	char dir[512], error[256] = "";
+	/* about 330 pages on cpu 0: several rounds at the 64-page cap */
+	unsigned int n = 40000;
+
+	snprintf(dir, sizeof(dir), "%s/tree", tmp);
+	if (!f || !check_int(make_tree(dir, f, false, &d), ==, 0) ||
+	    !check_int(write_events(f, &d, n, 30001), ==, 0))
+		goto out;
+	o.tracing_dir = dir;
+	o.error = error;
+	o.error_size = sizeof(error);
+	if (!check_int(msc_source_open_tracefs(&o, &src), ==, 0)) {
+		test_fail(__FILE__, __LINE__, "open: %s", error);
+		goto out;
+	}
+	st = msc_live_get_status(src);
+	check_int(st->nr_cpus, ==, NCPUS);
+	check(!st->owns_instance);
+	check_int(st->mode, ==, MSC_LIVE_INFERRED);
+	check_str(msc_source_info(src)->kind, "tracefs");
+	read_all(src, n, 0, &out);
+	check_int(out.end, ==, 0);
+	check_int(out.events, ==, n);
+	check_int(out.mismatched, ==, 0);
+	check_int(out.out_of_order, ==, 0);
+	check_int(out.lost, ==, 1);
+	check_uint(out.lost_count, ==, 42);
+	check_int(out.lost_cpu, ==, 1);
+	/*
+	 * The gap flags cpu 1's next page: the mark comes with the first
+	 * event of that page, a cpu 1 event at or after event 30001, at most
+	 * a page (~90 cpu 1 events) later.
+	 */
+	check_uint(out.lost_ts, >=, 1000000 + 997ULL * 30001);
+	check_uint(out.lost_ts, <=, 1000000 + 997ULL * (30001 + 3 * 100));
+	check_int((out.lost_ts - 1000000) / 997 % 3, ==, 0);
+	check_int(out.lost_before, ==, (out.lost_ts - 1000000) / 997);
+	check_int(msc_live_get_cpu_stats(src, 0, &cs0), ==, 0);
+	check_int(msc_live_get_cpu_stats(src, 1, &cs1), ==, 0);
+	check_uint(cs0.records + cs1.records, ==, n);
+	check_uint(cs1.marked, ==, 42);
+	check(cs0.pages > 64);
+out:
+	msc_source_close(src);
+	msc_synth_formats_free(f);
+}
+
+struct feeder {
+	struct msc_synth_dir *d;
+	int fds[NCPUS];			/* staged pages of each CPU */
+	int r;
+};
+
+/*
+ * Deliver the staged pages as a kernel would make them readable: in time
+ * order over all CPUs (the runs of events per CPU keep pages of different
+ * CPUs from overlapping in time), a page at a time, with a pause.
+ */
+static void *feed(void *arg)
+{
+	struct feeder *fd = arg;
+	char page[NCPUS][4096], path[1024];
+	bool have[NCPUS] = { false };
+	int out[NCPUS];
+
+	for (unsigned int c = 0; c < NCPUS; c++) {
+		msc_synth_dir_cpu_path(fd->d, c, path, sizeof(path));
+		out[c] = open(path, O_WRONLY);	/* waits for the reader */
+		if (out[c] < 0) {
+			fd->r = -errno;
+			return NULL;
+		}
+	}
+	for (;;) {
+		int best = -1;
+
+		for (int c = 0; c < NCPUS; c++) {
+			if (!have[c])
+				have[c] = read(fd->fds[c], page[c], sizeof(page[c])) == sizeof(page[c]);
+			if (have[c] && (best < 0 || *(uint64_t *)page[c] < *(uint64_t *)page[best]))
+				best = c;
+		}
+		if (best < 0)
+			break;
+		if (write(out[best], page[best], sizeof(page[best])) != sizeof(page[best]))
+			fd->r = -EIO;
+		have[best] = false;
+		usleep(300);
+	}
+	for (unsigned int c = 0; c < NCPUS; c++)
+		close(out[c]);	/* the reader sees the end */
+	return NULL;
+}
+
+/* FIFOs fed a page at a time: the reader waits, merges in order, ends at EOF. */
+static void t_fifo_live(void)
+{
+	struct msc_synth_formats *f = formats();
+	struct msc_live_opts o = { 0 };
+	struct msc_source *src = NULL;
+	struct msc_synth_dir d, staging;
+	struct feeder fd = { .d = &d };
+	struct readout out;
+	char dir[512], sdir[512], path[1024], error[256] = "";
+	unsigned int n = 6000;
+	pthread_t th;
+
+	snprintf(dir, sizeof(dir), "%s/fifo", tmp);
+	snprintf(sdir, sizeof(sdir), "%s/staging", tmp);
+	blocks = true;
+	if (!f || !check_int(make_tree(sdir, f, false, &staging), ==, 0) ||
+	    !check_int(write_events(f, &staging, n, 4000), ==, 0) ||
+	    !check_int(make_tree(dir, f, true, &d), ==, 0))
+		goto out;
+	for (unsigned int c = 0; c < NCPUS; c++) {
+		msc_synth_dir_cpu_path(&staging, c, path, sizeof(path));
+		fd.fds[c] = open(path, O_RDONLY);
+	}
+	o.tracing_dir = dir;
+	o.error = error;
+	o.error_size = sizeof(error);
+	if (pthread_create(&th, NULL, feed, &fd))
+		goto out;
+	if (check_int(msc_source_open_tracefs(&o, &src), ==, 0)) {
+		read_all(src, n, 50, &out);
+		check_int(out.end, ==, 0);
+		check_int(out.events, ==, n);
+		check_int(out.mismatched, ==, 0);
+		check_int(out.out_of_order, ==, 0);
+		check_uint(out.lost_count, ==, 42);
+		check_int(out.waits, >, 0);
+	} else {
+		test_fail(__FILE__, __LINE__, "open: %s", error);
+	}
+	msc_source_close(src);
+	src = NULL;
+	pthread_join(th, NULL);
+	check_int(fd.r, ==, 0);
+	for (unsigned int c = 0; c < NCPUS; c++)
+		close(fd.fds[c]);
+out:
+	blocks = false;
+	msc_source_close(src);
+	msc_synth_formats_free(f);
+}
+
+/* Bad trees: every failure is named, and nothing is left behind. */
+static void t_fake_errors(void)
+{
+	struct msc_synth_formats *f = formats();
+	struct msc_live_opts o = { 0 };
+	struct msc_source *src = NULL;
+	struct msc_synth_dir d;
+	char dir[512], path[1024], error[256] = "";
+	struct stat st;
+
+	o.error = error;
+	o.error_size = sizeof(error);
+	snprintf(dir, sizeof(dir), "%s/nothing-here", tmp);
+	o.tracing_dir = dir;
+	check_int(msc_source_open_tracefs(&o, &src), ==, MSC_ERR_NO_TRACEFS);
+	check(strstr(error, "header_page") != NULL);
+
+	snprintf(dir, sizeof(dir), "%s/errtree", tmp);
+	if (!f || !check_int(make_tree(dir, f, false, &d), ==, 0))
+		goto out;
+	/* an instance the tree does not have: made, found empty, removed again */
+	o.instance = "other";
+	check_int(msc_source_open_tracefs(&o, &src), ==, -ENOENT);
+	check(strstr(error, "instances/other") != NULL);
+	snprintf(path, sizeof(path), "%s/instances/other", dir);
+	check_int(stat(path, &st), ==, -1);
+	o.instance = "bad/name";
+	check_int(msc_source_open_tracefs(&o, &src), ==, -EINVAL);
+	o.instance = NULL;
+	/* a kernel without the kvmmmu events */
+	sh("rm -rf '%s/events/kvmmmu'", dir);
+	check_int(msc_source_open_tracefs(&o, &src), ==, MSC_ERR_NO_KVMMMU);
+	check(strstr(error, "kvm module") != NULL);
+out:
+	msc_source_close(src);
+	msc_synth_formats_free(f);
+}
+
+static void write_tree(const char *root, const char *cpuinfo, const char *const *params)
+{
+	char path[1024], dir[1024];
+
+	sh("rm -rf '%s'", root);
+	snprintf(path, sizeof(path), "%s/proc/sys/kernel", root);
+	sh("mkdir -p '%s'", path);
+	write_file(path, "osrelease", "6.12.117+deb12-amd64\n");
+	snprintf(path, sizeof(path), "%s/proc", root);
+	write_file(path, "cpuinfo", cpuinfo);
+	for (size_t i = 0; params[i]; i += 3) {
+		snprintf(dir, sizeof(dir), "%s/sys/module/%s/parameters", root, params[i]);
+		sh("mkdir -p '%s'", dir);
+		write_file(dir, params[i + 1], params[i + 2]);
+	}
+}
+
+static void t_host_profile(void)
+{
+	static const char intel[] = "vendor_id\t: GenuineIntel\nflags\t\t: fpu vme vmx ept\n"
+				    "address sizes\t: 46 bits physical, 57 bits virtual\n";
+	static const char amd[] = "vendor_id\t: AuthenticAMD\nflags\t\t: fpu svm npt\n"
+				  "address sizes\t: 48 bits physical, 48 bits virtual\n";
+	static const char *const ept[] = { "kvm", "tdp_mmu", "Y\n", "kvm", "eager_page_split", "N\n",
+					   "kvm_intel", "ept", "Y\n", "kvm_intel", "eptad", "Y\n",
+					   "kvm_intel", "pml", "Y\n", NULL };
+	static const char *const shadow[] = { "kvm", "tdp_mmu", "Y\n", "kvm_intel", "ept", "N\n",
+					      NULL };
+	static const char *const npt[] = { "kvm", "tdp_mmu", "Y\n", "kvm_amd", "npt", "Y\n", NULL };
+	static const char *const none[] = { NULL };
+	struct msc_host_profile p;
+	char root[512];
+	bool found = false;
+
+	snprintf(root, sizeof(root), "%s/root", tmp);
+	write_tree(root, intel, ept);
+	if (!check_int(msc_host_live_read(root, &p), ==, 0))
+		return;
+	check_str(p.host.release, "6.12.117+deb12-amd64");
+	check_uint(p.host.kver, ==, MSC_KVER(6, 12, 117));
+	check_int(p.host.vendor, ==, MSC_VENDOR_EPT);
+	check_int(p.host.vendor_source, ==, MSC_HOST_LIVE);
+	check_int(p.host.kver_source, ==, MSC_HOST_LIVE);
+	check(p.host.ept_ad);
+	check(p.host.tdp_mmu);
+	check_int(p.phys_bits, ==, 46);
+	check_str(p.virt, "vmx");
+	check_str(p.kvm_module, "kvm_intel");
+	for (size_t i = 0; i < p.nr_params; i++)
+		if (!strcmp(p.params[i].name, "kvm.eager_page_split"))
+			found = !strcmp(p.params[i].value, "N");
+	check(found);
+	msc_host_profile_release(&p);
+
+	write_tree(root, intel, shadow);
+	if (check_int(msc_host_live_read(root, &p), ==, 0)) {
+		check_int(p.host.vendor, ==, MSC_VENDOR_NPT);	/* shadow MMU: x86 PTEs */
+		check(!p.host.tdp_mmu);
+		msc_host_profile_release(&p);
+	}
+	write_tree(root, amd, npt);
+	if (check_int(msc_host_live_read(root, &p), ==, 0)) {
+		check_int(p.host.vendor, ==, MSC_VENDOR_NPT);
+		check(p.host.tdp_mmu && !p.host.ept_ad);
+		check_str(p.virt, "svm");
+		check_int(p.phys_bits, ==, 48);
+		msc_host_profile_release(&p);
+	}
+	write_tree(root, amd, none);
+	if (check_int(msc_host_live_read(root, &p), ==, 0)) {
+		check_int(p.host.vendor, ==, MSC_VENDOR_UNKNOWN);
+		check_str(p.kvm_module, "");
+		msc_host_profile_release(&p);
+	}
+	sh("rm -rf '%s/proc'", root);
+	check_int(msc_host_live_read(root, &p), ==, -ENOENT);
+}
+
+static void t_kvm_debugfs(void)
+{
+	struct msc_kvm_sampler *k;
+	struct msc_kvm_sample s[4];
+	char dbg[512], vm[1024];
+	int n;
+
+	snprintf(dbg, sizeof(dbg), "%s/debugfs", tmp);
+	snprintf(vm, sizeof(vm), "%s/kvm/4242-11", dbg);
+	sh("mkdir -p '%s'", vm);
+	write_file(vm, "pages_4k", "8193\n");
+	write_file(vm, "pages_2m", "0\n");
+	write_file(vm, "pages_1g", "0\n");
+	write_file(vm, "remote_tlb_flush_requests", "19\n");
+	snprintf(vm, sizeof(vm), "%s/kvm/77-9", dbg);
+	sh("mkdir -p '%s'", vm);
+	write_file(vm, "pages_2m", "16\n");
+
+	if (!check_int(msc_kvm_sampler_open(dbg, NULL, 4242, &k), ==, 0))
+		return;
+	check_str(msc_kvm_sampler_method(k), "debugfs");
+	n = msc_kvm_sampler_read(k, s, 4);
+	if (check_int(n, ==, 1)) {
+		check_str(s[0].vm, "4242-11");
+		check_int(s[0].pid, ==, 4242);
+		check_int(s[0].pages_4k, ==, 8193);
+		check_int(s[0].pages_2m, ==, 0);
+		check_int(s[0].remote_tlb_flush, ==, -1);	/* not exported */
+		check_int(s[0].remote_tlb_flush_requests, ==, 19);
+	}
+	msc_kvm_sampler_close(k);
+	if (!check_int(msc_kvm_sampler_open(dbg, NULL, 0, &k), ==, 0))
+		return;
+	check_int(msc_kvm_sampler_read(k, s, 4), ==, 2);
+	msc_kvm_sampler_close(k);
+}
+
+/* The live tables: lost rows count in the capture like stream marks. */
+static void t_store_live(void)
+{
+	struct msc_capture_info info = { .kind = "tracefs", .path = "/x" };
+	struct msc_live_lost lost = { .ts = 5000, .cpu = 1, .count = 7, .source = "dropped" };
+	struct msc_kvm_sample ks = { .vm = "1-2", .pid = 1, .pages_4k = 3, .pages_2m = -1 };
+	struct msc_live_cpu_stats cs = { .cpu = 0, .records = 10, .has_kernel_stats = true };
+	struct msc_event ev = { .ts = 4000, .pid = 321, .type = MSC_EV_MARKER };
+	struct msc_capture_row *caps = NULL;
+	struct msc_event_cursor *cur;
+	struct msc_store *s;
+	struct msc_host host;
+	char path[512];
+	int64_t id;
+	size_t nr = 0;
+	int *pids = NULL;
+
+	msc_host_init(&host);
+	snprintf(path, sizeof(path), "%s/live.db", tmp);
+	if (!check_int(msc_store_open(path, MSC_STORE_CREATE, &s), ==, 0))
+		return;
+	check_int(msc_store_add_lost(s, &lost), ==, -EINVAL);	/* no capture yet */
+	check_int(msc_store_begin_capture(s, &info, &host, &id), ==, 0);
+	snprintf(ev.marker.text, sizeof(ev.marker.text), "hello");
+	check_int(msc_store_add_event(s, &ev), ==, 0);
+	check_int(msc_store_add_lost(s, &lost), ==, 0);
+	check_int(msc_store_add_kvm_sample(s, 4500, &ks), ==, 0);
+	check_int(msc_store_add_cpu_stats(s, &cs), ==, 0);
+	check_int(msc_store_add_task(s, 321, 320, "qemu", "320-11"), ==, 0);
+	check_int(msc_store_get_pids(s, &pids, &nr), ==, 0);
+	if (check_int(nr, ==, 1))	/* lost rows have no pid */
+		check_int(pids[0], ==, 321);
+	free(pids);
+	check_int(msc_store_end_capture(s, 2), ==, 0);
+	check_int(msc_store_get_captures(s, &caps, &nr), ==, 0);
+	if (check_int(nr, ==, 1)) {
+		check_uint(caps[0].lost, ==, 7);
+		check_uint(caps[0].stored, ==, 2);
+		check_int(caps[0].last_seq - caps[0].first_seq, ==, 1);
+		check(caps[0].complete);
+		if (check_int(msc_store_events_open(s, caps[0].first_seq, caps[0].last_seq, &cur),
+			      ==, 0)) {
+			check_int(msc_store_events_next(cur, &ev), ==, 1);
+			check_int(ev.type, ==, MSC_EV_MARKER);
+			check_int(msc_store_events_next(cur, &ev), ==, 1);
+			check_int(ev.type, ==, MSC_EV_LOST);
+			check_uint(ev.lost.count, ==, 7);
+			msc_store_events_close(cur);
+		}
+	}
+	free(caps);
+	msc_store_close(s);
+}
+
+int main(void)
+{
+	snprintf(tmp, sizeof(tmp), "%s/msc-t-live.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(tmp))
+		return 1;
+	TEST(t_fake_tree(), "fake tracing tree: 40k events over 2 CPUs merged, decoded, lost mark placed");
+	TEST(t_fifo_live(), "FIFOs fed page by page: the reader waits, merges in order, ends at EOF");
+	TEST(t_fake_errors(), "no tracefs, missing instance, bad name, no kvmmmu: named, nothing left");
+	TEST(t_host_profile(), "host profile from /proc and /sys selects the SPTE layout");
+	TEST(t_kvm_debugfs(), "KVM counters from debugfs, one VM or all");
+	TEST(t_store_live(), "live tables: lost rows take a seq and count in the capture");
+	sh("rm -rf '%s'", tmp);
+	return test_done();
+}

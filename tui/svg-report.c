@@ -1,0 +1,260 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * `report --svg DIR` / `mmuscope svg DB DIR`: read a capture's analysis
+ * through the hview (and the memory-map cells, cells.h) and write
+ *	DIR/coverage.svg	huge-page coverage over the whole capture
+ *	DIR/map-NN.svg		the memory map at each chosen time
+ * Map times are the user's, or the phase boundaries a KVM developer asks
+ * about: before dirty logging, after enabling it, after a harvest, after
+ * disabling it, once huge pages are back.
+ */
+#include "svg.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cells.h"
+#include "data.h"
+#include "mmuscope/store.h"
+#include "mmuscope/util.h"
+
+#define SAMPLES 846		/* one per pixel of the plot */
+#define MAP_MAX_CELLS 3072	/* 64 x 48: the picture stays readable */
+
+struct report {
+	struct msc_hview *v;
+	struct msc_history_summary sum;
+	struct msc_capture_row cap;
+	struct tui_lists l;
+	struct tui_cells cells;
+	char what[256];			/* "capture 1: kernel ..., npt, TDP MMU" */
+};
+
+static FILE *create(const char *dir, const char *name, char *path, size_t size)
+{
+	snprintf(path, size, "%s/%s", dir, name);
+	return fopen(path, "w");
+}
+
+static int close_file(FILE *f, FILE *list, const char *path, int r)
+{
+	if (fclose(f) && !r)
+		r = -errno;
+	if (!r && list)
+		fprintf(list, "%s\n", path);
+	return r;
+}
+
+static int coverage(struct report *rp, const char *dir, FILE *list)
+{
+	uint64_t *ts = malloc(SAMPLES * sizeof(*ts));
+	struct msc_census *series = malloc(SAMPLES * sizeof(*series));
+	struct fmt_axis a = {
+		.t0 = rp->sum.first_ts, .t1 = max(rp->sum.last_ts, rp->sum.first_ts + 1),
+		.cols = SAMPLES,
+	};
+	struct svg_chart c = {
+		.title = "Huge-page coverage over time", .subtitle = rp->what,
+		.origin = rp->sum.first_ts, .ts = ts, .series = series, .n = SAMPLES,
+		.phases = rp->l.phases, .nr_phases = rp->l.nr_phases, .lost = rp->l.lost,
+		.nr_lost = rp->l.nr_lost, .stats = rp->l.stats, .nr_stats = rp->l.nr_stats,
+	};
+	char path[4200];
+	FILE *f = NULL;
+	int r = ts && series ? 0 : -ENOMEM;
+
+	for (size_t i = 0; i < SAMPLES && !r; i++) {
+		ts[i] = fmt_axis_time(&a, (unsigned int)i);
+		r = msc_hview_census_at(rp->v, ts[i], &series[i]);
+	}
+	if (!r && !(f = create(dir, "coverage.svg", path, sizeof(path))))
+		r = -errno;
+	if (f)
+		r = close_file(f, list, path, svg_coverage(f, &c));
+	free(ts);
+	free(series);
+	return r;
+}
+
+static void add_time(struct svg_opts *o, uint64_t rel)
+{
+	for (size_t i = 0; i < o->nr_at; i++)
+		if (o->at[i] == rel)
+			return;
+	if (o->nr_at < SVG_MAX_MAPS)
+		o->at[o->nr_at++] = rel;
+}
+
+/* Before dirty logging, then the end of the first phase of each dirty-log kind. */
+static void choose_times(const struct report *rp, struct svg_opts *o)
+{
+	static const unsigned int kinds[] = {
+		MSC_PHASE_ENABLE, MSC_PHASE_HARVEST, MSC_PHASE_DISABLE, MSC_PHASE_REPROMOTE,
+	};
+	uint64_t t0 = rp->sum.first_ts;
+
+	for (size_t i = 0; i < rp->l.nr_phases; i++) {
+		if (rp->l.phases[i].kind != MSC_PHASE_WORKLOAD) {
+			add_time(o, rp->l.phases[i].start_ts - t0);
+			break;
+		}
+	}
+	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
+		for (size_t i = 0; i < rp->l.nr_phases; i++) {
+			if (rp->l.phases[i].kind == kinds[k]) {
+				add_time(o, rp->l.phases[i].end_ts - t0);
+				break;
+			}
+		}
+	}
+	if (!o->nr_at)
+		add_time(o, rp->sum.last_ts - t0);
+}
+
+static unsigned int map_scale(const struct report *rp)
+{
+	unsigned int k = 1;
+
+	for (;;) {
+		uint64_t n = 0;
+
+		for (size_t i = 0; i < rp->l.nr_regions; i++)
+			n += tui_region_cells(&rp->l.regions[i], k);
+		if (n <= MAP_MAX_CELLS || k >= (1U << 20))
+			return k;
+		k *= 2;
+	}
+}
+
+/* "capture 1: kernel ...; end of enable (kprobe)" */
+static void describe_time(const struct report *rp, uint64_t ts, char *buf, size_t size)
+{
+	const struct msc_phase *in = NULL;
+
+	for (size_t i = 0; i < rp->l.nr_phases; i++) {
+		const struct msc_phase *p = &rp->l.phases[i];
+
+		if (p->kind != MSC_PHASE_WORKLOAD && p->start_ts <= ts && ts <= p->end_ts)
+			in = p;
+	}
+	if (in)
+		snprintf(buf, size, "%s; %s of %s (%s)", rp->what, ts == in->end_ts ? "end" :
+			 ts == in->start_ts ? "start" : "during", in->name,
+			 msc_phase_source_name(in->source));
+	else
+		snprintf(buf, size, "%s", rp->what);
+}
+
+static int one_map(struct report *rp, const char *dir, unsigned int k, uint64_t ts, size_t n,
+		   FILE *list)
+{
+	struct svg_map_region *regions = calloc(rp->l.nr_regions + 1, sizeof(*regions));
+	char sub[512], name[32], path[4200], title[96], when[32];
+	struct svg_map m = { .title = title, .k = k, .regions = regions };
+	FILE *f = NULL;
+	int r = regions ? 0 : -ENOMEM;
+
+	for (size_t i = 0; i < rp->l.nr_regions && !r; i++) {
+		size_t nr = (size_t)tui_region_cells(&rp->l.regions[i], k);
+		struct fmt_cell *cells = calloc(nr ? nr : 1, sizeof(*cells));
+
+		if (!cells) {
+			r = -ENOMEM;
+			break;
+		}
+		tui_cells_region(&rp->cells, &rp->l.regions[i], k, ts, cells);
+		regions[m.nr++] = (struct svg_map_region){
+			.region = &rp->l.regions[i], .cells = cells, .nr = nr,
+		};
+	}
+	fmt_time(when, sizeof(when), ts - rp->sum.first_ts);
+	snprintf(title, sizeof(title), "Memory map at %s", when);
+	describe_time(rp, ts, sub, sizeof(sub));
+	m.subtitle = sub;
+	snprintf(name, sizeof(name), "map-%02zu.svg", n);
+	if (!r && !(f = create(dir, name, path, sizeof(path))))
+		r = -errno;
+	if (f)
+		r = close_file(f, list, path, svg_map(f, &m));
+	for (size_t i = 0; i < m.nr; i++)
+		free((void *)regions[i].cells);
+	free(regions);
+	return r;
+}
+
+static int load(struct report *rp, struct msc_store *s, int64_t capture_id)
+{
+	struct msc_capture_row *caps;
+	size_t nr;
+	int r = msc_hview_open(s, capture_id, &rp->v);
+
+	if (!r)
+		r = msc_hview_summary(rp->v, &rp->sum);
+	if (!r)
+		r = tui_lists_load(&rp->l, rp->v, true);
+	if (!r)
+		r = tui_cells_load(&rp->cells, s, rp->sum.capture_id, SIZE_MAX);
+	if (!r)
+		r = msc_store_get_captures(s, &caps, &nr);
+	if (r)
+		return r;
+	for (size_t i = 0; i < nr; i++)
+		if (caps[i].id == rp->sum.capture_id)
+			rp->cap = caps[i];
+	free(caps);
+	snprintf(rp->what, sizeof(rp->what), "capture %" PRId64 ": kernel %s, %s, %s%s",
+		 rp->cap.id, rp->cap.kernel_release[0] ? rp->cap.kernel_release : "unknown",
+		 rp->cap.vendor[0] ? rp->cap.vendor : "?",
+		 rp->sum.tdp_mmu ? "TDP MMU" : "shadow MMU (census approximate)",
+		 rp->sum.lost_marks ? ", LOST EVENTS" : "");
+	return 0;
+}
+
+/**
+ * svg_write_report - write the pictures of one capture into @dir
+ * @s: the store (read-only is fine)
+ * @capture_id: the capture, <= 0: the last analyzed
+ * @dir: created (0755) if missing
+ * @o: map times (o->nr_at 0: chosen); o->error says what went wrong when
+ *	the store is not to blame
+ * @list: each file written is printed there, one per line (may be NULL)
+ *
+ * Returns 0, -ENOENT when the capture was never analyzed, or a negative
+ * error.
+ */
+int svg_write_report(struct msc_store *s, int64_t capture_id, const char *dir,
+		     struct svg_opts *o, FILE *list)
+{
+	struct report rp = { 0 };
+	unsigned int k;
+	int r;
+
+	o->error[0] = '\0';
+	tui_cells_init(&rp.cells);
+	r = load(&rp, s, capture_id);
+	if (r == -ENOENT)
+		snprintf(o->error, sizeof(o->error), "the capture was never analyzed "
+			 "(run 'mmuscope analyze')");
+	if (!r && mkdir(dir, 0755) && errno != EEXIST) {
+		r = -errno;
+		snprintf(o->error, sizeof(o->error), "cannot create %s: %s", dir, strerror(errno));
+	}
+	if (!r)
+		r = coverage(&rp, dir, list);
+	if (!r && !o->nr_at)
+		choose_times(&rp, o);
+	k = map_scale(&rp);
+	for (size_t i = 0; !r && i < o->nr_at; i++)
+		r = one_map(&rp, dir, k, rp.sum.first_ts + o->at[i], i + 1, list);
+	if (r && !o->error[0] && r > -4096)
+		snprintf(o->error, sizeof(o->error), "%s", strerror(-r));
+	tui_cells_free(&rp.cells);
+	tui_lists_free(&rp.l);
+	msc_hview_close(rp.v);
+	return r;
+}

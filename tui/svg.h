@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: GPL-2.0-only */
+/*
+ * Pictures for bug reports: the huge-page coverage over time with the
+ * dirty-log phases, and the memory map at chosen times, as standalone SVG
+ * files (no scripts, no external fonts; they read the same in a browser,
+ * rsvg-convert or an issue tracker).  No curses.
+ *
+ * For `mmuscope report --svg DIR` (analyzer/cmd-report.c) and `mmuscope
+ * svg DB DIR`:
+ *
+ *	struct svg_opts o = { 0 };		// maps at phase boundaries
+ *	r = svg_write_report(store, capture_id, dir, &o, stdout);
+ *	if (r) cli_error("%s: %s", dir, o.error[0] ? o.error : msc_strerror(r));
+ *
+ * The drawing functions below take plain data, so they are testable
+ * without a database.
+ */
+#ifndef MSC_TUI_SVG_H
+#define MSC_TUI_SVG_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "format.h"
+#include "mmuscope/history.h"
+
+struct msc_store;
+
+#define SVG_MAX_MAPS 16
+
+struct svg_opts {
+	uint64_t at[SVG_MAX_MAPS];	/* map times, ns since the capture start */
+	size_t nr_at;			/* 0: chosen from the dirty-log phases */
+	char error[256];		/* OUT: what went wrong, when it was not the store */
+};
+
+int svg_write_report(struct msc_store *s, int64_t capture_id, const char *dir,
+		     struct svg_opts *o, FILE *list);
+
+/* The coverage chart: census samples over [t0, t1] and what happened when. */
+struct svg_chart {
+	const char *title;
+	const char *subtitle;
+	uint64_t origin;		/* capture start: labels are relative to it */
+	const uint64_t *ts;		/* sample times */
+	const struct msc_census *series;
+	size_t n;
+	const struct msc_phase *phases;
+	size_t nr_phases;
+	const struct msc_lost_mark *lost;
+	size_t nr_lost;
+	const struct msc_kvm_stats *stats;	/* KVM's counters at markers */
+	size_t nr_stats;
+};
+
+int svg_coverage(FILE *f, const struct svg_chart *c);
+
+/* The memory map: each region's cells (each @k 2M regions) at one time. */
+struct svg_map_region {
+	const struct msc_region *region;
+	const struct fmt_cell *cells;
+	size_t nr;
+};
+
+struct svg_map {
+	const char *title;
+	const char *subtitle;
+	unsigned int k;			/* 2M regions per cell */
+	const struct svg_map_region *regions;
+	size_t nr;
+};
+
+int svg_map(FILE *f, const struct svg_map *m);
+void svg_escape(FILE *f, const char *text);
+
+#endif /* MSC_TUI_SVG_H */
