@@ -21,9 +21,10 @@
 #define MSC_STORE_MULTI 32
 
 /*
- * Rows of one all-integer table held back and written MSC_STORE_MULTI at a
- * time (the analysis tables).  A registered batch is flushed before every
- * commit and dropped on rollback, like the event rows.
+ * Rows of one table held back and written MSC_STORE_MULTI at a time (the
+ * analysis tables): integer columns, and at most one text column (a batch
+ * made by msc_store_rows_init_text()).  A registered batch is flushed
+ * before every commit and dropped on rollback, like the event rows.
  */
 #define MSC_ROWS_MAX_COLS 16
 
@@ -35,6 +36,10 @@ struct msc_store_rows {
 	int64_t v[MSC_STORE_MULTI][MSC_ROWS_MAX_COLS];
 	uint16_t nulls[MSC_STORE_MULTI];	/* bit c: column c is NULL */
 	struct msc_store_rows *next;	/* in the store's list */
+	int text_col;			/* column bound from text; -1: none */
+	char *text;			/* the held rows' texts, back to back */
+	size_t text_alloc;
+	size_t text_end[MSC_STORE_MULTI];	/* row i's text ends here in text */
 };
 
 struct msc_store {
@@ -72,6 +77,10 @@ void msc_store_rows_init(struct msc_store *s, struct msc_store_rows *r, const ch
 			 unsigned int ncols);
 void msc_store_rows_release(struct msc_store *s, struct msc_store_rows *r);
 int msc_store_rows_flush(struct msc_store *s, struct msc_store_rows *r);
+void msc_store_rows_init_text(struct msc_store *s, struct msc_store_rows *r, const char *head,
+			      unsigned int ncols, unsigned int text_col);
+int msc_store_rows_put_text(struct msc_store *s, struct msc_store_rows *r, uint16_t nulls,
+			    const char *text, size_t len);
 
 /*
  * The next row of a batch: fill v[0..ncols-1], then msc_store_rows_put()
