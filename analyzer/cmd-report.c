@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "../collector/cli.h"
+#include "../tui/svg.h"
 #include "mmuscope/error.h"
 #include "mmuscope/history.h"
 #include "mmuscope/store.h"
@@ -27,6 +28,8 @@
 struct report {
 	const char *db;
 	bool json;
+	const char *svg_dir;	/* --svg: write the pictures here too */
+	struct svg_opts svg;	/* --at: the memory maps' times */
 	FILE *f;
 	struct msc_capture_row cap;
 	struct msc_hview *v;
@@ -336,11 +339,29 @@ static int report_capture(struct report *rp, struct msc_store *s, const struct m
 	return r;
 }
 
+/* The pictures of one capture, in the directory (one subdirectory per capture when several). */
+static int write_svg(struct report *rp, struct msc_store *s, const struct msc_capture_row *c,
+		     bool subdir)
+{
+	char dir[4096];
+	int r;
+
+	snprintf(dir, sizeof(dir), subdir ? "%s/capture-%lld" : "%s", rp->svg_dir, (long long)c->id);
+	r = svg_write_report(s, c->id, dir, &rp->svg, rp->json ? stderr : stdout);
+	if (r) {
+		cli_error("%s: %s", dir, rp->svg.error[0] ? rp->svg.error : msc_strerror(r));
+		return 1;
+	}
+	return 0;
+}
+
 int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "capture", required_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, 'j' },
+		{ "svg", required_argument, NULL, 's' },
+		{ "at", required_argument, NULL, 'a' },
 		{ 0 }
 	};
 	struct report rp = { .f = stdout };
@@ -351,12 +372,19 @@ int cmd_report(int argc, char **argv)
 	int c, r;
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (c == 'c')
+		if (c == 'c') {
 			only = strtoll(optarg, NULL, 10);
-		else if (c == 'j')
+		} else if (c == 'j') {
 			rp.json = true;
-		else
+		} else if (c == 's') {
+			rp.svg_dir = optarg;
+		} else if (c == 'a' && svg_parse_times(optarg, &rp.svg)) {
+			cli_error("--at %s: expected milliseconds since the capture start, comma "
+				  "separated (at most %d)", optarg, SVG_MAX_MAPS);
 			return 2;
+		} else if (c != 'a') {
+			return 2;
+		}
 	}
 	if (optind + 1 != argc) {
 		cli_error("need one database");
@@ -373,6 +401,8 @@ int cmd_report(int argc, char **argv)
 		if (only && caps[i].id != only)
 			continue;
 		r = report_capture(&rp, s, &caps[i]);
+		if (!r && rp.svg_dir)
+			r = write_svg(&rp, s, &caps[i], nr > 1 && !only);
 		if (r == -ENOENT) {
 			cli_error("%s: capture %lld was not analyzed (run 'mmuscope analyze %s')",
 				  rp.db, (long long)caps[i].id, rp.db);

@@ -42,6 +42,5 @@ bool analyze_report_summary(const char *db, const struct msc_history_summary *s,
 int cmd_record(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 int cmd_top(int argc, char **argv);
-int cmd_svg(int argc, char **argv);
 
 #endif /* MSC_CLI_H */

@@ -258,3 +258,26 @@ int svg_write_report(struct msc_store *s, int64_t capture_id, const char *dir,
 	msc_hview_close(rp.v);
 	return r;
 }
+
+/**
+ * svg_parse_times - "163.9,450" (ms since the capture start) into @o->at
+ *
+ * Returns 0, or -EINVAL for anything else or more than SVG_MAX_MAPS times.
+ */
+int svg_parse_times(const char *arg, struct svg_opts *o)
+{
+	const char *p = arg;
+
+	while (*p) {
+		char *end;
+		double ms = strtod(p, &end);
+
+		if (end == p || ms < 0 || o->nr_at == SVG_MAX_MAPS)
+			return -EINVAL;
+		o->at[o->nr_at++] = (uint64_t)(ms * 1e6 + 0.5);
+		p = *end == ',' ? end + 1 : end;
+		if (*end && *end != ',')
+			return -EINVAL;
+	}
+	return o->nr_at ? 0 : -EINVAL;
+}

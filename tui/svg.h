@@ -5,8 +5,7 @@
  * files (no scripts, no external fonts; they read the same in a browser,
  * rsvg-convert or an issue tracker).  No curses.
  *
- * For `mmuscope report --svg DIR` (analyzer/cmd-report.c) and `mmuscope
- * svg DB DIR`:
+ * For `mmuscope report --svg DIR [--at MS,...]` (analyzer/cmd-report.c):
  *
  *	struct svg_opts o = { 0 };		// maps at phase boundaries
  *	r = svg_write_report(store, capture_id, dir, &o, stdout);
@@ -37,6 +36,7 @@ struct svg_opts {
 
 int svg_write_report(struct msc_store *s, int64_t capture_id, const char *dir,
 		     struct svg_opts *o, FILE *list);
+int svg_parse_times(const char *arg, struct svg_opts *o);
 
 /* The coverage chart: census samples over [t0, t1] and what happened when. */
 struct svg_chart {
