@@ -148,10 +148,16 @@ static void vote(struct msc_host_guess *g, uint64_t spte)
 			g->np0_votes++;
 		return;
 	}
-	if (spte & EPT_ONLY)
+	if (spte & EPT_ONLY) {
 		g->ept_votes++;
-	else if (spte & NPT_ONLY)
+		/* bits 53:52, the A/D type: 1 is SPTE_TDP_AD_DISABLED */
+		if (((spte >> 52) & 3) == 1)
+			g->ad_off_votes++;
+		else if (!((spte >> 52) & 3))
+			g->ad_on_votes++;
+	} else if (spte & NPT_ONLY) {
 		g->npt_votes++;
+	}
 }
 
 /** msc_host_guess_add - take the SPTE values of one event as evidence */
@@ -220,6 +226,9 @@ int msc_host_guess_apply(const struct msc_host_guess *g, struct msc_host *host, 
 			r = MSC_ERR_LAYOUT;
 		}
 	}
+	if (host->vendor == MSC_VENDOR_EPT && host->source < MSC_HOST_OVERRIDE &&
+	    (g->ad_on_votes || g->ad_off_votes))
+		host->ept_ad = g->ad_on_votes > g->ad_off_votes;
 	if (host->kver_source <= MSC_HOST_INFERRED && (g->np63_votes || g->np0_votes)) {
 		int data63 = g->np63_votes > g->np0_votes;
 		int rel63 = host->kver ? host->kver >= MSC_KVER(6, 10, 0) : -1;

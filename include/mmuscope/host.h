@@ -30,6 +30,8 @@ struct msc_host_guess {
 	uint64_t npt_votes;	/* present SPTEs with x86-PTE-only bits */
 	uint64_t np63_votes;	/* non-present values with bit 63 */
 	uint64_t np0_votes;	/* non-present values 0 / 0x5a0 */
+	uint64_t ad_on_votes;	/* EPT SPTEs with A/D type 0 (hardware A/D bits) */
+	uint64_t ad_off_votes;	/* EPT SPTEs with A/D type 1 (SPTE_TDP_AD_DISABLED) */
 	uint64_t tdp_events;	/* kvm_tdp_mmu_spte_changed seen */
 	uint64_t shadow_events;	/* kvm_mmu_set_spte seen */
 };

@@ -60,6 +60,21 @@ static void t_guess_ept_610(void)
 	check_int(h.vendor, ==, MSC_VENDOR_EPT);
 	check_int(h.nonpresent63, ==, 1);
 	check(strstr(note, "following the data") != NULL);
+	check(h.ept_ad);	/* A/D type 0 in every SPTE: hardware A/D bits */
+}
+
+static void t_guess_ept_no_ad(void)
+{
+	struct msc_host_guess g = { 0 };
+	struct msc_host h;
+	char note[128];
+
+	msc_host_init(&h);
+	/* a real EPT leaf with SPTE_TDP_AD_DISABLED (A/D type 1 in bits 53:52) */
+	feed(&g, 0, 0x600000455299b77ULL | (1ULL << 52), 20);
+	check_int(msc_host_guess_apply(&g, &h, note, sizeof(note)), ==, 0);
+	check_int(h.vendor, ==, MSC_VENDOR_EPT);
+	check(!h.ept_ad);
 }
 
 static void t_guess_override_wins(void)
@@ -137,6 +152,7 @@ int main(void)
 {
 	TEST(t_guess_npt_61(), "NPT and the 0 non-present value inferred from 6.1 SPTEs");
 	TEST(t_guess_ept_610(), "EPT and bit-63 non-present inferred; the data beats the release");
+	TEST(t_guess_ept_no_ad(), "EPT without A/D bits inferred from the SPTEs' A/D type");
 	TEST(t_guess_override_wins(), "user overrides win over evidence; bad overrides refused");
 	TEST(t_guess_no_layout(), "values of both layouts: no layout fits");
 	TEST(t_teardown_context(), "teardown children need a prepare_zap on the same CPU and range");

@@ -32,7 +32,7 @@ static bool blocks;	/* events in runs of 150 per CPU, else every third on cpu 1 
 
 static void sh(const char *fmt, const char *arg)
 {
-	char cmd[1024];
+	char cmd[4096];
 
 	snprintf(cmd, sizeof(cmd), fmt, arg);
 	if (system(cmd))
@@ -41,7 +41,7 @@ static void sh(const char *fmt, const char *arg)
 
 static void write_file(const char *dir, const char *name, const char *text)
 {
-	char path[1024];
+	char path[4096];
 	FILE *f;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
