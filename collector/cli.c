@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "mmuscope/error.h"
+#include "mmuscope/host.h"
 #include "mmuscope/store.h"
 #include "mmuscope/util.h"
 
@@ -112,4 +113,14 @@ void cli_store_error(const char *path, const struct msc_store *s, int r)
 		cli_error("%s: %s: %s", path, msc_strerror(r), detail);
 	else
 		cli_error("%s: %s", path, msc_strerror(r));
+}
+
+/* --host K=V,...: host facts from the user; 0, or -1 after saying what is wrong. */
+int cli_parse_host(struct msc_host *host, const char *arg)
+{
+	if (!msc_host_parse_overrides(host, arg))
+		return 0;
+	cli_error("--host %s: expected vendor=npt|ept, release=X.Y.Z, "
+		  "nonpresent=0|0x8000000000000000, ept_ad=y|n, tdp_mmu=y|n", arg);
+	return -1;
 }

@@ -59,11 +59,8 @@ static int parse_args(int argc, char **argv, struct import_opts *o)
 			o->append = true;
 			break;
 		case 'H':
-			if (msc_host_parse_overrides(&o->host, optarg)) {
-				cli_error("--host %s: expected vendor=npt|ept, release=X.Y.Z, "
-					  "nonpresent=0|0x8000000000000000, ept_ad=y|n", optarg);
+			if (cli_parse_host(&o->host, optarg))
 				return -1;
-			}
 			break;
 		case 't':
 			o->text = true;

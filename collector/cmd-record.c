@@ -154,11 +154,8 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			}
 			break;
 		case 'H':
-			if (msc_host_parse_overrides(&o->overrides, optarg)) {
-				cli_error("--host %s: expected vendor=npt|ept, release=X.Y.Z, "
-					  "nonpresent=0|0x8000000000000000, ept_ad=y|n", optarg);
+			if (cli_parse_host(&o->overrides, optarg))
 				return -1;
-			}
 			break;
 		case 'f':
 			o->force = true;
