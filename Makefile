@@ -37,6 +37,9 @@ LIBA := $(O)/libmmuscope.a
 
 all: $(PROG) $(UNIT_BINS) plugins
 
+# Keep the objects of the test programs (make would delete them as intermediate).
+.SECONDARY:
+
 build: all
 
 deps:

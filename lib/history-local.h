@@ -9,6 +9,13 @@
  * words: the SPTE and the start of its current interval (trace time in the
  * high 56 bits, cause and flags in the low 8), 16 bytes per mapped 4K page.
  * Level-2 nodes also keep, per 2M cell, the counters the memory map needs.
+ *
+ * Intervals are written in runs (table mapping_run): the intervals of one
+ * node's entries that share everything but their times gather in a pending
+ * run, written when it holds 512 intervals, when the node has no entry
+ * left, when it is the least recently used of HRUN_MAX_PENDING pending
+ * runs (or of the node's HRUN_NODE_MAX) and another is needed, or at the
+ * end of the analysis.
  */
 #ifndef MSC_HISTORY_LOCAL_H
 #define MSC_HISTORY_LOCAL_H
@@ -47,16 +54,48 @@ struct hcell {
 #define HCELL_ZAPPED (1U << 3)	/* leaves zapped; faults here are refaults */
 #define HCELL_SPLIT (1U << 4)	/* counted in h->split_cells */
 
+struct hrun;
+
 struct hnode {
 	uint8_t level;		/* level of the entries */
 	uint8_t as_id;
 	uint16_t present;	/* entries present (leaf or table) */
 	uint64_t base;		/* first GFN covered */
 	struct hnode *parent;
+	struct hrun *runs;	/* pending runs of its entries' intervals */
 	uint64_t spte[HNODE_ENTRIES];
 	uint64_t start[HNODE_ENTRIES];
 	struct hnode **child;	/* level > 1: nodes of level - 1, lazily */
 	struct hcell *cells;	/* level == 2 */
+};
+
+/* Pending runs at most (the least recently used is written first), per node. */
+#define HRUN_MAX_PENDING 256
+#define HRUN_NODE_MAX 8
+
+/* One interval of a run: entry @index of the run's node. */
+struct hrun_entry {
+	uint64_t start_ts, end_ts;	/* end_ts MSC_TS_OPEN: still open */
+	uint16_t index;
+};
+
+/*
+ * Intervals of entries of one node that share causes, flags and the leaf
+ * rule: entry i's spte is spte + (i - first) * the level's page size, its
+ * pfn pfn + (i - first) * its 4K pages; every other bit is equal.  An open
+ * run (end_cause NONE) holds only open intervals and a closed one none.
+ */
+struct hrun {
+	struct hnode *node;		/* level, as_id and base GFN */
+	struct hrun *next;		/* in node->runs, or in the free list */
+	struct hrun *older, *newer;	/* in the list of pending runs, by last use */
+	uint64_t spte, pfn;		/* of entry @first */
+	uint16_t first;
+	bool leaf, writable;
+	int8_t dirty;			/* -1: the layout has no D bit */
+	uint8_t start_cause, end_cause, flags;
+	uint16_t n, alloc;		/* intervals in e, room in e */
+	struct hrun_entry *e;
 };
 
 /* Counters attributed to a phase (or to the pending tail of one). */
@@ -114,6 +153,12 @@ struct msc_history {
 	struct hnode *cache[HMAX_AS][HTOP_LEVEL + 1];	/* last node used per level */
 	uint64_t nodes;			/* allocated, for the memory figure */
 	bool loading;			/* resuming: rebuild state, write no rows */
+
+	/* pending runs (history-model.c) */
+	struct hrun *oldest, *newest;	/* least / most recently used */
+	struct hrun *free_runs;		/* written, kept for reuse */
+	unsigned int nr_runs;		/* allocated, pending or free */
+	size_t run_bytes, run_bytes_peak;	/* their memory, for the memory figure */
 
 	uint64_t ts_base;		/* entry start words hold ts - ts_base */
 	uint64_t last_ts;		/* last (clamped) event time */
@@ -208,7 +253,7 @@ int hstore_save_analysis(struct hstore *hs, const struct msc_history_summary *su
 			 const struct hstate *st);
 int hstore_load_open(struct hstore *hs, int64_t capture_id, struct msc_history *h);
 int hstore_delete_open(struct hstore *hs, int64_t capture_id);
-int hstore_add_interval(struct hstore *hs, int64_t capture_id, const struct msc_interval *iv);
+int hstore_add_run(struct hstore *hs, int64_t capture_id, const struct hrun *run);
 int hstore_add_census(struct hstore *hs, int64_t capture_id, unsigned int as_id, uint64_t ts,
 		      int64_t seq, const int64_t *pages, unsigned int flags);
 int hstore_add_kvm_stats(struct hstore *hs, int64_t capture_id,

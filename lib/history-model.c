@@ -4,11 +4,11 @@
  * address space, and the one place where an entry changes value.
  *
  * Invariant: every change of an entry goes through transition(), which
- * closes the interval of a present old value (a mapping row), opens the
- * new one, and keeps the census and the 2M-cell counters equal to what the
- * tree holds.  Frozen values are never stored: the untraced frozen ->
- * non-present step is applied at once (the frozen entry belongs to a page
- * table that is being freed).
+ * closes the interval of a present old value (into a pending run, see
+ * history-local.h), opens the new one, and keeps the census and the
+ * 2M-cell counters equal to what the tree holds.  Frozen values are never
+ * stored: the untraced frozen -> non-present step is applied at once (the
+ * frozen entry belongs to a page table that is being freed).
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -98,6 +98,17 @@ struct hnode *hmodel_node(struct msc_history *h, unsigned int as_id, uint64_t gf
 	return n;
 }
 
+static void runs_free(struct hrun *r, bool pending)
+{
+	while (r) {
+		struct hrun *next = pending ? r->newer : r->next;
+
+		free(r->e);
+		free(r);
+		r = next;
+	}
+}
+
 static void node_free(struct hnode *n)
 {
 	if (!n)
@@ -117,6 +128,11 @@ void hmodel_free(struct msc_history *h)
 		h->root[a] = NULL;
 	}
 	memset(h->cache, 0, sizeof(h->cache));
+	runs_free(h->oldest, true);
+	runs_free(h->free_runs, false);
+	h->oldest = h->newest = h->free_runs = NULL;
+	h->nr_runs = 0;
+	h->run_bytes = 0;
 }
 
 static inline bool is_present(const struct msc_history *h, uint64_t spte)
@@ -127,6 +143,186 @@ static inline bool is_present(const struct msc_history *h, uint64_t spte)
 static inline bool is_leaf(const struct msc_history *h, unsigned int level, uint64_t spte)
 {
 	return msc_spte_leaf(&h->layout, level, spte);
+}
+
+/* ---- runs: intervals of one node's entries written as one row ---- */
+
+static void lru_unlink(struct msc_history *h, struct hrun *r)
+{
+	if (r->older)
+		r->older->newer = r->newer;
+	else
+		h->oldest = r->newer;
+	if (r->newer)
+		r->newer->older = r->older;
+	else
+		h->newest = r->older;
+	r->older = r->newer = NULL;
+}
+
+static void lru_push(struct msc_history *h, struct hrun *r)
+{
+	r->older = h->newest;
+	r->newer = NULL;
+	if (h->newest)
+		h->newest->newer = r;
+	else
+		h->oldest = r;
+	h->newest = r;
+}
+
+/* Write a pending run and keep it for reuse. */
+static int run_write(struct msc_history *h, struct hrun *r)
+{
+	struct hrun **p = &r->node->runs;
+	int ret = hstore_add_run(h->hs, h->capture_id, r);
+
+	while (*p != r)
+		p = &(*p)->next;
+	*p = r->next;
+	lru_unlink(h, r);
+	r->node = NULL;
+	r->n = 0;
+	r->next = h->free_runs;
+	h->free_runs = r;
+	return ret;
+}
+
+/* Write the pending runs of node @n. */
+static int node_write_runs(struct msc_history *h, struct hnode *n)
+{
+	int r = 0;
+
+	while (n->runs && !r)
+		r = run_write(h, n->runs);
+	return r;
+}
+
+/* Does interval @iv of entry @i belong in @r?  Only leaves gather. */
+static bool run_fits(const struct msc_history *h, const struct hrun *r, unsigned int i,
+		     const struct msc_interval *iv)
+{
+	int64_t d = (int64_t)i - r->first;
+
+	/* equal bits outside the address: equal leaf, writable, dirty */
+	return iv->leaf && r->start_cause == iv->start_cause && r->end_cause == iv->end_cause &&
+	       r->flags == iv->flags && !((iv->spte ^ r->spte) & ~h->layout.addr) &&
+	       iv->pfn == r->pfn + (uint64_t)(d * (int64_t)msc_level_pages(iv->level));
+}
+
+static void run_init(struct hrun *r, struct hnode *n, unsigned int i,
+		     const struct msc_interval *iv)
+{
+	r->node = n;
+	r->first = (uint16_t)i;
+	r->spte = iv->spte;
+	r->pfn = iv->pfn;
+	r->leaf = iv->leaf;
+	r->writable = iv->writable;
+	r->dirty = iv->dirty;
+	r->start_cause = iv->start_cause;
+	r->end_cause = iv->end_cause;
+	r->flags = iv->flags;
+	r->n = 0;
+}
+
+/* A run for a new signature: a free one, a new one, or the least recently used. */
+static int run_get(struct msc_history *h, struct hrun **ret)
+{
+	struct hrun *r;
+	int err;
+
+	if (!h->free_runs && h->nr_runs >= HRUN_MAX_PENDING &&
+	    (err = run_write(h, h->oldest)))
+		return err;
+	r = h->free_runs;
+	if (r) {
+		h->free_runs = r->next;
+	} else {
+		r = calloc(1, sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		h->nr_runs++;
+		h->run_bytes += sizeof(*r);
+	}
+	*ret = r;
+	return 0;
+}
+
+static int run_append(struct msc_history *h, struct hrun *r, unsigned int i,
+		      const struct msc_interval *iv)
+{
+	if (r->n == r->alloc) {
+		unsigned int alloc = r->alloc ? 2U * r->alloc : 8;
+		struct hrun_entry *e = realloc(r->e, alloc * sizeof(*e));
+
+		if (!e)
+			return -ENOMEM;
+		h->run_bytes += (alloc - r->alloc) * sizeof(*e);
+		h->run_bytes_peak = max(h->run_bytes_peak, h->run_bytes);
+		r->e = e;
+		r->alloc = (uint16_t)alloc;
+	}
+	r->e[r->n++] = (struct hrun_entry){ iv->start_ts, iv->end_ts, (uint16_t)i };
+	if (r->n == HNODE_ENTRIES)
+		return run_write(h, r);
+	if (h->newest != r) {
+		lru_unlink(h, r);
+		lru_push(h, r);
+	}
+	return 0;
+}
+
+/*
+ * Add interval @iv of entry @i of @n to its run; a page table's is written
+ * at once.  n->runs is kept most recently used first: past HRUN_NODE_MAX
+ * (scattered host frames: no run grows) its last one is written.
+ */
+static int run_add(struct msc_history *h, struct hnode *n, unsigned int i,
+		   const struct msc_interval *iv)
+{
+	struct hrun **p, *r, *last = NULL;
+	unsigned int nr = 0;
+	int err;
+
+	if (!iv->leaf) {
+		struct hrun_entry e = { iv->start_ts, iv->end_ts, (uint16_t)i };
+		struct hrun one = { 0 };
+
+		run_init(&one, n, i, iv);
+		one.e = &e;
+		one.n = 1;
+		return hstore_add_run(h->hs, h->capture_id, &one);
+	}
+	for (p = &n->runs; (r = *p); p = &r->next, nr++) {
+		if (run_fits(h, r, i, iv)) {
+			*p = r->next;
+			r->next = n->runs;
+			n->runs = r;
+			return run_append(h, r, i, iv);
+		}
+		last = r;
+	}
+	if (nr >= HRUN_NODE_MAX && (err = run_write(h, last)))
+		return err;
+	err = run_get(h, &r);
+	if (err)
+		return err;
+	run_init(r, n, i, iv);
+	r->next = n->runs;
+	n->runs = r;
+	lru_push(h, r);
+	return run_append(h, r, i, iv);
+}
+
+/* Write every pending run, least recently used first. */
+static int flush_runs(struct msc_history *h)
+{
+	int r = 0;
+
+	while (h->oldest && !r)
+		r = run_write(h, h->oldest);
+	return r;
 }
 
 /* Write the interval of entry @i, which ends at @end_ts (MSC_TS_OPEN: open). */
@@ -159,7 +355,7 @@ static int emit(struct msc_history *h, struct hnode *n, unsigned int i, uint64_t
 	if (cause == MSC_CAUSE_RESYNC || cause == MSC_CAUSE_TRACE_START)
 		iv.flags |= MSC_IV_RESYNC;
 	h->sum.intervals++;
-	return hstore_add_interval(h->hs, h->capture_id, &iv);
+	return run_add(h, n, i, &iv);
 }
 
 /* The 2M cell covering entry @i of @n (levels 1 and 2); NULL for others. */
@@ -205,6 +401,8 @@ static int transition(struct msc_history *h, struct hnode *n, unsigned int i,
 	n->start[i] = ((h->last_ts - h->ts_base) << 8) | HSTART_SEEN | (cause & HSTART_CAUSE_MASK) |
 		      start_flags | (h->after_lost ? HSTART_LOST : 0);
 	n->present = (uint16_t)(n->present + is_p - was_p);
+	if (!n->present && n->runs && !r)
+		r = node_write_runs(h, n);	/* the table is gone: its runs are complete */
 	if (level <= MSC_HISTORY_MAX_LEVEL) {
 		if (was_leaf)
 			hcensus_add(h, n->as_id, level, -1);
@@ -449,7 +647,9 @@ struct hcell *hmodel_cell(struct msc_history *h, unsigned int as_id, uint64_t gf
 /**
  * hmodel_load_interval - put an open interval of an earlier run back
  *
- * Called with h->loading set, so nothing is written.
+ * Called with h->loading set, so nothing is written.  Its row is deleted
+ * (hstore_delete_open()) and written again when it ends or at the next
+ * finish: it leaves the count of intervals until then.
  */
 int hmodel_load_interval(struct msc_history *h, const struct msc_interval *iv)
 {
@@ -467,6 +667,7 @@ int hmodel_load_interval(struct msc_history *h, const struct msc_interval *iv)
 		flags |= HSTART_LOST;
 	n->start[i] = ((iv->start_ts - min(iv->start_ts, h->ts_base)) << 8) | HSTART_SEEN |
 		      (iv->start_cause & HSTART_CAUSE_MASK) | flags;
+	h->sum.intervals--;
 	return r;
 }
 
@@ -482,13 +683,19 @@ static int close_node(struct msc_history *h, struct hnode *n)
 		if (!r && is_present(h, n->spte[i]))
 			r = emit(h, n, i, MSC_TS_OPEN, MSC_CAUSE_NONE);
 	}
-	return r;
+	return r ?: node_write_runs(h, n);
 }
 
-/** hmodel_close_all - write an open interval for every present entry */
+/**
+ * hmodel_close_all - write every pending run, then an open interval for
+ *	every present entry
+ *
+ * The open runs are the last rows written, so a resumed analysis that
+ * deletes and rewrites them leaves the rows in the same order.
+ */
 int hmodel_close_all(struct msc_history *h)
 {
-	int r = 0;
+	int r = flush_runs(h);
 
 	for (unsigned int a = 0; a < HMAX_AS && !r; a++)
 		r = close_node(h, h->root[a]);

@@ -6,9 +6,14 @@
  *
  * Writes join the store's current transaction (msc_store_begin()); the
  * store's own batching or msc_history_analyze() commits.  Reads are index
- * lookups: census by (capture, as, ts), mapping by (capture, as, gfn,
- * level, start), region_state by (capture, as, gfn, ts), activity and
- * phases by their primary keys.
+ * lookups: census by (capture, as, ts), mapping_run by the base GFN of a
+ * page table, region_state by (capture, as, gfn, ts), activity and phases
+ * by their primary keys.
+ *
+ * A run's intervals are the JSON text of its entries column,
+ * [[index, start_ts, end_ts], ...] with end_ts null while open: written
+ * and read here by hand (the hot path), expanded in SQL by the view
+ * mapping with json_each().
  */
 #include "mmuscope/history.h"
 
@@ -33,23 +38,30 @@ static const char *const write_sql[ST_NR] = {
 	[ST_ANOMALY] = "INSERT INTO anomaly VALUES (?,?,?,?,?,?,?,?,?,?)",
 };
 
-/* The bulk tables: all-integer rows, written in multi-row batches. */
-enum { B_MAPPING, B_CENSUS, B_REGION_STATE, B_ACTIVITY, B_NR };
+/* The bulk tables: integer rows (and mapping_run's text), in multi-row batches. */
+enum { B_RUN, B_CENSUS, B_REGION_STATE, B_ACTIVITY, B_NR };
+
+#define RUN_ENTRIES_COL 14	/* mapping_run.entries */
 
 static const struct {
 	const char *head;
 	unsigned int ncols;
+	unsigned int text_col;	/* 0: none */
 } batch_def[B_NR] = {
-	[B_MAPPING] = { "INSERT INTO mapping VALUES", 14 },
+	[B_RUN] = { "INSERT INTO mapping_run VALUES", 15, RUN_ENTRIES_COL },
 	[B_CENSUS] = { "INSERT INTO census VALUES", 8 },
 	[B_REGION_STATE] = { "INSERT INTO region_state VALUES", 7 },
 	[B_ACTIVITY] = { "INSERT OR REPLACE INTO activity VALUES", 11 },
 };
 
+/* "[i,start,end]," at most: 3 digits, two int64 (or null) */
+#define ENTRY_TEXT_MAX 48
+
 struct hstore {
 	struct msc_store *s;	/* borrowed */
 	sqlite3_stmt *st[ST_NR];
 	struct msc_store_rows batch[B_NR];
+	char entries[HNODE_ENTRIES * ENTRY_TEXT_MAX + 2];	/* a run's JSON */
 };
 
 int hstore_open(struct msc_store *s, struct hstore **ret)
@@ -60,8 +72,14 @@ int hstore_open(struct msc_store *s, struct hstore **ret)
 	if (!hs)
 		return -ENOMEM;
 	hs->s = s;
-	for (int i = 0; i < B_NR; i++)
-		msc_store_rows_init(s, &hs->batch[i], batch_def[i].head, batch_def[i].ncols);
+	for (int i = 0; i < B_NR; i++) {
+		if (batch_def[i].text_col)
+			msc_store_rows_init_text(s, &hs->batch[i], batch_def[i].head,
+						 batch_def[i].ncols, batch_def[i].text_col);
+		else
+			msc_store_rows_init(s, &hs->batch[i], batch_def[i].head,
+					    batch_def[i].ncols);
+	}
 	for (int i = 0; i < ST_NR && !r; i++)
 		r = msc_store_prepare(s, write_sql[i], &hs->st[i]);
 	if (r) {
@@ -137,7 +155,7 @@ int hstore_drop(struct hstore *hs, int64_t capture_id)
 {
 	static const char *const sql[] = {
 		"DELETE FROM analysis WHERE capture_id = ?1",
-		"DELETE FROM mapping WHERE capture_id = ?1",
+		"DELETE FROM mapping_run WHERE capture_id = ?1",
 		"DELETE FROM census WHERE capture_id = ?1",
 		"DELETE FROM kvm_stats WHERE capture_id = ?1",
 		"DELETE FROM phase WHERE capture_id = ?1",
@@ -267,43 +285,184 @@ int hstore_save_analysis(struct hstore *hs, const struct msc_history_summary *su
 	return r < 0 ? r : 0;
 }
 
-static void read_interval(sqlite3_stmt *st, struct msc_interval *iv)
+/* ---- mapping_run ---- */
+
+/* Decimal text of @v at @p; returns the end (one call per interval time). */
+static char *put_int(char *p, int64_t v)
 {
-	memset(iv, 0, sizeof(*iv));
-	iv->as_id = (uint8_t)sqlite3_column_int(st, 0);
-	iv->gfn = column_u64(st, 1);
-	iv->level = (uint8_t)sqlite3_column_int(st, 2);
-	iv->leaf = sqlite3_column_int(st, 3);
-	iv->start_ts = column_u64(st, 4);
-	iv->end_ts = sqlite3_column_type(st, 5) == SQLITE_NULL ? MSC_TS_OPEN : column_u64(st, 5);
-	iv->spte = column_u64(st, 6);
-	iv->pfn = column_u64(st, 7);
-	iv->writable = sqlite3_column_int(st, 8);
-	iv->dirty = sqlite3_column_type(st, 9) == SQLITE_NULL ? -1 :
-		    (int8_t)sqlite3_column_int(st, 9);
-	iv->start_cause = (uint8_t)sqlite3_column_int(st, 10);
-	iv->end_cause = (uint8_t)sqlite3_column_int(st, 11);
-	iv->flags = (uint8_t)sqlite3_column_int(st, 12);
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	char digits[20];
+	int n = 0;
+
+	if (v < 0)
+		*p++ = '-';
+	do {
+		digits[n++] = (char)('0' + u % 10);
+		u /= 10;
+	} while (u);
+	while (n)
+		*p++ = digits[--n];
+	return p;
 }
 
-#define INTERVAL_COLS "as_id, gfn, level, leaf, start_ts, end_ts, spte, pfn, writable, dirty, " \
-		      "start_cause, end_cause, flags"
+static const char *get_int(const char *p, int64_t *ret)
+{
+	bool neg = *p == '-';
+	uint64_t u = 0;
 
-/** hstore_load_open - feed the open intervals of the last run back to the model */
+	p += neg;
+	if (*p < '0' || *p > '9')
+		return NULL;
+	while (*p >= '0' && *p <= '9')
+		u = u * 10 + (uint64_t)(*p++ - '0');
+	*ret = neg ? (int64_t)-u : (int64_t)u;
+	return p;
+}
+
+/*
+ * The next interval of a run's entries text, *@pp at its '[' or at the
+ * ',' after the previous one.  Returns 1 and advances *@pp, 0 at the
+ * closing ']', MSC_ERR_SQL when the text is not what hstore_add_run() writes.
+ */
+static int next_entry(const char **pp, struct hrun_entry *e)
+{
+	const char *p = *pp;
+	int64_t index, start, end = (int64_t)MSC_TS_OPEN;
+
+	if (*p != '[' && *p != ',')
+		return *p == ']' ? 0 : MSC_ERR_SQL;
+	if (*++p != '[')
+		return *p == ']' ? 0 : MSC_ERR_SQL;
+	p = get_int(p + 1, &index);
+	if (!p || *p != ',' || !(p = get_int(p + 1, &start)) || *p != ',')
+		return MSC_ERR_SQL;
+	if (!strncmp(++p, "null", 4))
+		p += 4;
+	else if (!(p = get_int(p, &end)))
+		return MSC_ERR_SQL;
+	if (*p != ']' || index < 0 || index >= HNODE_ENTRIES)
+		return MSC_ERR_SQL;
+	*e = (struct hrun_entry){ (uint64_t)start, (uint64_t)end, (uint16_t)index };
+	*pp = p + 1;
+	return 1;
+}
+
+/** hstore_add_run - write a run (of one or more intervals) */
+int hstore_add_run(struct hstore *hs, int64_t capture_id, const struct hrun *run)
+{
+	struct msc_store_rows *b = &hs->batch[B_RUN];
+	int64_t *v = msc_store_rows_slot(b);
+	uint16_t nulls = 0;
+	char *p = hs->entries;
+
+	v[0] = capture_id;
+	v[1] = run->node->as_id;
+	v[2] = (int64_t)run->node->base;
+	v[3] = run->node->level;
+	v[4] = run->leaf;
+	v[5] = run->first;
+	v[6] = (int64_t)run->spte;
+	v[7] = (int64_t)run->pfn;
+	v[8] = run->writable;
+	v[9] = run->dirty;
+	if (run->dirty < 0)
+		nulls |= 1u << 9;
+	v[10] = run->start_cause;
+	v[11] = run->end_cause;
+	v[12] = run->flags;
+	v[13] = run->n;
+	*p++ = '[';
+	for (unsigned int k = 0; k < run->n; k++) {
+		const struct hrun_entry *e = &run->e[k];
+
+		if (k)
+			*p++ = ',';
+		*p++ = '[';
+		p = put_int(p, e->index);
+		*p++ = ',';
+		p = put_int(p, (int64_t)e->start_ts);
+		*p++ = ',';
+		if (e->end_ts == MSC_TS_OPEN) {
+			memcpy(p, "null", 4);
+			p += 4;
+		} else {
+			p = put_int(p, (int64_t)e->end_ts);
+		}
+		*p++ = ']';
+	}
+	*p++ = ']';
+	return msc_store_rows_put_text(hs->s, b, nulls, hs->entries, (size_t)(p - hs->entries));
+}
+
+#define RUN_COLS "as_id, gfn, level, leaf, first, spte, pfn, writable, dirty, start_cause, " \
+		 "end_cause, flags, entries"
+
+typedef int (*interval_fn)(const struct msc_interval *iv, void *ctx);
+
+/*
+ * Call @fn for each interval of the run in the current row of @st (RUN_COLS),
+ * or only for those of entry @only when it is >= 0.
+ */
+static int run_intervals(sqlite3_stmt *st, int only, interval_fn fn, void *ctx)
+{
+	const char *p = (const char *)sqlite3_column_text(st, 12);
+	struct msc_interval iv = {
+		.as_id = (uint8_t)sqlite3_column_int(st, 0),
+		.level = (uint8_t)sqlite3_column_int(st, 2),
+		.leaf = sqlite3_column_int(st, 3),
+		.writable = sqlite3_column_int(st, 7),
+		.dirty = sqlite3_column_type(st, 8) == SQLITE_NULL ? -1 :
+			 (int8_t)sqlite3_column_int(st, 8),
+		.start_cause = (uint8_t)sqlite3_column_int(st, 9),
+		.end_cause = (uint8_t)sqlite3_column_int(st, 10),
+		.flags = (uint8_t)sqlite3_column_int(st, 11),
+	};
+	uint64_t base = column_u64(st, 1), spte = column_u64(st, 5), pfn = column_u64(st, 6);
+	int64_t first = sqlite3_column_int64(st, 4);
+	uint64_t pages = msc_level_pages(iv.level);
+	struct hrun_entry e;
+	int r;
+
+	if (!p)
+		return MSC_ERR_SQL;
+	while ((r = next_entry(&p, &e)) == 1) {
+		uint64_t d = (uint64_t)(e.index - first);	/* the leaf rule, mod 2^64 */
+
+		if (only >= 0 && e.index != only)
+			continue;
+		iv.gfn = base + e.index * pages;
+		iv.start_ts = e.start_ts;
+		iv.end_ts = e.end_ts;
+		iv.spte = spte + d * (pages << 12);
+		iv.pfn = pfn + d * pages;
+		r = fn(&iv, ctx);
+		if (r)
+			return r;
+	}
+	return r;
+}
+
+static int load_one(const struct msc_interval *iv, void *ctx)
+{
+	return hmodel_load_interval(ctx, iv);
+}
+
+/**
+ * hstore_load_open - feed the open intervals of the last run back to the
+ *	model, upper levels first
+ */
 int hstore_load_open(struct hstore *hs, int64_t capture_id, struct msc_history *h)
 {
 	sqlite3_stmt *st;
-	struct msc_interval iv;
-	int r = msc_store_prepare(hs->s, "SELECT " INTERVAL_COLS " FROM mapping "
-				  "WHERE capture_id = ? AND end_ts IS NULL "
+	int r = msc_store_prepare(hs->s, "SELECT " RUN_COLS " FROM mapping_run "
+				  "WHERE capture_id = ? AND end_cause = 0 "
 				  "ORDER BY level DESC, as_id, gfn", &st);
 
 	if (r)
 		return r;
 	sqlite3_bind_int64(st, 1, capture_id);
 	while ((r = msc_store_step(hs->s, st)) == 1) {
-		read_interval(st, &iv);
-		r = hmodel_load_interval(h, &iv);
+		r = run_intervals(st, -1, load_one, h);
 		if (r)
 			break;
 	}
@@ -311,37 +470,11 @@ int hstore_load_open(struct hstore *hs, int64_t capture_id, struct msc_history *
 	return r < 0 ? r : 0;
 }
 
+/** hstore_delete_open - delete the open runs (end_cause 0 exactly while open) */
 int hstore_delete_open(struct hstore *hs, int64_t capture_id)
 {
-	return exec_capture(hs, "DELETE FROM mapping WHERE capture_id = ?1 AND end_ts IS NULL",
+	return exec_capture(hs, "DELETE FROM mapping_run WHERE capture_id = ?1 AND end_cause = 0",
 			    capture_id);
-}
-
-int hstore_add_interval(struct hstore *hs, int64_t capture_id, const struct msc_interval *iv)
-{
-	struct msc_store_rows *b = &hs->batch[B_MAPPING];
-	int64_t *v = msc_store_rows_slot(b);
-	uint16_t nulls = 0;
-
-	v[0] = capture_id;
-	v[1] = iv->as_id;
-	v[2] = (int64_t)iv->gfn;
-	v[3] = iv->level;
-	v[4] = iv->leaf;
-	v[5] = (int64_t)iv->start_ts;
-	v[6] = (int64_t)iv->end_ts;
-	if (iv->end_ts == MSC_TS_OPEN)
-		nulls |= 1u << 6;
-	v[7] = (int64_t)iv->spte;
-	v[8] = (int64_t)iv->pfn;
-	v[9] = iv->writable;
-	v[10] = iv->dirty;
-	if (iv->dirty < 0)
-		nulls |= 1u << 10;
-	v[11] = iv->start_cause;
-	v[12] = iv->end_cause;
-	v[13] = iv->flags;
-	return msc_store_rows_put(hs->s, b, nulls);
 }
 
 int hstore_add_census(struct hstore *hs, int64_t capture_id, unsigned int as_id, uint64_t ts,
@@ -732,11 +865,13 @@ int hstore_build_regions(struct hstore *hs, int64_t capture_id)
 
 /*
  * The indexes built after the bulk load: an index costs ~3,000
- * instructions a row to build, so only what lookups need.  (The open
- * intervals a resumed analysis needs are found by one scan.)
+ * instructions a row to build, so only what lookups need.  mapping_run_gfn
+ * has one entry per run; (level, n, first) after the page table's GFN let
+ * a GFN's lookup skip the table's runs of one of other entries.  (The open
+ * runs a resumed analysis needs are found by one scan.)
  */
 static const char index_sql[] =
-	"CREATE INDEX IF NOT EXISTS mapping_gfn ON mapping(gfn);"
+	"CREATE INDEX IF NOT EXISTS mapping_run_gfn ON mapping_run(gfn, level, n, first);"
 	"CREATE INDEX IF NOT EXISTS region_state_gfn ON region_state(capture_id, as_id, gfn, ts)";
 
 /** hstore_finish - write what is held; the indexes unless they are deferred */
@@ -764,7 +899,7 @@ int hstore_finish(struct hstore *hs, bool indexes)
 int msc_history_merge(struct msc_store *dst, const char *analysis_path)
 {
 	static const char *const tables[] = {
-		"analysis", "mapping", "census", "kvm_stats", "phase", "region", "phase_region",
+		"analysis", "mapping_run", "census", "kvm_stats", "phase", "region", "phase_region",
 		"region_state", "activity", "anomaly",
 	};
 	char sql[160];
@@ -1139,44 +1274,91 @@ int msc_hview_phase_coverage(struct msc_hview *v, int64_t phase_id, struct msc_c
 	return 0;
 }
 
+struct gfn_rows {
+	struct msc_interval *rows;
+	size_t nr, alloc;
+};
+
+static int gfn_row(const struct msc_interval *iv, void *ctx)
+{
+	struct gfn_rows *g = ctx;
+
+	if (g->nr == g->alloc) {
+		size_t alloc = g->alloc ? 2 * g->alloc : 16;
+		struct msc_interval *p = realloc(g->rows, alloc * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		g->rows = p;
+		g->alloc = alloc;
+	}
+	g->rows[g->nr++] = *iv;
+	return 0;
+}
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+	return (a > b) - (a < b);
+}
+
+/* By start, the larger entry first, then (ties of zero-length intervals) by end. */
+static int cmp_interval(const void *pa, const void *pb)
+{
+	const struct msc_interval *a = pa, *b = pb;
+
+	return cmp_u64(a->start_ts, b->start_ts) ?: (b->level - a->level) ?:
+	       cmp_u64(a->end_ts, b->end_ts) ?: (a->start_cause - b->start_cause) ?:
+	       (a->end_cause - b->end_cause) ?: cmp_u64(a->spte, b->spte);
+}
+
 /**
  * msc_hview_gfn_history - what happened to one GFN: the intervals of the
  *	4K, 2M and 1G entries covering it, by start time
+ *
+ * Per level, two seeks on mapping_run_gfn in the page table holding the
+ * entry: the entry's runs of one, and the table's runs of more (the
+ * table's single rows of other entries, e.g. the 512 page-table entries
+ * of a 2M table, are never read).
  */
 int msc_hview_gfn_history(struct msc_hview *v, uint8_t as_id, uint64_t gfn,
 			  struct msc_interval **ret, size_t *ret_nr)
 {
-	struct msc_interval *rows = NULL, *p;
-	size_t nr = 0;
+	struct gfn_rows g = { 0 };
 	sqlite3_stmt *st;
-	int r = msc_store_prepare(v->s, "SELECT " INTERVAL_COLS " FROM mapping "
-				  "WHERE capture_id = ?1 AND as_id = ?2 AND ("
-				  "(gfn = ?3 AND level = 1) OR (gfn = ?4 AND level = 2) OR "
-				  "(gfn = ?5 AND level = 3)) ORDER BY start_ts, level DESC", &st);
+	int r = msc_store_prepare(v->s, "SELECT " RUN_COLS " FROM mapping_run "
+				  "WHERE gfn = ?3 AND level = ?4 AND n = 1 AND first = ?5 "
+				  "AND capture_id = ?1 AND as_id = ?2 "
+				  "UNION ALL SELECT " RUN_COLS " FROM mapping_run "
+				  "WHERE gfn = ?3 AND level = ?4 AND n > 1 "
+				  "AND capture_id = ?1 AND as_id = ?2", &st);
 
 	if (r)
 		return r;
-	sqlite3_bind_int64(st, 1, v->capture_id);
-	sqlite3_bind_int(st, 2, as_id);
-	bind_u64(st, 3, gfn);
-	bind_u64(st, 4, gfn & ~511ULL);
-	bind_u64(st, 5, gfn & ~262143ULL);
-	while ((r = msc_store_step(v->s, st)) == 1) {
-		p = realloc(rows, (nr + 1) * sizeof(*rows));
-		if (!p) {
-			r = -ENOMEM;
-			break;
+	for (unsigned int l = 1; l <= 3 && r >= 0; l++) {
+		int index = (int)((gfn >> (9 * (l - 1))) & (HNODE_ENTRIES - 1));
+
+		sqlite3_bind_int64(st, 1, v->capture_id);
+		sqlite3_bind_int(st, 2, as_id);
+		bind_u64(st, 3, gfn & ~(msc_level_pages(l + 1) - 1));
+		sqlite3_bind_int(st, 4, (int)l);
+		sqlite3_bind_int(st, 5, index);
+		while ((r = msc_store_step(v->s, st)) == 1) {
+			r = run_intervals(st, index, gfn_row, &g);
+			if (r) {
+				sqlite3_reset(st);
+				break;
+			}
 		}
-		rows = p;
-		read_interval(st, &rows[nr++]);
 	}
 	sqlite3_finalize(st);
 	if (r < 0) {
-		free(rows);
+		free(g.rows);
 		return r;
 	}
-	*ret = rows;
-	*ret_nr = nr;
+	if (g.nr)
+		qsort(g.rows, g.nr, sizeof(*g.rows), cmp_interval);
+	*ret = g.rows;
+	*ret_nr = g.nr;
 	return 0;
 }
 

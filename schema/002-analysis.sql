@@ -23,7 +23,7 @@ CREATE TABLE analysis (
 	lost_marks INTEGER NOT NULL,
 	lost_events INTEGER NOT NULL,
 	anomalies INTEGER NOT NULL,
-	intervals INTEGER NOT NULL,	-- mapping rows written
+	intervals INTEGER NOT NULL,	-- mapping intervals written (rows of the view)
 	tdp_mmu INTEGER NOT NULL,	-- 0: shadow MMU, census approximate
 	census_flags INTEGER NOT NULL,	-- flags of the last census row
 	state BLOB			-- resume state of the phase detector
@@ -42,27 +42,46 @@ INSERT INTO map_cause VALUES
 	(17, 'shadow-set'), (18, 'shadow-drop'), (19, 'resync'), (20, 'trace-start'),
 	(21, 'other');
 
--- One row per interval of one page-table entry (leaf or page table).
--- Non-present stretches have no row.  end_ts NULL: still present at the end
--- of the analyzed events.
-CREATE TABLE mapping (
+-- Intervals of one page-table entry (leaf or page table) while it is
+-- present, gathered in runs: the intervals of entries of ONE page table
+-- (level, as_id, gfn) that share everything but their times are one row.
+-- Leaves follow the leaf rule: entry i's spte is spte + (i - first) * the
+-- level's page size in bytes, its pfn pfn + (i - first) * its 4K pages
+-- (contiguous host frames); a page-table entry is always a run of one.
+-- Query the view mapping (one row per interval); see
+-- docs/schema/002-analysis.md for the fast way to one GFN's runs.
+CREATE TABLE mapping_run (
 	capture_id INTEGER NOT NULL,
 	as_id INTEGER NOT NULL,
-	gfn INTEGER NOT NULL,		-- base GFN of the entry's range
+	gfn INTEGER NOT NULL,		-- the page table's first GFN (base of entry 0)
 	level INTEGER NOT NULL,
 	leaf INTEGER NOT NULL,		-- 1 leaf, 0 page table
-	start_ts INTEGER NOT NULL,
-	end_ts INTEGER,
+	first INTEGER NOT NULL,		-- index of the entry spte and pfn belong to
 	spte INTEGER NOT NULL,
 	pfn INTEGER NOT NULL,
 	writable INTEGER NOT NULL,
 	dirty INTEGER,			-- NULL: the layout has no D bit
 	start_cause INTEGER NOT NULL REFERENCES map_cause(id),
-	end_cause INTEGER NOT NULL REFERENCES map_cause(id),
-	flags INTEGER NOT NULL		-- 1 synthesized, 2 after lost events, 4 resync
+	end_cause INTEGER NOT NULL REFERENCES map_cause(id),	-- 0 exactly while open
+	flags INTEGER NOT NULL,		-- 1 synthesized, 2 after lost events, 4 resync
+	n INTEGER NOT NULL,		-- intervals in entries
+	entries TEXT NOT NULL		-- JSON [[index, start_ts, end_ts], ...]; end_ts null: open
 );
--- Index mapping_gfn (gfn) is built by the analyzer after its bulk load
--- (lib/store-history.c).
+-- Index mapping_run_gfn (gfn, level, n, first) is built by the analyzer
+-- after its bulk load (lib/store-history.c).
+
+-- One row per interval of one page-table entry.  Non-present stretches
+-- have no row.  end_ts NULL: still present at the end of the analyzed
+-- events.
+CREATE VIEW mapping AS
+SELECT r.capture_id, r.as_id,
+       r.gfn + (e.value ->> 0) * (1 << (9 * (r.level - 1))) AS gfn,
+       r.level, r.leaf,
+       e.value ->> 1 AS start_ts, e.value ->> 2 AS end_ts,
+       r.spte + ((e.value ->> 0) - r.first) * (4096 << (9 * (r.level - 1))) AS spte,
+       r.pfn + ((e.value ->> 0) - r.first) * (1 << (9 * (r.level - 1))) AS pfn,
+       r.writable, r.dirty, r.start_cause, r.end_cause, r.flags
+FROM mapping_run r, json_each(r.entries) e;
 
 -- Leaf SPTEs per size after the changes up to ts (one row per address
 -- space whose counts changed; rows coalesced within a short bucket and

@@ -40,6 +40,7 @@ finish() {
 
 [ -x "$MSC" ] || die "no $MSC: build it first (make)"
 need sqlite3:sqlite3
+mkdir -p "$(dirname "$RUN")"
 "$NESTED_SRC/run.sh" -t 240 -e "$MSC" -S "$NESTED_SRC/record-guest.sh" -o "$RUN" \
 	> "$RUN.log" 2>&1
 rc=$?
