@@ -51,7 +51,7 @@ static const struct {
 	[B_RUN] = { "INSERT INTO mapping_run VALUES", 15, RUN_ENTRIES_COL },
 	[B_CENSUS] = { "INSERT INTO census VALUES", 8 },
 	[B_REGION_STATE] = { "INSERT INTO region_state VALUES", 7 },
-	[B_ACTIVITY] = { "INSERT OR REPLACE INTO activity VALUES", 11 },
+	[B_ACTIVITY] = { "INSERT INTO activity VALUES", 11 },
 };
 
 /* "[i,start,end]," at most: 3 digits, two int64 (or null) */
@@ -80,6 +80,17 @@ int hstore_open(struct msc_store *s, struct hstore **ret)
 			msc_store_rows_init(s, &hs->batch[i], batch_def[i].head,
 					    batch_def[i].ncols);
 	}
+	/*
+	 * A bucket is written when it ends, and the unfinished one when an
+	 * analysis stops; a resumed analysis adds to that one.
+	 */
+	hs->batch[B_ACTIVITY].tail =
+		"ON CONFLICT (capture_id, ts) DO UPDATE SET spte_changes = spte_changes + "
+		"excluded.spte_changes, maps = maps + excluded.maps, splits = splits + "
+		"excluded.splits, promotions = promotions + excluded.promotions, zaps = zaps + "
+		"excluded.zaps, write_protects = write_protects + excluded.write_protects, "
+		"faults_slow = faults_slow + excluded.faults_slow, faults_fast = faults_fast + "
+		"excluded.faults_fast, flushes = flushes + excluded.flushes";
 	for (int i = 0; i < ST_NR && !r; i++)
 		r = msc_store_prepare(s, write_sql[i], &hs->st[i]);
 	if (r) {

@@ -30,6 +30,7 @@
 
 struct msc_store_rows {
 	const char *head;		/* "INSERT INTO mapping VALUES" */
+	const char *tail;		/* after the tuples (an upsert clause), or NULL */
 	unsigned int ncols;
 	sqlite3_stmt *multi, *one;
 	unsigned int n;			/* rows held */

@@ -758,7 +758,7 @@ void msc_store_rows_release(struct msc_store *s, struct msc_store_rows *r)
 static int prepare_rows(struct msc_store *s, struct msc_store_rows *r, unsigned int n,
 			sqlite3_stmt **ret)
 {
-	size_t size = strlen(r->head) + 8 + n * (2 * r->ncols + 3);
+	size_t size = strlen(r->head) + (r->tail ? strlen(r->tail) : 0) + 8 + n * (2 * r->ncols + 3);
 	char *sql = malloc(size);
 	int len, ret_code;
 
@@ -771,6 +771,8 @@ static int prepare_rows(struct msc_store *s, struct msc_store_rows *r, unsigned 
 			len += snprintf(sql + len, size - len, "%s?", c ? "," : "");
 		len += snprintf(sql + len, size - len, ")");
 	}
+	if (r->tail)
+		snprintf(sql + len, size - len, " %s", r->tail);
 	ret_code = msc_store_prepare(s, sql, ret);
 	free(sql);
 	return ret_code;

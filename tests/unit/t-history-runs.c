@@ -3,7 +3,8 @@
  * Mapping runs on a real capture (k612-npt_tdp_32m): an analysis resumed
  * again and again (as the TUI's follow mode does at each checkpoint: the
  * open runs are written, then reloaded into the model and deleted) gives
- * exactly the intervals of one analysis of all the events, GFN by GFN.
+ * exactly the intervals of one analysis of all the events, GFN by GFN, and
+ * the same activity counts.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -110,6 +111,7 @@ static void t_resume(void)
 	uint64_t cuts[STEPS - 1];
 	struct msc_store *s1 = NULL, *s2 = NULL;
 	struct msc_hview *v1 = NULL, *v2 = NULL;
+	struct msc_counters c1, c2;
 	struct msc_history_summary sum1, sum2;
 	struct msc_region *regions = NULL;
 	size_t nr_regions = 0;
@@ -126,6 +128,15 @@ static void t_resume(void)
 		goto out;
 	check_int(msc_hview_summary(v2, &sum2), ==, 0);
 	check_uint(sum2.intervals, ==, sum1.intervals);
+	/* the activity counted in the buckets each cut fell into adds up */
+	check_int(msc_hview_counters(v1, sum1.first_ts, sum1.last_ts + 1, &c1), ==, 0);
+	check_int(msc_hview_counters(v2, sum1.first_ts, sum1.last_ts + 1, &c2), ==, 0);
+	check_uint(c2.spte_changes, ==, c1.spte_changes);
+	check_uint(c1.spte_changes, ==, 32858);
+	check_uint(c2.write_protects, ==, c1.write_protects);
+	check_uint(c2.faults_fast, ==, c1.faults_fast);
+	check_uint(c2.faults_slow, ==, c1.faults_slow);
+	check_uint(c2.maps, ==, c1.maps);
 	check_int(msc_hview_regions(v1, &regions, &nr_regions), ==, 0);
 	check_uint(nr_regions, >, 0);
 	for (size_t g = 0; g < nr_regions; g++) {
