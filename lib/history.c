@@ -81,19 +81,6 @@ const char *msc_region_kind_name(enum msc_region_kind kind)
 	return kind < ARRAY_SIZE(region_kind_names) ? region_kind_names[kind] : "?";
 }
 
-/* The host of a stored capture, as far as its row tells. */
-static void host_of_capture(const struct msc_capture_row *c, struct msc_host *host)
-{
-	msc_host_init(host);
-	snprintf(host->release, sizeof(host->release), "%s", c->kernel_release);
-	host->kver = msc_kver_parse(c->kernel_release);
-	host->vendor = !strcmp(c->vendor, "ept") ? MSC_VENDOR_EPT :
-		       !strcmp(c->vendor, "npt") ? MSC_VENDOR_NPT : MSC_VENDOR_UNKNOWN;
-	host->nonpresent63 = c->nonpresent_spte != 0;
-	host->tdp_mmu = c->tdp_mmu;
-	host->source = host->vendor_source = host->kver_source = MSC_HOST_INFERRED;
-}
-
 static int find_capture(struct msc_store *s, int64_t capture_id, struct msc_capture_row *ret)
 {
 	struct msc_capture_row *rows;
@@ -179,7 +166,7 @@ int msc_history_open(struct msc_store *s, int64_t capture_id, const struct msc_h
 	if (opts)
 		h->opts = *opts;
 	if (!host) {
-		host_of_capture(&cap, &hh);
+		msc_capture_host(&cap, &hh);
 		host = &hh;
 	}
 	msc_spte_layout_init(&h->layout, host);

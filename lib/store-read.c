@@ -14,6 +14,7 @@
 
 #include "mmuscope/error.h"
 #include "mmuscope/event.h"
+#include "mmuscope/host.h"
 #include "mmuscope/util.h"
 #include "store-local.h"
 
@@ -356,7 +357,7 @@ int msc_store_get_captures(struct msc_store *s, struct msc_capture_row **ret, si
 	static const char sql[] =
 		"SELECT id, source, kind, kernel_release, vendor, nonpresent_spte, frozen_spte, "
 		"tdp_mmu, first_seq, last_seq, first_ts, last_ts, records, stored, lost, "
-		"lost_marks, complete FROM capture ORDER BY id";
+		"lost_marks, complete, ept_ad FROM capture ORDER BY id";
 	struct msc_capture_row *rows = NULL, *p;
 	size_t nr = 0;
 	sqlite3_stmt *st;
@@ -395,6 +396,7 @@ int msc_store_get_captures(struct msc_store *s, struct msc_capture_row **ret, si
 		c->lost = column_u64(st, 14);
 		c->lost_marks = column_u64(st, 15);
 		c->complete = sqlite3_column_int(st, 16);
+		c->ept_ad = sqlite3_column_int(st, 17);
 	}
 	sqlite3_finalize(st);
 	if (r < 0) {
@@ -404,4 +406,22 @@ int msc_store_get_captures(struct msc_store *s, struct msc_capture_row **ret, si
 	*ret = rows;
 	*ret_nr = nr;
 	return 0;
+}
+
+/**
+ * msc_capture_host - the host a stored capture's events were classified for
+ * @c: the capture's row
+ * @ret: its layout-deciding facts, marked as inferred
+ */
+void msc_capture_host(const struct msc_capture_row *c, struct msc_host *ret)
+{
+	msc_host_init(ret);
+	snprintf(ret->release, sizeof(ret->release), "%s", c->kernel_release);
+	ret->kver = msc_kver_parse(c->kernel_release);
+	ret->vendor = !strcmp(c->vendor, "ept") ? MSC_VENDOR_EPT :
+		      !strcmp(c->vendor, "npt") ? MSC_VENDOR_NPT : MSC_VENDOR_UNKNOWN;
+	ret->nonpresent63 = c->nonpresent_spte != 0;
+	ret->ept_ad = c->ept_ad;
+	ret->tdp_mmu = c->tdp_mmu;
+	ret->source = ret->vendor_source = ret->kver_source = MSC_HOST_INFERRED;
 }

@@ -425,8 +425,8 @@ int msc_store_begin_capture(struct msc_store *s, const struct msc_capture_info *
 	static const char sql[] =
 		"INSERT INTO capture (source, kind, file_version, compression, uname, "
 		"kernel_release, trace_clock, nr_cpus, vendor, vendor_source, nonpresent_spte, "
-		"frozen_spte, era_source, tdp_mmu, started) "
-		"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+		"frozen_spte, era_source, tdp_mmu, started, ept_ad) "
+		"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 	struct msc_spte_layout l;
 	sqlite3_stmt *st;
 	char now[32];
@@ -456,6 +456,8 @@ int msc_store_begin_capture(struct msc_store *s, const struct msc_capture_info *
 	sqlite3_bind_text(st, 13, msc_host_source_name(host->kver_source), -1, SQLITE_STATIC);
 	sqlite3_bind_int(st, 14, host->tdp_mmu);
 	sqlite3_bind_text(st, 15, now, -1, SQLITE_TRANSIENT);
+	if (host->vendor == MSC_VENDOR_EPT)
+		sqlite3_bind_int(st, 16, host->ept_ad);
 	r = msc_store_step(s, st);
 	sqlite3_finalize(st);
 	if (r < 0)

@@ -21,6 +21,7 @@ CREATE TABLE capture (
 	nr_cpus INTEGER,
 	vendor TEXT,			-- SPTE layout: 'npt' (x86 PTE format) or 'ept'
 	vendor_source TEXT,		-- 'inferred', 'live', 'override', 'default'
+	ept_ad INTEGER,			-- EPT: 1 with hardware A/D bits (kvm_intel eptad)
 	nonpresent_spte INTEGER,	-- SHADOW_NONPRESENT_VALUE in effect
 	frozen_spte INTEGER,		-- FROZEN_SPTE (REMOVED_SPTE) in effect
 	era_source TEXT,		-- where nonpresent/frozen came from

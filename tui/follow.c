@@ -49,17 +49,6 @@ static double now_s(void)
 }
 
 /* The host a stored capture was classified with (its row keeps the facts). */
-static void host_of(const struct msc_capture_row *cap, struct msc_host *host)
-{
-	msc_host_init(host);
-	snprintf(host->release, sizeof(host->release), "%s", cap->kernel_release);
-	host->kver = msc_kver_parse(cap->kernel_release);
-	host->vendor = !strcmp(cap->vendor, "ept") ? MSC_VENDOR_EPT :
-		       !strcmp(cap->vendor, "npt") ? MSC_VENDOR_NPT : MSC_VENDOR_UNKNOWN;
-	host->nonpresent63 = cap->nonpresent_spte != 0;
-	host->tdp_mmu = cap->tdp_mmu;
-}
-
 /**
  * tui_follow_open - start following capture @cap of @src
  * @side_path: a file to create (0600) for the analysis; the caller removes it
@@ -78,7 +67,7 @@ int tui_follow_open(struct msc_store *src, const struct msc_capture_row *cap,
 	f->src = src;
 	f->next_seq = cap->first_seq;
 	f->last_checkpoint = now_s();
-	host_of(cap, &f->host);
+	msc_capture_host(cap, &f->host);
 	snprintf(info.path, sizeof(info.path), "%s", cap->source);
 	info.host = f->host;
 	r = msc_store_open(side_path, MSC_STORE_CREATE | MSC_STORE_BULK, &f->side);

@@ -42,6 +42,7 @@ struct msc_capture_row {
 	char vendor[8];
 	uint64_t nonpresent_spte, frozen_spte;
 	bool tdp_mmu;
+	bool ept_ad;			/* EPT with hardware A/D bits */
 	int64_t first_seq, last_seq;	/* -1 when the capture has no events */
 	uint64_t first_ts, last_ts;
 	uint64_t records, stored, lost, lost_marks;
@@ -68,6 +69,7 @@ void msc_store_set_batch(struct msc_store *s, unsigned int events);
 int64_t msc_store_next_seq(struct msc_store *s);
 
 int msc_store_get_captures(struct msc_store *s, struct msc_capture_row **ret, size_t *ret_nr);
+void msc_capture_host(const struct msc_capture_row *c, struct msc_host *ret);
 int msc_store_events_open(struct msc_store *s, int64_t first_seq, int64_t last_seq,
 			  struct msc_event_cursor **ret);
 int msc_store_events_next(struct msc_event_cursor *c, struct msc_event *ret_ev);
