@@ -306,10 +306,11 @@ static int check_lost(struct recorder *rec, bool final)
 		cli_warn("cpu %d: the kernel %s %llu events (%s); a larger --buffer-kb helps",
 			 lost[i].cpu, strcmp(lost[i].source, "dropped") ? "lost" : "dropped",
 			 (unsigned long long)lost[i].count, lost[i].source);
+		snprintf(ev.lost.source, sizeof(ev.lost.source), "%s", lost[i].source);
 		rec->lost += lost[i].count;
-		r = store_result(rec, msc_store_add_lost(rec->store, &lost[i]));
-		/* the analysis marks the history after the gap, as for a mark */
-		ev.seq = (uint64_t)(msc_store_next_seq(rec->store) - 1);
+		/* stored where it was noticed; the analysis marks the history after it */
+		ev.seq = (uint64_t)msc_store_next_seq(rec->store);
+		r = store_result(rec, msc_store_add_event(rec->store, &ev));
 		if (!r && rec->ing.tap)
 			r = store_result(rec, rec->ing.tap(rec->ing.tap_ctx, &ev));
 	}

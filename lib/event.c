@@ -51,16 +51,20 @@ struct field {
 	uint16_t offset;	/* in struct msc_event */
 	uint16_t size;
 	uint8_t kind;		/* enum field_kind */
+	bool optional;		/* may be left out at the end of a line */
 };
 
 #define F(member, key, kind)                                                   \
 	{ key, offsetof(struct msc_event, member),                             \
-	  sizeof(((struct msc_event *)0)->member), kind }
+	  sizeof(((struct msc_event *)0)->member), kind, false }
+#define OPT(member, key, kind)                                                 \
+	{ key, offsetof(struct msc_event, member),                             \
+	  sizeof(((struct msc_event *)0)->member), kind, true }
 
 static const struct field spte_fields[] = {
 	F(spte.as_id, "as", UDEC),	  F(spte.gfn, "gfn", HEX),
 	F(spte.level, "level", UDEC),	  F(spte.old_spte, "old", HEX),
-	F(spte.new_spte, "new", HEX),	  F(spte.class, "class", CLASS),
+	F(spte.new_spte, "new", HEX),	  OPT(spte.class, "class", CLASS),
 };
 static const struct field split_fields[] = {
 	F(split.gfn, "gfn", HEX),	  F(split.spte, "spte", HEX),
@@ -111,7 +115,7 @@ static const struct field kprobe_fields[] = {
 	F(kprobe.name, "name", NAME), F(kprobe.ip, "ip", HEX), F(kprobe.args, "args", TEXT),
 };
 static const struct field lost_fields[] = {
-	F(lost.count, "count", UDEC),
+	F(lost.count, "count", UDEC), OPT(lost.source, "source", NAME),
 };
 
 static const struct field tlb_flush_fields[] = {
@@ -455,7 +459,7 @@ static int parse_field(const struct field *f, const char *s, const char **end,
  * @ret_ev: the event, written only on success; seq is set to 0
  *
  * Fields must appear in the order msc_event_format() writes them; the
- * derived fields (class of spte_changed) may be left out.
+ * optional ones (class of spte_changed, source of lost) may be left out.
  *
  * Returns 0 or MSC_ERR_PARSE.
  */
@@ -494,7 +498,7 @@ int msc_event_parse(const char *line, struct msc_event *ret_ev)
 		size_t klen = strlen(f->key);
 
 		if (*s == '\n' || *s == '\0') {
-			if (f->kind == CLASS)
+			if (f->optional)
 				break;
 			return MSC_ERR_PARSE;
 		}

@@ -1,15 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The store's live-recording tables (schema/003-live.sql): KVM counter
- * samples, per-CPU ring-buffer counters, thread -> process attribution,
- * and lost-event rows that come from kernel counters rather than from a
- * mark in the stream.
+ * samples, per-CPU ring-buffer counters, thread -> process attribution.
+ * (Events lost by the kernel's own count are MSC_EV_LOST events with their
+ * counter as source, stored by msc_store_add_event().)
  *
  * Every function writes into the capture being stored (between
  * msc_store_begin_capture() and msc_store_end_capture()) inside the open
- * batch transaction; msc_store_commit() makes the rows visible.  A lost row
- * takes the next seq and is counted in the capture row exactly as a
- * stream LOST event is, so capture.lost stays the sum of lost_events.
+ * batch transaction; msc_store_commit() makes the rows visible.
  */
 #include "mmuscope/live.h"
 
@@ -70,40 +68,6 @@ int msc_store_add_kvm_sample(struct msc_store *s, uint64_t ts, const struct msc_
 	bind_count(st, 8, k->remote_tlb_flush);
 	bind_count(st, 9, k->remote_tlb_flush_requests);
 	return step_once(s, st);
-}
-
-/**
- * msc_store_add_lost - store events the kernel counted as lost
- * @s: the store, with a capture open
- * @lost: when, on which CPU, how many, and which counter said so
- *
- * The row takes the next seq (it was noticed at this point of the stream)
- * and adds to the capture's lost count.  Returns 0 or a negative error.
- */
-int msc_store_add_lost(struct msc_store *s, const struct msc_live_lost *lost)
-{
-	sqlite3_stmt *st;
-	int r = prepare(s, "INSERT INTO lost_events VALUES (?,?,?,?,?)", &st);
-
-	if (r)
-		return r;
-	sqlite3_bind_int64(st, 1, s->next_seq);
-	bind_u64(st, 2, lost->ts);
-	sqlite3_bind_int(st, 3, lost->cpu);
-	bind_u64(st, 4, lost->count);
-	sqlite3_bind_text(st, 5, lost->source, -1, SQLITE_TRANSIENT);
-	r = step_once(s, st);
-	if (r)
-		return r;
-	if (s->first_seq < 0) {
-		s->first_seq = s->next_seq;
-		s->first_ts = lost->ts;
-	}
-	s->next_seq++;
-	s->last_ts = max(s->last_ts, lost->ts);
-	s->stored++;
-	s->lost += lost->count;
-	return 0;
 }
 
 /** msc_store_add_cpu_stats - store a CPU's ring-buffer counters at the end */

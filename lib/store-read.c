@@ -151,6 +151,9 @@ static void read_lost(sqlite3_stmt *st, struct msc_event *ev)
 	ev->type = MSC_EV_LOST;
 	ev->pid = -1;
 	ev->lost.count = column_u64(st, 3);
+	copy_text(st, 4, ev->lost.source, sizeof(ev->lost.source));
+	if (!strcmp(ev->lost.source, "ring-buffer"))
+		ev->lost.source[0] = '\0';	/* the stream's own mark: the default */
 }
 
 static void read_tlb_flush(sqlite3_stmt *st, struct msc_event *ev)
@@ -237,8 +240,8 @@ static const struct {
 	{ "SELECT * FROM hva_range WHERE seq BETWEEN ? AND ? ORDER BY seq", read_hva },
 	{ "SELECT * FROM marker WHERE seq BETWEEN ? AND ? ORDER BY seq", read_marker },
 	{ "SELECT * FROM kprobe WHERE seq BETWEEN ? AND ? ORDER BY seq", read_kprobe },
-	{ "SELECT seq, ts, cpu, count FROM lost_events WHERE seq BETWEEN ? AND ? ORDER BY seq",
-	  read_lost },
+	{ "SELECT seq, ts, cpu, count, source FROM lost_events WHERE seq BETWEEN ? AND ? "
+	  "ORDER BY seq", read_lost },
 	{ "SELECT * FROM tlb_flush WHERE seq BETWEEN ? AND ? ORDER BY seq", read_tlb_flush },
 	{ "SELECT * FROM dirty_logging WHERE seq BETWEEN ? AND ? ORDER BY seq", read_dirty_log },
 	{ "SELECT * FROM split_span WHERE seq BETWEEN ? AND ? ORDER BY seq", read_split_span },

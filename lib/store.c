@@ -59,7 +59,7 @@ static const struct {
 	[MSC_EV_AGE_HVA] = { "hva_range", "(?,?,?,?,'age',?,?)" },
 	[MSC_EV_MARKER] = { "marker", "(?,?,?,?,?)" },
 	[MSC_EV_KPROBE] = { "kprobe", "(?,?,?,?,?,?,?)" },
-	[MSC_EV_LOST] = { "lost_events", "(?,?,?,?,'ring-buffer')" },
+	[MSC_EV_LOST] = { "lost_events", "(?,?,?,?,?)" },
 	[MSC_EV_TLB_FLUSH] = { "tlb_flush", "(?,?,?,?,?,?,?,?,?,?,?,?,?)" },
 	[MSC_EV_DIRTY_LOG] = { "dirty_logging", "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)" },
 	[MSC_EV_SPLIT_SPAN] = { "split_span", "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)" },
@@ -493,6 +493,8 @@ static void bind_row(sqlite3_stmt *st, int b, const struct msc_event *ev, unsign
 	sqlite3_bind_int(st, b + 3, ev->cpu);
 	if (ev->type == MSC_EV_LOST) {
 		bind_u64(st, b + 4, ev->lost.count);
+		sqlite3_bind_text(st, b + 5, ev->lost.source[0] ? ev->lost.source : "ring-buffer",
+				  -1, SQLITE_TRANSIENT);
 		return;
 	}
 	sqlite3_bind_int(st, b + 4, ev->pid);

@@ -207,5 +207,6 @@ CREATE TABLE lost_events (
 	ts INTEGER NOT NULL,
 	cpu INTEGER NOT NULL,
 	count INTEGER NOT NULL,		-- 0: a gap of unknown size
-	source TEXT NOT NULL		-- 'ring-buffer' (missed-events mark), 'overrun'
+	source TEXT NOT NULL		-- 'ring-buffer' (missed-events mark); live: 'overrun',
+					-- 'dropped', 'commit-overrun' (per-CPU counters)
 );

@@ -173,8 +173,13 @@ struct msc_ev_kprobe {		/* any event with a __probe_ip field */
 	char args[MSC_EVENT_TEXT_MAX];	/* "name=value ..." of the other fields */
 };
 
+#define MSC_EVENT_SYMBOL_MAX 16	/* a short name: a __print_symbolic string, a counter */
+
 struct msc_ev_lost {		/* events the ring buffer dropped before this point */
 	uint64_t count;		/* 0 when the kernel only says "some" */
+	char source[MSC_EVENT_SYMBOL_MAX];	/* "" (a missed-events mark in the
+						 * stream), or the per-CPU counter that
+						 * said so: "overrun", "dropped", ... */
 };
 
 /*
@@ -182,8 +187,6 @@ struct msc_ev_lost {		/* events the ring buffer dropped before this point */
  * Each names its VM: vm_id is the kernel's per-boot VM number, vm_pid the
  * task that created the VM.
  */
-#define MSC_EVENT_SYMBOL_MAX 16	/* a __print_symbolic name from the format */
-
 struct msc_ev_tlb_flush {	/* kvm:kvm_flush_remote_tlbs */
 	uint64_t start_gfn;	/* range asked for; 0 and 0 for a full flush */
 	uint64_t nr_pages;

@@ -149,7 +149,6 @@ void msc_kvm_sampler_close(struct msc_kvm_sampler *k);
 /* ---- what the store keeps of a live capture (lib/store-live.c) ---- */
 
 int msc_store_add_kvm_sample(struct msc_store *s, uint64_t ts, const struct msc_kvm_sample *k);
-int msc_store_add_lost(struct msc_store *s, const struct msc_live_lost *lost);
 int msc_store_add_cpu_stats(struct msc_store *s, const struct msc_live_cpu_stats *c);
 int msc_store_add_task(struct msc_store *s, int pid, int tgid, const char *comm, const char *vm);
 int msc_store_get_pids(struct msc_store *s, int **ret, size_t *ret_nr);

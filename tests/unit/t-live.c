@@ -510,7 +510,8 @@ static void t_kvm_debugfs(void)
 static void t_store_live(void)
 {
 	struct msc_capture_info info = { .kind = "tracefs", .path = "/x" };
-	struct msc_live_lost lost = { .ts = 5000, .cpu = 1, .count = 7, .source = "dropped" };
+	struct msc_event lost = { .ts = 5000, .cpu = 1, .pid = -1, .type = MSC_EV_LOST,
+				  .lost = { .count = 7, .source = "dropped" } };
 	struct msc_kvm_sample ks = { .vm = "1-2", .pid = 1, .pages_4k = 3, .pages_2m = -1 };
 	struct msc_live_cpu_stats cs = { .cpu = 0, .records = 10, .has_kernel_stats = true };
 	struct msc_event ev = { .ts = 4000, .pid = 321, .type = MSC_EV_MARKER };
@@ -527,11 +528,10 @@ static void t_store_live(void)
 	snprintf(path, sizeof(path), "%s/live.db", tmp);
 	if (!check_int(msc_store_open(path, MSC_STORE_CREATE, &s), ==, 0))
 		return;
-	check_int(msc_store_add_lost(s, &lost), ==, -EINVAL);	/* no capture yet */
 	check_int(msc_store_begin_capture(s, &info, &host, &id), ==, 0);
 	snprintf(ev.marker.text, sizeof(ev.marker.text), "hello");
 	check_int(msc_store_add_event(s, &ev), ==, 0);
-	check_int(msc_store_add_lost(s, &lost), ==, 0);
+	check_int(msc_store_add_event(s, &lost), ==, 0);
 	check_int(msc_store_add_kvm_sample(s, 4500, &ks), ==, 0);
 	check_int(msc_store_add_cpu_stats(s, &cs), ==, 0);
 	check_int(msc_store_add_task(s, 321, 320, "qemu", "320-11"), ==, 0);
@@ -553,6 +553,7 @@ static void t_store_live(void)
 			check_int(msc_store_events_next(cur, &ev), ==, 1);
 			check_int(ev.type, ==, MSC_EV_LOST);
 			check_uint(ev.lost.count, ==, 7);
+			check_str(ev.lost.source, "dropped");
 			msc_store_events_close(cur);
 		}
 	}
