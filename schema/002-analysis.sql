@@ -3,7 +3,7 @@
 --
 -- Every table is per capture (capture_id).  Times are trace-clock ns like
 -- the event tables; levels are 1 4K, 2 2M, 3 1G.  SPTE values are INTEGER
--- bit patterns (bit 63 reads back negative).  docs/schema/002-analysis.md
+-- bit patterns (bit 63 reads back negative).  schema/README.md
 -- documents every column; the readers (report, TUI) use index lookups only.
 
 -- How far the analysis of each capture got, and what it counted.
@@ -49,7 +49,7 @@ INSERT INTO map_cause VALUES
 -- level's page size in bytes, its pfn pfn + (i - first) * its 4K pages
 -- (contiguous host frames); a page-table entry is always a run of one.
 -- Query the view mapping (one row per interval); see
--- docs/schema/002-analysis.md for the fast way to one GFN's runs.
+-- schema/README.md for the fast way to one GFN's runs.
 CREATE TABLE mapping_run (
 	capture_id INTEGER NOT NULL,
 	as_id INTEGER NOT NULL,
@@ -220,7 +220,7 @@ CREATE INDEX anomaly_seq ON anomaly(capture_id, seq);
 
 -- One row per interval, decoded: what happened to a GFN is
 --   SELECT * FROM gfn_history WHERE as_id = 0 AND gfn_covers(:gfn) ...
--- see docs/schema/002-analysis.md for the exact query.
+-- see schema/README.md for the exact query.
 CREATE VIEW gfn_history AS
 SELECT m.capture_id, m.as_id, m.gfn, m.level,
        CASE WHEN m.leaf = 0 THEN 'table'

@@ -4,7 +4,7 @@
 -- to.  Lost events go to lost_events (schema 1) with source 'ring-buffer'
 -- (a missed-events mark in the stream) or 'overrun', 'dropped',
 -- 'commit-overrun' (kernel counters no mark accounts for).
--- docs/schema/003-live.md documents every column.
+-- schema/README.md documents every column.
 
 -- KVM's counters of each VM, sampled every few ms while recording: the
 -- live ground truth for the rebuilt census.  A counter the kernel does not

@@ -3,7 +3,7 @@
 # view gives exactly the intervals the one-row-per-interval table gave on
 # every real capture, a split's 512 children are one row that reads back
 # as 512 intervals, runs evicted from the pending set are still whole, and
-# the fast "what happened to GFN X" query of docs/schema/002-analysis.md
+# the fast "what happened to GFN X" query of schema/README.md
 # answers like the slow one.
 . "$(dirname "$0")/lib.sh"
 
@@ -134,9 +134,9 @@ check_eq "evicted runs: the open intervals, one run per table" \
 # The two "what happened to GFN X" queries of the documentation: the slow
 # one over the view, the fast one over mapping_run by its index.
 doc_query() { # the Nth indented block of the section
-	awk -v want="$1" '/^### What happened to GFN X/ { on = 1; next } /^#/ { on = 0 }
+	awk -v want="$1" '/^#+ What happened to GFN X/ { on = 1; next } /^#/ { on = 0 }
 		on && /^    / { if (!inb) n++; inb = 1; if (n == want) print substr($0, 5); next }
-		{ inb = 0 }' "$(dirname "$0")/../../docs/schema/002-analysis.md"
+		{ inb = 0 }' "$(dirname "$0")/../../schema/README.md"
 }
 slow=$(doc_query 1)
 fast=$(doc_query 2)
