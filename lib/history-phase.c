@@ -229,8 +229,9 @@ static void close_repromote(struct msc_history *h, bool done)
 static int close_dirty(struct msc_history *h, const struct msc_event *ev)
 {
 	struct hphase *ph = cur_dirty(h), *rp;
+	struct msc_census dis_after;
 	struct hcost tail;
-	uint64_t dis_end;
+	uint64_t dis_end, dis_integral;
 	int64_t dis_seq;
 
 	if (!ph)
@@ -241,12 +242,17 @@ static int close_dirty(struct msc_history *h, const struct msc_event *ev)
 		return 0;
 	dis_end = ph->p.end_ts;
 	dis_seq = ph->p.end_seq;
+	dis_after = ph->p.after;
+	dis_integral = ph->split_integral0 + ph->p.region_split_ns;
 	tail = ph->pending;
 	rp = phase_new(h, MSC_PHASE_REPROMOTE, MSC_PHASE_SRC_INFERRED, NULL, ev);	/* moves ph */
 	if (!rp)
 		return -ENOMEM;
+	/* re-promotion starts where the disable's last activity left off */
 	rp->p.start_ts = dis_end;
 	rp->p.start_seq = dis_seq;
+	rp->p.before = dis_after;
+	rp->split_integral0 = dis_integral;
 	rp->cost = tail;
 	rp->cost.gfn_first = min(rp->cost.gfn_first, UINT64_MAX);
 	h->st.cur_repromote = (int32_t)(rp->p.id - 1);
