@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * `report --svg DIR` / `mmuscope svg DB DIR`: read a capture's analysis
+ * `mmuscope report --svg DIR [--at MS,...] DB`: read a capture's analysis
  * through the hview (and the memory-map cells, cells.h) and write
  *	DIR/coverage.svg	huge-page coverage over the whole capture
  *	DIR/map-NN.svg		the memory map at each chosen time
