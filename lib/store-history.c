@@ -1076,11 +1076,57 @@ int msc_hview_phases(struct msc_hview *v, struct msc_phase **ret, size_t *ret_nr
 	return load_phases(v->s, v->capture_id, ret, NULL, ret_nr);
 }
 
+/* Fill the zeroed array element @row from the current row of @st. */
+typedef void (*row_fill_fn)(sqlite3_stmt *st, void *row);
+
+/*
+ * Step @st to its end and finalize it: one zeroed element of @size bytes
+ * per row, filled by @fill.  Returns the array (free() it) with *@nr
+ * elements, or NULL with *@err set to a negative errno (*@err is 0 and
+ * the array may be NULL when there are no rows).
+ */
+static void *collect_rows(struct msc_hview *v, sqlite3_stmt *st, size_t size, row_fill_fn fill,
+			  size_t *nr, int *err)
+{
+	char *rows = NULL, *p;
+	size_t n = 0, alloc = 0;
+	int r;
+
+	while ((r = msc_store_step(v->s, st)) == 1) {
+		if (n == alloc) {
+			alloc = alloc ? 2 * alloc : 16;
+			p = realloc(rows, alloc * size);
+			if (!p) {
+				r = -ENOMEM;
+				break;
+			}
+			rows = p;
+		}
+		memset(rows + n * size, 0, size);
+		fill(st, rows + n++ * size);
+	}
+	sqlite3_finalize(st);
+	*err = r < 0 ? r : 0;
+	if (r < 0) {
+		free(rows);
+		return NULL;
+	}
+	*nr = n;
+	return rows;
+}
+
+static void fill_region(sqlite3_stmt *st, void *row)
+{
+	*(struct msc_region *)row = (struct msc_region){
+		.id = sqlite3_column_int64(st, 0), .as_id = (uint8_t)sqlite3_column_int(st, 1),
+		.gfn_first = column_u64(st, 2), .gfn_end = column_u64(st, 3),
+		.exact = sqlite3_column_int(st, 4),
+	};
+}
+
 /** msc_hview_regions - the GFN regions of the capture */
 int msc_hview_regions(struct msc_hview *v, struct msc_region **ret, size_t *ret_nr)
 {
-	struct msc_region *rows = NULL, *p;
-	size_t nr = 0;
 	sqlite3_stmt *st;
 	int r = msc_store_prepare(v->s, "SELECT id, as_id, gfn_first, gfn_end, exact FROM region "
 				  "WHERE capture_id = ? ORDER BY id", &st);
@@ -1088,27 +1134,8 @@ int msc_hview_regions(struct msc_hview *v, struct msc_region **ret, size_t *ret_
 	if (r)
 		return r;
 	sqlite3_bind_int64(st, 1, v->capture_id);
-	while ((r = msc_store_step(v->s, st)) == 1) {
-		p = realloc(rows, (nr + 1) * sizeof(*rows));
-		if (!p) {
-			r = -ENOMEM;
-			break;
-		}
-		rows = p;
-		rows[nr++] = (struct msc_region){
-			.id = sqlite3_column_int64(st, 0), .as_id = (uint8_t)sqlite3_column_int(st, 1),
-			.gfn_first = column_u64(st, 2), .gfn_end = column_u64(st, 3),
-			.exact = sqlite3_column_int(st, 4),
-		};
-	}
-	sqlite3_finalize(st);
-	if (r < 0) {
-		free(rows);
-		return r;
-	}
-	*ret = rows;
-	*ret_nr = nr;
-	return 0;
+	*ret = collect_rows(v, st, sizeof(**ret), fill_region, ret_nr, &r);
+	return r;
 }
 
 /**
@@ -1246,12 +1273,21 @@ int msc_hview_coverage_at(struct msc_hview *v, uint64_t ts, struct msc_coverage 
 	return 0;
 }
 
+static void fill_coverage(sqlite3_stmt *st, void *row)
+{
+	struct msc_coverage *c = row;
+
+	c->region_id = sqlite3_column_int64(st, 0);
+	for (int l = 1; l <= 3; l++)
+		c->pages[l] = column_u64(st, l);
+	/* a 1G leaf shows in each of its 512 cells */
+	c->pages[3] /= 512;
+}
+
 /** msc_hview_phase_coverage - leaves per size in each region at a phase's end */
 int msc_hview_phase_coverage(struct msc_hview *v, int64_t phase_id, struct msc_coverage **ret,
 			     size_t *ret_nr)
 {
-	struct msc_coverage *rows = NULL, *p;
-	size_t nr = 0;
 	sqlite3_stmt *st;
 	int r = msc_store_prepare(v->s, "SELECT region_id, pages_4k, pages_2m, pages_1g "
 				  "FROM phase_region WHERE capture_id = ? AND phase_id = ? "
@@ -1261,28 +1297,8 @@ int msc_hview_phase_coverage(struct msc_hview *v, int64_t phase_id, struct msc_c
 		return r;
 	sqlite3_bind_int64(st, 1, v->capture_id);
 	sqlite3_bind_int64(st, 2, phase_id);
-	while ((r = msc_store_step(v->s, st)) == 1) {
-		p = realloc(rows, (nr + 1) * sizeof(*rows));
-		if (!p) {
-			r = -ENOMEM;
-			break;
-		}
-		rows = p;
-		rows[nr] = (struct msc_coverage){ .region_id = sqlite3_column_int64(st, 0) };
-		for (int l = 1; l <= 3; l++)
-			rows[nr].pages[l] = column_u64(st, l);
-		/* a 1G leaf shows in each of its 512 cells */
-		rows[nr].pages[3] /= 512;
-		nr++;
-	}
-	sqlite3_finalize(st);
-	if (r < 0) {
-		free(rows);
-		return r;
-	}
-	*ret = rows;
-	*ret_nr = nr;
-	return 0;
+	*ret = collect_rows(v, st, sizeof(**ret), fill_coverage, ret_nr, &r);
+	return r;
 }
 
 struct gfn_rows {
@@ -1411,11 +1427,15 @@ int msc_hview_counters(struct msc_hview *v, uint64_t t0, uint64_t t1, struct msc
 	return r < 0 ? r : 0;
 }
 
+static void fill_lost_mark(sqlite3_stmt *st, void *row)
+{
+	*(struct msc_lost_mark *)row = (struct msc_lost_mark){ .ts = column_u64(st, 0),
+		.cpu = (uint16_t)sqlite3_column_int(st, 1), .count = column_u64(st, 2) };
+}
+
 /** msc_hview_lost_marks - the lost-event gaps of the capture */
 int msc_hview_lost_marks(struct msc_hview *v, struct msc_lost_mark **ret, size_t *ret_nr)
 {
-	struct msc_lost_mark *rows = NULL, *p;
-	size_t nr = 0;
 	sqlite3_stmt *st;
 	int r = msc_store_prepare(v->s, "SELECT l.ts, l.cpu, l.count FROM lost_events l, capture c "
 				  "WHERE c.id = ? AND l.seq BETWEEN c.first_seq AND c.last_seq "
@@ -1424,32 +1444,32 @@ int msc_hview_lost_marks(struct msc_hview *v, struct msc_lost_mark **ret, size_t
 	if (r)
 		return r;
 	sqlite3_bind_int64(st, 1, v->capture_id);
-	while ((r = msc_store_step(v->s, st)) == 1) {
-		p = realloc(rows, (nr + 1) * sizeof(*rows));
-		if (!p) {
-			r = -ENOMEM;
-			break;
-		}
-		rows = p;
-		rows[nr++] = (struct msc_lost_mark){ .ts = column_u64(st, 0),
-			.cpu = (uint16_t)sqlite3_column_int(st, 1), .count = column_u64(st, 2) };
-	}
-	sqlite3_finalize(st);
-	if (r < 0) {
-		free(rows);
-		return r;
-	}
-	*ret = rows;
-	*ret_nr = nr;
-	return 0;
+	*ret = collect_rows(v, st, sizeof(**ret), fill_lost_mark, ret_nr, &r);
+	return r;
+}
+
+static void fill_anomaly(sqlite3_stmt *st, void *row)
+{
+	const char *kind = (const char *)sqlite3_column_text(st, 2);
+	struct msc_anomaly *a = row;
+
+	a->seq = sqlite3_column_int64(st, 0);
+	a->ts = column_u64(st, 1);
+	for (int k = 0; k < MSC_ANOMALY_KIND_NR; k++)
+		if (kind && !strcmp(kind, msc_anomaly_kind_name(k)))
+			a->kind = (uint8_t)k;
+	a->as_id = (uint8_t)sqlite3_column_int(st, 3);
+	a->gfn = column_u64(st, 4);
+	a->level = (uint8_t)sqlite3_column_int(st, 5);
+	a->old_spte = column_u64(st, 6);
+	a->new_spte = column_u64(st, 7);
+	snprintf(a->detail, sizeof(a->detail), "%s", (const char *)sqlite3_column_text(st, 8));
 }
 
 /** msc_hview_anomalies - the first @max anomaly rows, by seq */
 int msc_hview_anomalies(struct msc_hview *v, size_t max, struct msc_anomaly **ret,
 			size_t *ret_nr)
 {
-	struct msc_anomaly *rows = NULL, *p;
-	size_t nr = 0;
 	sqlite3_stmt *st;
 	int r = msc_store_prepare(v->s, "SELECT seq, ts, kind, as_id, gfn, level, old_spte, new_spte, "
 				  "detail FROM anomaly WHERE capture_id = ? ORDER BY seq, rowid LIMIT ?",
@@ -1459,45 +1479,28 @@ int msc_hview_anomalies(struct msc_hview *v, size_t max, struct msc_anomaly **re
 		return r;
 	sqlite3_bind_int64(st, 1, v->capture_id);
 	sqlite3_bind_int64(st, 2, (int64_t)min(max, (size_t)INT64_MAX));
-	while ((r = msc_store_step(v->s, st)) == 1) {
-		const char *kind = (const char *)sqlite3_column_text(st, 2);
-		struct msc_anomaly *a;
+	*ret = collect_rows(v, st, sizeof(**ret), fill_anomaly, ret_nr, &r);
+	return r;
+}
 
-		p = realloc(rows, (nr + 1) * sizeof(*rows));
-		if (!p) {
-			r = -ENOMEM;
-			break;
-		}
-		rows = p;
-		a = &rows[nr++];
-		memset(a, 0, sizeof(*a));
-		a->seq = sqlite3_column_int64(st, 0);
-		a->ts = column_u64(st, 1);
-		for (int k = 0; k < MSC_ANOMALY_KIND_NR; k++)
-			if (kind && !strcmp(kind, msc_anomaly_kind_name(k)))
-				a->kind = (uint8_t)k;
-		a->as_id = (uint8_t)sqlite3_column_int(st, 3);
-		a->gfn = column_u64(st, 4);
-		a->level = (uint8_t)sqlite3_column_int(st, 5);
-		a->old_spte = column_u64(st, 6);
-		a->new_spte = column_u64(st, 7);
-		snprintf(a->detail, sizeof(a->detail), "%s", (const char *)sqlite3_column_text(st, 8));
+static void fill_kvm_stats(sqlite3_stmt *st, void *row)
+{
+	struct msc_kvm_stats *k = row;
+
+	k->seq = sqlite3_column_int64(st, 0);
+	k->ts = column_u64(st, 1);
+	snprintf(k->phase, sizeof(k->phase), "%s", (const char *)sqlite3_column_text(st, 2));
+	for (int l = 1; l <= 3; l++) {
+		k->kvm[l] = sqlite3_column_type(st, 2 + l) == SQLITE_NULL ? -1 :
+			    sqlite3_column_int64(st, 2 + l);
+		k->census[l] = sqlite3_column_int64(st, 5 + l);
 	}
-	sqlite3_finalize(st);
-	if (r < 0) {
-		free(rows);
-		return r;
-	}
-	*ret = rows;
-	*ret_nr = nr;
-	return 0;
+	k->census_flags = (unsigned int)sqlite3_column_int(st, 9);
 }
 
 /** msc_hview_kvm_stats - KVM's counters at each stats marker, next to the census */
 int msc_hview_kvm_stats(struct msc_hview *v, struct msc_kvm_stats **ret, size_t *ret_nr)
 {
-	struct msc_kvm_stats *rows = NULL, *p;
-	size_t nr = 0;
 	sqlite3_stmt *st;
 	int r = msc_store_prepare(v->s, "SELECT seq, ts, phase, pages_4k, pages_2m, pages_1g, "
 				  "census_4k, census_2m, census_1g, census_flags FROM kvm_stats "
@@ -1506,33 +1509,6 @@ int msc_hview_kvm_stats(struct msc_hview *v, struct msc_kvm_stats **ret, size_t 
 	if (r)
 		return r;
 	sqlite3_bind_int64(st, 1, v->capture_id);
-	while ((r = msc_store_step(v->s, st)) == 1) {
-		struct msc_kvm_stats *k;
-
-		p = realloc(rows, (nr + 1) * sizeof(*rows));
-		if (!p) {
-			r = -ENOMEM;
-			break;
-		}
-		rows = p;
-		k = &rows[nr++];
-		memset(k, 0, sizeof(*k));
-		k->seq = sqlite3_column_int64(st, 0);
-		k->ts = column_u64(st, 1);
-		snprintf(k->phase, sizeof(k->phase), "%s", (const char *)sqlite3_column_text(st, 2));
-		for (int l = 1; l <= 3; l++) {
-			k->kvm[l] = sqlite3_column_type(st, 2 + l) == SQLITE_NULL ? -1 :
-				    sqlite3_column_int64(st, 2 + l);
-			k->census[l] = sqlite3_column_int64(st, 5 + l);
-		}
-		k->census_flags = (unsigned int)sqlite3_column_int(st, 9);
-	}
-	sqlite3_finalize(st);
-	if (r < 0) {
-		free(rows);
-		return r;
-	}
-	*ret = rows;
-	*ret_nr = nr;
-	return 0;
+	*ret = collect_rows(v, st, sizeof(**ret), fill_kvm_stats, ret_nr, &r);
+	return r;
 }
