@@ -7,7 +7,8 @@
 # For each scenario it writes a trace.dat and a fake tracing directory with
 # `mmuscope synth`, then measures, each with /usr/bin/time (wall seconds,
 # peak RSS):
-#   trace-cmd report  vs  mmuscope import (analysis included)
+#   trace-cmd report  vs  mmuscope import (analysis included), on the
+#   zstd-compressed trace.dat and on an uncompressed copy
 #   mmuscope analyze --rebuild (the analyzer replaying the stored events)
 #   mmuscope report
 #   mmuscope record --tracing-dir (live drain)  vs  a plain read() of the pages
@@ -45,6 +46,24 @@ measure() {
 		echo "- -" >"$W/$name.time"
 	}
 }
+# measure_anon NAME CMD...: measure, and keep in $W/NAME.anon the peak
+# anonymous memory (RssAnon, MiB, sampled every 50 ms) of the mmuscope
+# process: its RSS also counts the trace pages libtracecmd maps from the file
+measure_anon() {
+	name=$1
+	measure "$@" &
+	job=$!
+	peak=0
+	while kill -0 "$job" 2>/dev/null; do
+		for pid in $(pgrep -x mmuscope); do
+			kb=$(awk '/^RssAnon:/ { print $2 }' "/proc/$pid/status" 2>/dev/null || true)
+			[ "${kb:-0}" -le "$peak" ] || peak=$kb
+		done
+		sleep 0.05
+	done
+	wait "$job" || true
+	echo $(( peak / 1024 )) >"$W/$name.anon"
+}
 secs() { cut -d' ' -f1 "$W/$1.time"; }
 peak_mb() { awk '{ printf "%.0f", $2 / 1024 }' "$W/$1.time"; }
 
@@ -70,7 +89,15 @@ scenario() { # NAME GUEST-GIB SYNTH-ARGS...: every 4K page of the guest mapped a
 	n=$(synth_events "$s.synth")
 	echo "bench: $s: $n events" >&2
 	measure "$s.report" sh -c "trace-cmd report -N -i '$W/$s.dat' >/dev/null"
-	measure "$s.import" "$MSC" import -q "$W/$s.dat" -o "$W/$s.db"
+	measure_anon "$s.import" "$MSC" import -q "$W/$s.dat" -o "$W/$s.db"
+	# the same events uncompressed: libtracecmd's zstd reading slows down
+	# with the file's size (it costs trace-cmd report most), so both tools
+	# are also timed on a file without compression
+	"$MSC" synth -q -o "$W/$s.raw.dat" --compression none --kprobes off \
+		--guest-gib "$(( (pages - 1) / 262144 ))" "$@"
+	measure "$s.rawreport" sh -c "trace-cmd report -N -i '$W/$s.raw.dat' >/dev/null"
+	measure "$s.rawimport" "$MSC" import -q "$W/$s.raw.dat" -o "$W/$s.raw.db"
+	rm -f "$W/$s.raw.dat" "$W/$s.raw.db"
 	measure "$s.analyze" "$MSC" analyze -q --rebuild "$W/$s.db"
 	measure "$s.summary" sh -c "'$MSC' report '$W/$s.db' >/dev/null"
 	measure "$s.read" "$READPAGES" "$W/$s.dir/instances/mmuscope"
@@ -89,7 +116,7 @@ scenario() { # NAME GUEST-GIB SYNTH-ARGS...: every 4K page of the guest mapped a
 		: "${tui_first:=-}" "${tui_step:=-}"
 	fi
 	cat >>"$W/scenarios" <<EOF
-$s $n $pages $(secs "$s.synth") $(secs "$s.report") $(secs "$s.import") $(secs "$s.analyze") $(secs "$s.summary") $(secs "$s.read") $(secs "$s.record") $dbsize $(peak_mb "$s.import") $(peak_mb "$s.analyze") $(peak_mb "$s.record") $(peak_mb "$s.report") $(peak_mb "$s.synth") $tui_first $tui_step
+$s $n $pages $(secs "$s.synth") $(secs "$s.report") $(secs "$s.import") $(secs "$s.analyze") $(secs "$s.summary") $(secs "$s.read") $(secs "$s.record") $dbsize $(peak_mb "$s.import") $(peak_mb "$s.analyze") $(peak_mb "$s.record") $(peak_mb "$s.report") $(peak_mb "$s.synth") $tui_first $tui_step $(secs "$s.rawreport") $(secs "$s.rawimport") $(cat "$W/$s.import.anon")
 EOF
 	# the big files go; their numbers are kept
 	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$W/$s.dat" "$W/$s.dir" "$W/$s.db" "$W/$s.live.db" \
@@ -161,18 +188,18 @@ say "(the seed's VM: populate, then eager splitting of 96 1 GiB pages and write-
 say ""
 say "### Wall time, side by side (ratios first, absolute figures beside them)"
 say ""
-say "| scenario | events | import speed-up over \`trace-cmd report\` (target >= 3x) | analyzer replay (target 10 M ev/s) | live drain time over plain read() | \`mmuscope report\` (target < 2 s) | TUI first screen / scrub step, view:median/max (< 1 s / < 50 ms) | DB bytes/event |"
-say "|---|---:|---|---|---|---|---|---:|"
-while read -r s n pages tsynth treport timport tanalyze tsummary tread trecord dbsize mimport manalyze mrecord mreport msynth tfirst tstep; do
-	say "| $s | $(group "$n") | $(ratio "$treport" "$timport")x: $timport s vs $treport s ($(rate "$n" "$timport") vs $(rate "$n" "$treport") M ev/s) | $(rate "$n" "$tanalyze") M ev/s ($tanalyze s) | $(ratio "$trecord" "$tread")x: $trecord s vs $tread s ($(rate "$n" "$trecord") vs $(rate "$n" "$tread") M ev/s) | $tsummary s | $tfirst ms / $tstep ms | $(awk -v b="$dbsize" -v n="$n" 'BEGIN { printf "%.1f", b / n }') |"
+say "| scenario | events | import speed-up over \`trace-cmd report\` (target >= 3x) | the same, both on an uncompressed copy | analyzer replay (target 10 M ev/s) | live drain time over plain read() | \`mmuscope report\` (target < 2 s) | TUI first screen / scrub step, view:median/max (< 1 s / < 50 ms) | DB bytes/event |"
+say "|---|---:|---|---|---|---|---|---|---:|"
+while read -r s n pages tsynth treport timport tanalyze tsummary tread trecord dbsize mimport manalyze mrecord mreport msynth tfirst tstep trawreport trawimport aimport; do
+	say "| $s | $(group "$n") | $(ratio "$treport" "$timport")x: $timport s vs $treport s ($(rate "$n" "$timport") vs $(rate "$n" "$treport") M ev/s) | $(ratio "$trawreport" "$trawimport")x: $trawimport s vs $trawreport s | $(rate "$n" "$tanalyze") M ev/s ($tanalyze s) | $(ratio "$trecord" "$tread")x: $trecord s vs $tread s ($(rate "$n" "$trecord") vs $(rate "$n" "$tread") M ev/s) | $tsummary s | $tfirst ms / $tstep ms | $(awk -v b="$dbsize" -v n="$n" 'BEGIN { printf "%.1f", b / n }') |"
 done <"$W/scenarios"
 say ""
-say "Peak memory (RSS, MiB) and the generator:"
+say "Peak memory (RSS, MiB) and the generator; import's RSS also counts the pages of the trace file that libtracecmd maps (file-backed, reclaimable), so its anonymous peak (RssAnon, sampled) is given beside it:"
 say ""
-say "| scenario | import | analyze | record | trace-cmd report | synth (time) | mapped 4K pages at the peak | analyze bytes per 4K page (target 16) |"
+say "| scenario | import (anonymous) | analyze | record | trace-cmd report | synth (time) | mapped 4K pages at the peak | analyze bytes per 4K page (target 16) |"
 say "|---|---:|---:|---:|---:|---|---:|---:|"
-while read -r s n pages tsynth treport timport tanalyze tsummary tread trecord dbsize mimport manalyze mrecord mreport msynth tfirst tstep; do
-	say "| $s | $mimport | $manalyze | $mrecord | $mreport | $msynth MiB ($tsynth s, $(rate "$n" "$tsynth") M ev/s) | $(group "$pages") | $(awk -v m="$manalyze" -v p="$pages" 'BEGIN { printf "%.1f", m * 1048576 / p }') |"
+while read -r s n pages tsynth treport timport tanalyze tsummary tread trecord dbsize mimport manalyze mrecord mreport msynth tfirst tstep trawreport trawimport aimport; do
+	say "| $s | $mimport ($aimport) | $manalyze | $mrecord | $mreport | $msynth MiB ($tsynth s, $(rate "$n" "$tsynth") M ev/s) | $(group "$pages") | $(awk -v m="$manalyze" -v p="$pages" 'BEGIN { printf "%.1f", m * 1048576 / p }') |"
 done <"$W/scenarios"
 say ""
 say "### Instructions per event (callgrind; 64 MiB vs 192 MiB guest, \`--passes 2\`, $(cat "$W/cg64.events") and $(cat "$W/cg192.events") events)"
