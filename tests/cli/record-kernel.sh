@@ -2,9 +2,10 @@
 # `mmuscope record` on a real KVM: tests/nested/check-kernel.sh boots
 # Debian's 6.12 kernel under QEMU (SVM + NPT), records the dirtylog workload
 # inside and checks the database (zero lost events, KVM's counters equal to
-# the census at every phase, phases seen).  About 20 s once the kernel is
-# cached.  Skipped, with the reason, where QEMU or the kernel package cannot
-# be installed, without root, or with MSC_SKIP_KERNEL=1.
+# the census at every phase, phases seen), then once more recording one of
+# two VMs with --pid.  About 2 x 20 s once the kernel is cached.  Skipped,
+# with the reason, where QEMU or the kernel package cannot be installed,
+# without root, or with MSC_SKIP_KERNEL=1.
 . "$(dirname "$0")/lib.sh"
 
 skip_all() {
@@ -26,3 +27,6 @@ fi
 "$NESTED/fetch-kernel.sh" >"$T/fetch.log" 2>&1 ||
 	skip_all "no Debian 6.12 kernel package: $(tail -n 1 "$T/fetch.log")"
 "$NESTED/check-kernel.sh" "$MSC" 2>&1 | grep -v '^check-kernel: '
+# again with `record --pid` on one of two VMs
+"$NESTED/check-kernel.sh" --pid "$MSC" 2>&1 | grep -v '^check-kernel: \|^1\.\.' |
+	sed 's/^\(not \)\{0,1\}ok [0-9]* - /&--pid run: /'

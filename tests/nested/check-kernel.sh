@@ -16,14 +16,20 @@
 #     inside their workload phases; with `mmuscope analyze`, its census
 #     equals KVM's at every phase and it detects enable/harvest/disable.
 #
-# Usage: check-kernel.sh [MSC_BINARY]   (default build/mmuscope)
+# With --pid, record follows one VM (`record --pid`) while a second VM runs
+# beside it: every check above must still hold for the recorded VM alone,
+# and the second VM must have run.
+#
+# Usage: check-kernel.sh [--pid] [MSC_BINARY]   (default build/mmuscope)
 # Prints TAP lines and "check-kernel: N passed, N failed"; exit status 0
 # only when all passed.  Wall time: about 20 s with a cached kernel.
 set -uo pipefail
 . "$(dirname "$0")/common.sh"
 
+PID_MODE=0
+[ "${1:-}" = --pid ] && { PID_MODE=1; shift; }
 MSC=${1:-$NESTED_TOP/build/mmuscope}
-RUN=$NESTED_DIR/runs/check-kernel
+RUN=$NESTED_DIR/runs/check-kernel$([ $PID_MODE = 1 ] && echo -pid)
 n=0
 failed=0
 ok() { n=$((n + 1)); echo "ok $n - $*"; }
@@ -41,8 +47,11 @@ finish() {
 [ -x "$MSC" ] || die "no $MSC: build it first (make)"
 need sqlite3:sqlite3
 mkdir -p "$(dirname "$RUN")"
-"$NESTED_SRC/run.sh" -t 240 -e "$MSC" -S "$NESTED_SRC/record-guest.sh" -o "$RUN" \
-	> "$RUN.log" 2>&1
+{
+	[ $PID_MODE = 0 ] || echo RECORD_PID=1
+	cat "$NESTED_SRC/record-guest.sh"
+} > "$RUN.job.sh"
+"$NESTED_SRC/run.sh" -t 240 -e "$MSC" -S "$RUN.job.sh" -o "$RUN" > "$RUN.log" 2>&1
 rc=$?
 check_eq "the guest ran record and the workload (run.sh exit status)" "$rc" 0
 DB=$RUN/vm.db
@@ -60,6 +69,13 @@ check_eq "the capture is complete, NPT layout read live" \
 	"$(q 'select complete, kind, vendor, vendor_source from capture')" "1|tracefs|npt|live"
 check_eq "phases and flushes come from kprobes" \
 	"$(q "select value from host_param where name = 'record.mode'")" kprobes
+if [ $PID_MODE = 1 ]; then
+	check_eq "--pid: the second VM ran beside the recorded one" \
+		"$(cat "$RUN/other.rc")|$(grep -q 'KVM stats after repopulate' "$RUN/other.log" && echo done)" \
+		"0|done"
+	check_eq "--pid: record kept the VM's pid" \
+		"$(q "select count(*) from host_param where name = 'record.pid' and value > 1")" 1
+fi
 
 # --- nothing lost ---------------------------------------------------------
 check_eq "zero lost events (capture.lost, lost_marks, lost_events rows)" \

@@ -9,6 +9,12 @@
 # workload's stdout), record.rc, after.txt (instances and kprobe events
 # left after record exited: both must be empty of ours).
 #
+# With RECORD_PID=1 (check-kernel.sh --pid prepends it) record follows one
+# VM with --pid while a second VM (16 MiB, no markers) runs beside it: the
+# recorded VM waits on a FIFO so that its pid is known before it starts,
+# and threads it creates later (the vCPUs) must be followed.  other.log
+# and other.rc are the second VM's.
+#
 # POSIX sh: it runs under busybox.  The database is written to /tmp (tmpfs)
 # and copied out afterwards: SQLite's WAL needs shared memory maps that a
 # 9p share does not give.
@@ -18,7 +24,17 @@ I=/sys/kernel/tracing/instances/mmuscope
 DB=/tmp/vm.db
 DIRTYLOG_ARGS=${DIRTYLOG_ARGS:--m 32 -i 2}
 
-mmuscope record -o $DB --stats-ms 5 --buffer-kb 32768 > "$OUT"/record.out 2>&1 &
+PID_OPT=""
+if [ "${RECORD_PID:-0}" = 1 ]; then
+	mkfifo /tmp/go
+	# shellcheck disable=SC2086,SC2016
+	sh -c 'read -r go < /tmp/go; exec dirtylog "$@"' dirtylog $DIRTYLOG_ARGS \
+		-M $I/trace_marker > "$OUT"/harness.log 2>&1 &
+	vm=$!
+	PID_OPT="--pid $vm"
+fi
+# shellcheck disable=SC2086
+mmuscope record -o $DB --stats-ms 5 --buffer-kb 32768 $PID_OPT > "$OUT"/record.out 2>&1 &
 rec=$!
 # recording has begun once record says how to stop it (kprobe registration
 # alone takes seconds under TCG; the instance exists long before)
@@ -27,9 +43,19 @@ while ! grep -q 'Ctrl-C stops' "$OUT"/record.out && [ $n -lt 600 ]; do
 	sleep 0.1
 	n=$((n + 1))
 done
-# shellcheck disable=SC2086
-dirtylog $DIRTYLOG_ARGS -M $I/trace_marker > "$OUT"/harness.log 2>&1
-wrc=$?
+if [ -n "$PID_OPT" ]; then
+	dirtylog -m 16 -i 1 -n > "$OUT"/other.log 2>&1 &
+	other=$!
+	echo go > /tmp/go
+	wait $vm
+	wrc=$?
+	wait $other
+	echo $? > "$OUT"/other.rc
+else
+	# shellcheck disable=SC2086
+	dirtylog $DIRTYLOG_ARGS -M $I/trace_marker > "$OUT"/harness.log 2>&1
+	wrc=$?
+fi
 sleep 0.5	# let the sampler see the VM gone
 kill -INT $rec
 wait $rec
