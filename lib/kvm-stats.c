@@ -13,6 +13,12 @@
  *    A stats fd pins the VM, so it is closed as soon as the VMM no longer
  *    holds the VM fd.
  * Nothing here allocates per sample; the VM table grows when VMs appear.
+ *
+ * KVM updates each counter on its own, and a split or a zap moves several
+ * at once, so one read of five counters can mix two moments (debugfs reads
+ * them from five files).  A sample is only returned once two reads in a row
+ * agree: it is a state KVM was really in.  A VM whose counters move during
+ * every try is left out of this sample.
  */
 #include "mmuscope/live.h"
 
@@ -34,6 +40,8 @@
 
 /* VMs rescanned in /proc every this many samples (the scan reads every fd). */
 #define RESCAN_EVERY 10
+/* Reads of one VM's counters until two in a row agree. */
+#define SETTLE_TRIES 4
 
 enum { ST_4K, ST_2M, ST_1G, ST_FLUSH, ST_FLUSH_REQ, NR_STATS };
 
@@ -149,10 +157,64 @@ static int64_t *sample_field(struct msc_kvm_sample *s, int i)
 	return f[i];
 }
 
+/* Where one VM's counters are read from: a debugfs directory, or a stats fd. */
+struct vm_source {
+	const struct msc_kvm_sampler *k;
+	const char *dir;		/* debugfs: "<pid>-<fd>" */
+	const struct vm *vm;		/* stats fd */
+};
+
+/* One read of every counter (those a kernel lacks stay -1). */
+static void read_vm(const struct vm_source *src, struct msc_kvm_sample *s)
+{
+	const struct vm *vm = src->vm;
+	char path[1024];
+
+	for (int i = 0; i < NR_STATS; i++) {
+		uint64_t v;
+
+		if (src->dir) {
+			snprintf(path, sizeof(path), "%s/%s/%s", src->k->kvm_dir, src->dir,
+				 stat_names[i]);
+			*sample_field(s, i) = read_number(path);
+		} else if (vm->offset[i] >= 0 &&
+			   pread(vm->stats_fd, &v, sizeof(v),
+				 (off_t)vm->data_offset + vm->offset[i]) == sizeof(v)) {
+			*sample_field(s, i) = (int64_t)v;
+		}
+	}
+}
+
+static bool same_counts(const struct msc_kvm_sample *a, const struct msc_kvm_sample *b)
+{
+	return a->pages_4k == b->pages_4k && a->pages_2m == b->pages_2m &&
+	       a->pages_1g == b->pages_1g && a->remote_tlb_flush == b->remote_tlb_flush &&
+	       a->remote_tlb_flush_requests == b->remote_tlb_flush_requests;
+}
+
+/*
+ * The counters of one VM once two reads in a row agree; false when they
+ * moved during every try.
+ */
+static bool read_settled(const struct vm_source *src, int pid, int fd, struct msc_kvm_sample *s)
+{
+	struct msc_kvm_sample again;
+
+	sample_init(s, pid, fd);
+	read_vm(src, s);
+	for (int i = 1; i < SETTLE_TRIES; i++) {
+		sample_init(&again, pid, fd);
+		read_vm(src, &again);
+		if (same_counts(&again, s))
+			return true;
+		*s = again;
+	}
+	return false;
+}
+
 /* debugfs: one directory per VM, one file per stat. */
 static int read_debugfs(struct msc_kvm_sampler *k, struct msc_kvm_sample *ret, size_t max)
 {
-	char path[1024];
 	struct dirent *de;
 	size_t n = 0;
 	int pid, fd;
@@ -161,14 +223,11 @@ static int read_debugfs(struct msc_kvm_sampler *k, struct msc_kvm_sample *ret, s
 	if (!d)
 		return 0;	/* kvm unloaded: no VMs */
 	while (n < max && (de = readdir(d))) {
+		struct vm_source src = { .k = k, .dir = de->d_name };
+
 		if (sscanf(de->d_name, "%d-%d", &pid, &fd) != 2 || (k->pid > 0 && pid != k->pid))
 			continue;
-		sample_init(&ret[n], pid, fd);
-		for (int i = 0; i < NR_STATS; i++) {
-			snprintf(path, sizeof(path), "%s/%s/%s", k->kvm_dir, de->d_name, stat_names[i]);
-			*sample_field(&ret[n], i) = read_number(path);
-		}
-		n++;
+		n += read_settled(&src, pid, fd, &ret[n]);
 	}
 	closedir(d);
 	return (int)n;
@@ -322,21 +381,13 @@ static int read_stats_fds(struct msc_kvm_sampler *k, struct msc_kvm_sample *ret,
 			return r;
 	}
 	for (size_t i = 0; i < k->nr_vms && n < max; i++) {
-		struct vm *vm = &k->vms[i];
+		struct vm_source src = { .k = k, .vm = &k->vms[i] };
 
-		sample_init(&ret[n], vm->pid, vm->fd);
-		for (int s = 0; s < NR_STATS; s++) {
-			uint64_t v;
-
-			if (vm->offset[s] >= 0 &&
-			    pread(vm->stats_fd, &v, sizeof(v),
-				  (off_t)vm->data_offset + vm->offset[s]) == sizeof(v))
-				*sample_field(&ret[n], s) = (int64_t)v;
-		}
-		n++;
+		n += read_settled(&src, k->vms[i].pid, k->vms[i].fd, &ret[n]);
 	}
 	return (int)n;
 }
+
 
 /**
  * msc_kvm_sampler_read - the counters of every VM now
@@ -344,7 +395,8 @@ static int read_stats_fds(struct msc_kvm_sampler *k, struct msc_kvm_sample *ret,
  * @ret: one sample per VM
  * @max: room in @ret
  *
- * Returns the number of VMs read (0 when none runs), or a negative error.
+ * Returns the number of VMs read (0 when none runs, or when every VM's
+ * counters moved during each try), or a negative error.
  */
 int msc_kvm_sampler_read(struct msc_kvm_sampler *k, struct msc_kvm_sample *ret, size_t max)
 {

@@ -506,6 +506,79 @@ static void t_kvm_debugfs(void)
 	msc_kvm_sampler_close(k);
 }
 
+/*
+ * pages_4k reads as the next of @values at each open: each value sits in a
+ * FIFO of its own.  Once the reader has opened value k's FIFO (and waits
+ * for its data), value k + 1's FIFO is renamed over pages_4k, and only
+ * then is value k written: the reader's next open finds the next value,
+ * never a FIFO an earlier reader is still closing.
+ */
+struct moving {
+	char path[1024], next[1040];
+	const char *const *values;
+};
+
+static void *serve(void *arg)
+{
+	const struct moving *m = arg;
+
+	for (const char *const *v = m->values; *v; v++) {
+		int fd = open(m->path, O_WRONLY);
+
+		if (fd < 0)
+			break;
+		if (mkfifo(m->next, 0600) || rename(m->next, m->path))
+			perror("next fifo");
+		if (write(fd, *v, strlen(*v)) < 0)
+			perror("write");
+		close(fd);
+	}
+	return NULL;
+}
+
+/* How many samples one read returns while pages_4k reads as @values. */
+static int read_moving(const char *dbg, const char *const *values, struct msc_kvm_sample *s)
+{
+	struct msc_kvm_sampler *k;
+	struct moving m = { .values = values };
+	pthread_t th;
+	int n;
+
+	snprintf(m.path, sizeof(m.path), "%s/kvm/4343-12/pages_4k", dbg);
+	snprintf(m.next, sizeof(m.next), "%s.next", m.path);
+	unlink(m.path);
+	if (mkfifo(m.path, 0600) || pthread_create(&th, NULL, serve, &m))
+		return -1;
+	n = msc_kvm_sampler_open(dbg, NULL, 4343, &k);
+	if (!n) {
+		n = msc_kvm_sampler_read(k, s, 4);
+		msc_kvm_sampler_close(k);
+	}
+	pthread_join(th, NULL);
+	return n;
+}
+
+/*
+ * A split moves pages_2m and pages_4k one after the other: a sample is
+ * only taken once two reads agree, never a mix of two moments.
+ */
+static void t_kvm_settled(void)
+{
+	static const char *const settles[] = { "1\n", "512\n", "512\n", NULL };
+	static const char *const moves[] = { "1\n", "2\n", "3\n", "4\n", NULL };
+	struct msc_kvm_sample s[4];
+	char dbg[512], vm[1024];
+
+	snprintf(dbg, sizeof(dbg), "%s/debugfs-moving", tmp);
+	snprintf(vm, sizeof(vm), "%s/kvm/4343-12", dbg);
+	sh("mkdir -p '%s'", vm);
+	write_file(vm, "pages_2m", "7\n");
+	if (check_int(read_moving(dbg, settles, s), ==, 1))
+		check_int(s[0].pages_4k, ==, 512);
+	/* still moving after every try: no sample this time */
+	check_int(read_moving(dbg, moves, s), ==, 0);
+}
+
 /* The live tables: lost rows count in the capture like stream marks. */
 static void t_store_live(void)
 {
@@ -570,6 +643,7 @@ int main(void)
 	TEST(t_fifo_live(), "FIFOs fed page by page: the reader waits, merges in order, ends at EOF");
 	TEST(t_fake_errors(), "no tracefs, missing instance, bad name, no kvmmmu: named, nothing left");
 	TEST(t_host_profile(), "host profile from /proc and /sys selects the SPTE layout");
+	TEST(t_kvm_settled(), "KVM counters: a sample is two reads that agree, never a torn read");
 	TEST(t_kvm_debugfs(), "KVM counters from debugfs, one VM or all");
 	TEST(t_store_live(), "live tables: lost rows take a seq and count in the capture");
 	sh("rm -rf '%s'", tmp);
