@@ -82,7 +82,11 @@ elif [ $# -gt 0 ]; then
 fi
 
 APPEND="console=ttyS0 loglevel=4 panic=-1 mitigations=off${APPEND}"
-QEMU=(qemu-system-x86_64 -accel tcg -cpu "$CPU" -m "$MEM" -smp "$SMP"
+# One TCG thread for all vCPUs: with a thread per vCPU (QEMU 7.2's default),
+# a vCPU now and then runs a stale int3 of the kernel's text patching
+# (text_poke_bp() when tracing flips a static key, e.g. record-tgid's
+# sched_switch probe) and the guest dies with "Oops: int3" in __schedule.
+QEMU=(qemu-system-x86_64 -accel "tcg,thread=${MSC_TCG_THREAD:-single}" -cpu "$CPU" -m "$MEM" -smp "$SMP"
 	-kernel "$KERNEL" -initrd "$INITRD" -append "$APPEND"
 	-display none -serial stdio -monitor none -no-reboot
 	-virtfs "local,path=$OUTDIR,mount_tag=out,security_model=none,id=out")
