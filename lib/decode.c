@@ -260,6 +260,16 @@ static void dec_collapse_span(const struct entry *e, const uint64_t *v,
 	};
 }
 
+static void dec_harvest(const struct entry *e, const uint64_t *v, const struct tep_record *rec,
+			struct msc_event *ev)
+{
+	ev->harvest = (struct msc_ev_harvest){
+		.vm_id = (uint32_t)v[0], .vm_pid = (int32_t)v[1], .as_id = (uint16_t)v[2],
+		.slot_id = (int16_t)v[3], .start_gfn = v[4], .npages = v[5], .dirty = v[6],
+		.clear = !!v[7], .protect = !!v[8], .flush = !!v[9], .duration_ns = v[10],
+	};
+}
+
 static const struct decoder decoders[] = {
 	{ .system = "kvmmmu", .name = "kvm_tdp_mmu_spte_changed", .type = MSC_EV_SPTE_CHANGED,
 	  .fields = { "gfn", "old_spte", "new_spte", "level", "as_id" }, .required = 0x0f,
@@ -314,6 +324,10 @@ static const struct decoder decoders[] = {
 	  .fields = { "vm_id", "vm_pid", "as_id", "slot_id", "start_gfn", "end_gfn", "zapped_1g",
 		      "zapped_2m", "skipped", "flushes", "duration_ns" },
 	  .required = 0xf0, .decode = dec_collapse_span },
+	{ .system = "kvm", .name = "kvm_dirty_log_harvest", .type = MSC_EV_HARVEST,
+	  .fields = { "vm_id", "vm_pid", "as_id", "slot_id", "start_gfn", "npages", "dirty",
+		      "clear", "protect", "flush", "duration_ns" },
+	  .required = 0x3f0, .decode = dec_harvest },
 	/* any event with a __probe_ip field, whatever its group */
 	{ .system = NULL, .name = NULL, .type = MSC_EV_KPROBE,
 	  .fields = { "__probe_ip" }, .required = 0x01, .decode = dec_kprobe },

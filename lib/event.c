@@ -153,6 +153,14 @@ static const struct field collapse_span_fields[] = {
 	F(span.other, "skipped", UDEC),	    F(span.flushes, "flushes", UDEC),
 	F(span.duration_ns, "ns", UDEC),
 };
+static const struct field harvest_fields[] = {
+	F(harvest.vm_id, "vm", UDEC),	    F(harvest.vm_pid, "vm_pid", SDEC),
+	F(harvest.as_id, "as", UDEC),	    F(harvest.slot_id, "slot", SDEC),
+	F(harvest.start_gfn, "gfn", HEX),   F(harvest.npages, "pages", UDEC),
+	F(harvest.dirty, "dirty", UDEC),    F(harvest.clear, "clear", UDEC),
+	F(harvest.protect, "protect", UDEC), F(harvest.flush, "flush", UDEC),
+	F(harvest.duration_ns, "ns", UDEC),
+};
 
 struct layout {
 	const struct field *fields;
@@ -181,6 +189,7 @@ static const struct layout layouts[MSC_EV_NR] = {
 	[MSC_EV_DIRTY_LOG] = L(dirty_log_fields),
 	[MSC_EV_SPLIT_SPAN] = L(split_span_fields),
 	[MSC_EV_COLLAPSE_SPAN] = L(collapse_span_fields),
+	[MSC_EV_HARVEST] = L(harvest_fields),
 };
 
 const char *msc_event_type_name(enum msc_event_type type)

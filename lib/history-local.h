@@ -123,6 +123,7 @@ struct hstate {
 	uint32_t size;			/* sizeof(struct hstate): a version check */
 	uint8_t dirty_active;
 	uint8_t flush_probes;		/* remote TLB flushes are traced (kprobe or tracepoint) */
+	uint8_t dirty_log_open;		/* a patch _begin awaits its _end: no gap closes the phase */
 	int32_t cur_dirty;		/* index of the open dirty-log phase, -1 */
 	int32_t cur_repromote;		/* index of the open re-promotion phase, -1 */
 	uint32_t awaiting;		/* cells waiting to be huge again */

@@ -8,7 +8,10 @@
  * apart.  A sweep of splits / write-protects / clear-dirty is an enable
  * when dirty logging is off, a harvest when it is on; a sweep of 2M+
  * subtree zaps or promotions is a disable.  A kprobe on the KVM function
- * that starts the work makes the phase's start and kind exact.  After a
+ * that starts the work makes the phase's start and kind exact.  The
+ * companion patch's tracepoints make phases exact: _begin/_end bound an
+ * enable or disable (no quiet gap ends it in between), a harvest event
+ * ends its harvest and says how long it took.  After a
  * disable, re-promotion lasts until every 2M region that was huge before
  * is huge again.
  *
@@ -317,6 +320,16 @@ static int open_dirty(struct msc_history *h, const struct msc_event *ev,
 	return hmodel_for_each_cell(h, mark_awaiting_now, NULL);
 }
 
+/*
+ * Is the open dirty-log phase @ph still going at @ts?  Between the patch's
+ * _begin and _end it is, however long the kernel pauses; otherwise a sweep
+ * ends after SWEEP_GAP_NS without activity.
+ */
+static bool sweep_alive(const struct msc_history *h, const struct hphase *ph, uint64_t ts)
+{
+	return h->st.dirty_log_open || ts - ph->pending.last_ts <= SWEEP_GAP_NS;
+}
+
 /* One event of dirty-log activity of @kind (by kprobe or by inference). */
 static int activity(struct msc_history *h, const struct msc_event *ev,
 		    enum msc_phase_kind kind, enum msc_phase_source source)
@@ -325,10 +338,12 @@ static int activity(struct msc_history *h, const struct msc_event *ev,
 
 	if (kind == MSC_PHASE_HARVEST && !h->st.dirty_active && source == MSC_PHASE_SRC_INFERRED)
 		kind = MSC_PHASE_ENABLE;
-	if (ph && h->last_ts - ph->pending.last_ts <= SWEEP_GAP_NS &&
-	    (ph->p.kind == kind ||
-	     (source == MSC_PHASE_SRC_INFERRED && kind != MSC_PHASE_DISABLE &&
-	      ph->p.kind != MSC_PHASE_DISABLE))) {
+	/* between the patch's _begin and _end, all activity is that phase's */
+	if (ph && (h->st.dirty_log_open ||
+		   (sweep_alive(h, ph, h->last_ts) &&
+		    (ph->p.kind == kind ||
+		     (source == MSC_PHASE_SRC_INFERRED && kind != MSC_PHASE_DISABLE &&
+		      ph->p.kind != MSC_PHASE_DISABLE))))) {
 		/* a kprobe or tracepoint of the same kind confirms an inferred phase */
 		if (ph->p.kind == kind && source < ph->p.source)
 			ph->p.source = (uint8_t)source;
@@ -422,6 +437,27 @@ static void flush_seen(struct msc_history *h, bool ioctl)
 		h->sweep_hit = true;
 }
 
+/*
+ * A harvest event ends its phase and says how long the harvest took: the
+ * phase began then (a GET that re-protects nothing has no earlier event),
+ * but not before the dirty-log phase ahead of it ended.
+ */
+static void harvest_began(struct msc_history *h, struct hphase *ph, const struct msc_event *ev)
+{
+	uint64_t start = ev->ts - min(ev->harvest.duration_ns, ev->ts);
+
+	if (ph->p.kind != MSC_PHASE_HARVEST)
+		return;
+	for (struct hphase *q = ph; q-- > h->phases;) {
+		if (q->p.kind == MSC_PHASE_ENABLE || q->p.kind == MSC_PHASE_HARVEST ||
+		    q->p.kind == MSC_PHASE_DISABLE) {
+			start = max(start, q->p.end_ts);
+			break;
+		}
+	}
+	ph->p.start_ts = min(ph->p.start_ts, start);
+}
+
 static void learn_vcpu(struct msc_history *h, int32_t pid)
 {
 	if (hphase_is_vcpu(h, pid) || h->st.nr_vcpu_pids >= ARRAY_SIZE(h->st.vcpu_pids))
@@ -466,17 +502,25 @@ int hphase_event(struct msc_history *h, const struct msc_event *ev)
 	case MSC_EV_DIRTY_LOG: {
 		/* the companion patch: dirty logging turned on or off, exactly */
 		bool on = ev->dirty_log.new_flags & 1, was = ev->dirty_log.old_flags & 1;
+		int r;
 
 		if (on == was || h->opts.infer_only)
 			return 0;
+		h->st.dirty_log_open = 0;
 		if (ev->dirty_log.end) {
 			/* the work ends here: the phase closes once this event is counted */
 			h->sweep_hit = h->end_dirty = cur_dirty(h) != NULL;
 			return 0;
 		}
-		return activity(h, ev, on ? MSC_PHASE_ENABLE : MSC_PHASE_DISABLE,
-				MSC_PHASE_SRC_TRACEPOINT);
+		r = activity(h, ev, on ? MSC_PHASE_ENABLE : MSC_PHASE_DISABLE,
+			     MSC_PHASE_SRC_TRACEPOINT);
+		h->st.dirty_log_open = !r;
+		return r;
 	}
+	case MSC_EV_LOST:
+		/* the _end may be among the lost: quiet gaps close phases again */
+		h->st.dirty_log_open = 0;
+		return 0;
 	case MSC_EV_SPLIT_SPAN:
 		/* a CLEAR_DIRTY_LOG split pass is a harvest; enable passes sit in their enable */
 		if (h->opts.infer_only || strcmp(ev->span.reason_name, "clear"))
@@ -486,6 +530,19 @@ int hphase_event(struct msc_history *h, const struct msc_event *ev)
 		if (h->opts.infer_only)
 			return 0;
 		return activity(h, ev, MSC_PHASE_DISABLE, MSC_PHASE_SRC_TRACEPOINT);
+	case MSC_EV_HARVEST: {
+		/* the companion patch: one GET or CLEAR_DIRTY_LOG ends here, exactly */
+		int r;
+
+		if (h->opts.infer_only)
+			return 0;
+		r = activity(h, ev, MSC_PHASE_HARVEST, MSC_PHASE_SRC_TRACEPOINT);
+		if (r || !cur_dirty(h))
+			return r;
+		harvest_began(h, cur_dirty(h), ev);
+		h->end_dirty = true;
+		return 0;
+	}
 	case MSC_EV_SPLIT:
 		if (ioctl && cur_dirty(h))
 			return activity(h, ev, cur_dirty(h)->p.kind, MSC_PHASE_SRC_INFERRED);
@@ -513,7 +570,7 @@ int hphase_event(struct msc_history *h, const struct msc_event *ev)
 	}
 	/* a disable's zaps are followed by their teardown: part of the sweep */
 	if (cur_dirty(h) && cur_dirty(h)->p.kind == MSC_PHASE_DISABLE &&
-	    h->last_ts - cur_dirty(h)->pending.last_ts <= SWEEP_GAP_NS)
+	    sweep_alive(h, cur_dirty(h), h->last_ts))
 		h->sweep_hit = true;
 	return 0;
 }
@@ -552,7 +609,7 @@ int hphase_tick(struct msc_history *h, uint64_t ts)
 
 	if (ts > h->last_ts)
 		h->st.split_integral += h->st.split_cells * (ts - h->last_ts);
-	if (ph && ts - ph->pending.last_ts > SWEEP_GAP_NS) {
+	if (ph && !sweep_alive(h, ph, ts)) {
 		r = close_dirty(h, NULL);
 		if (r)
 			return r;

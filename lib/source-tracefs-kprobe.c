@@ -66,6 +66,7 @@ static const char *const patch_events[][2] = {
 	{ "kvmmmu", "kvm_mmu_split_huge_pages" },
 	{ "kvmmmu", "kvm_mmu_zap_collapsible_sptes" },
 	{ "kvm", "kvm_flush_remote_tlbs" },
+	{ "kvm", "kvm_dirty_log_harvest" },
 };
 
 /**

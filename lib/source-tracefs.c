@@ -47,10 +47,11 @@
 
 /*
  * kvm events mmuscope uses (the rest of kvm, e.g. kvm_exit, is noise here);
- * kvm_flush_remote_tlbs exists with the companion kernel patch only.
+ * kvm_flush_remote_tlbs and kvm_dirty_log_harvest exist with the companion
+ * kernel patch only.
  */
 static const char *const kvm_events[] = { "kvm_page_fault", "kvm_unmap_hva_range", "kvm_age_hva",
-					  "kvm_flush_remote_tlbs" };
+					  "kvm_flush_remote_tlbs", "kvm_dirty_log_harvest" };
 
 static const char *const mode_names[] = {
 	[MSC_LIVE_INFERRED] = "inferred",

@@ -224,6 +224,21 @@ static void read_collapse_span(sqlite3_stmt *st, struct msc_event *ev)
 	read_span(st, ev, false);
 }
 
+static void read_harvest(sqlite3_stmt *st, struct msc_event *ev)
+{
+	const char *op = (const char *)sqlite3_column_text(st, 10);
+
+	ev->type = MSC_EV_HARVEST;
+	ev->harvest = (struct msc_ev_harvest){
+		.vm_id = (uint32_t)sqlite3_column_int64(st, 4), .vm_pid = sqlite3_column_int(st, 5),
+		.as_id = (uint16_t)sqlite3_column_int(st, 6),
+		.slot_id = (int16_t)sqlite3_column_int(st, 7), .start_gfn = column_u64(st, 8),
+		.npages = column_u64(st, 9), .clear = op && !strcmp(op, "clear"),
+		.dirty = column_u64(st, 11), .protect = (uint8_t)sqlite3_column_int(st, 12),
+		.flush = (uint8_t)sqlite3_column_int(st, 13), .duration_ns = column_u64(st, 14),
+	};
+}
+
 /* Every event table; columns 0..2 are seq, ts, cpu, and 3 is pid except in lost_events. */
 static const struct {
 	const char *sql;
@@ -247,6 +262,7 @@ static const struct {
 	{ "SELECT * FROM split_span WHERE seq BETWEEN ? AND ? ORDER BY seq", read_split_span },
 	{ "SELECT * FROM collapse_span WHERE seq BETWEEN ? AND ? ORDER BY seq",
 	  read_collapse_span },
+	{ "SELECT * FROM harvest WHERE seq BETWEEN ? AND ? ORDER BY seq", read_harvest },
 };
 
 struct table_cursor {

@@ -64,6 +64,7 @@ static const struct {
 	[MSC_EV_DIRTY_LOG] = { "dirty_logging", "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)" },
 	[MSC_EV_SPLIT_SPAN] = { "split_span", "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)" },
 	[MSC_EV_COLLAPSE_SPAN] = { "collapse_span", "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)" },
+	[MSC_EV_HARVEST] = { "harvest", "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)" },
 };
 
 /** msc_store_event_table - the table that holds events of @type */
@@ -640,6 +641,20 @@ static void bind_row(sqlite3_stmt *st, int b, const struct msc_event *ev, unsign
 		bind_u64(st, c, sp->duration_ns);
 		break;
 	}
+	case MSC_EV_HARVEST:
+		sqlite3_bind_int64(st, b + 5, ev->harvest.vm_id);
+		sqlite3_bind_int(st, b + 6, ev->harvest.vm_pid);
+		sqlite3_bind_int(st, b + 7, ev->harvest.as_id);
+		sqlite3_bind_int(st, b + 8, ev->harvest.slot_id);
+		bind_u64(st, b + 9, ev->harvest.start_gfn);
+		bind_u64(st, b + 10, ev->harvest.npages);
+		sqlite3_bind_text(st, b + 11, ev->harvest.clear ? "clear" : "get", -1,
+				  SQLITE_STATIC);
+		bind_u64(st, b + 12, ev->harvest.dirty);
+		sqlite3_bind_int(st, b + 13, ev->harvest.protect);
+		sqlite3_bind_int(st, b + 14, ev->harvest.flush);
+		bind_u64(st, b + 15, ev->harvest.duration_ns);
+		break;
 	}
 }
 

@@ -8,8 +8,9 @@
  * mmuscope's own lib/spte.c: page size, non-present/table/leaf, W/D/A, pfn,
  * and the change class of KVM-MMU.md section 2.4.  It also prints the events
  * the kernel/ patch series adds (kvm_flush_remote_tlbs, kvm_mmu_slot_dirty_logging_*,
- * kvm_mmu_split_huge_pages, kvm_mmu_zap_collapsible_sptes) from their fields,
- * so their output does not depend on how a tool renders the print fmt.
+ * kvm_mmu_split_huge_pages, kvm_mmu_zap_collapsible_sptes, kvm_dirty_log_harvest)
+ * from their fields, so their output does not depend on how a tool renders the
+ * print fmt.
  *
  * What an SPTE bit means depends on the host (EPT or NPT, kernel era).  A
  * trace does not say, so the layout is inferred as lib/host.c does for
@@ -224,6 +225,7 @@ struct field_fmt {
 
 static const char *const reason_names[] = { "enable", "clear", "fault" };
 static const char *const change_names[] = { "create", "delete", "move", "flags_only" };
+static const char *const harvest_names[] = { "get", "clear" };
 
 #define SYMBOLS(a) .symbols = (a), .nr_symbols = sizeof(a) / sizeof((a)[0])
 
@@ -287,6 +289,21 @@ static const struct field_fmt zap_fields[] = {
 	{ .name = NULL },
 };
 
+static const struct field_fmt harvest_fields[] = {
+	{ .name = "vm_id", .label = "vm", .kind = 'u' },
+	{ .name = "vm_pid", .label = "pid", .kind = 'd' },
+	{ .name = "as_id", .label = "as", .kind = 'u' },
+	{ .name = "slot_id", .label = "slot", .kind = 'd' },
+	{ .name = "clear", .label = "op", .kind = 's', SYMBOLS(harvest_names) },
+	{ .name = "start_gfn", .label = "gfn", .kind = 'x' },
+	{ .name = "npages", .label = "pages", .kind = 'u' },
+	{ .name = "dirty", .label = "dirty", .kind = 'u' },
+	{ .name = "protect", .label = "protect", .kind = 'b' },
+	{ .name = "flush", .label = "flush", .kind = 'b' },
+	{ .name = "duration_ns", .label = "ns", .kind = 'u' },
+	{ .name = NULL },
+};
+
 static int print_fields(struct trace_seq *s, struct tep_record *record, struct tep_event *event,
 			const struct field_fmt *ff)
 {
@@ -345,38 +362,32 @@ static int flush_handler(struct trace_seq *s, struct tep_record *record,
 	return 0;
 }
 
-static int slot_handler(struct trace_seq *s, struct tep_record *record,
-			struct tep_event *event, void *context)
+/* The new events other than the flush: @context is their field_fmt table. */
+static int fields_handler(struct trace_seq *s, struct tep_record *record,
+			  struct tep_event *event, void *context)
 {
-	return print_fields(s, record, event, slot_fields);
+	return print_fields(s, record, event, context);
 }
 
-static int split_span_handler(struct trace_seq *s, struct tep_record *record,
-			      struct tep_event *event, void *context)
-{
-	return print_fields(s, record, event, split_span_fields);
-}
-
-static int zap_handler(struct trace_seq *s, struct tep_record *record,
-		       struct tep_event *event, void *context)
-{
-	return print_fields(s, record, event, zap_fields);
-}
-
-/* One row per handled event; the loader and unloader walk the same table. */
+/*
+ * One row per handled event; the loader and unloader walk the same table.
+ * @fields: the context of fields_handler.
+ */
 static const struct {
 	const char *system;
 	const char *name;
 	tep_event_handler_func handler;
+	const struct field_fmt *fields;
 } handlers[] = {
 	{ "kvmmmu", "kvm_tdp_mmu_spte_changed", spte_changed_handler },
 	{ "kvmmmu", "kvm_mmu_split_huge_page", split_huge_page_handler },
 	{ "kvmmmu", "fast_page_fault", fast_page_fault_handler },
 	{ "kvm", "kvm_flush_remote_tlbs", flush_handler },
-	{ "kvmmmu", "kvm_mmu_slot_dirty_logging_begin", slot_handler },
-	{ "kvmmmu", "kvm_mmu_slot_dirty_logging_end", slot_handler },
-	{ "kvmmmu", "kvm_mmu_split_huge_pages", split_span_handler },
-	{ "kvmmmu", "kvm_mmu_zap_collapsible_sptes", zap_handler },
+	{ "kvmmmu", "kvm_mmu_slot_dirty_logging_begin", fields_handler, slot_fields },
+	{ "kvmmmu", "kvm_mmu_slot_dirty_logging_end", fields_handler, slot_fields },
+	{ "kvmmmu", "kvm_mmu_split_huge_pages", fields_handler, split_span_fields },
+	{ "kvmmmu", "kvm_mmu_zap_collapsible_sptes", fields_handler, zap_fields },
+	{ "kvm", "kvm_dirty_log_harvest", fields_handler, harvest_fields },
 };
 
 #define NR_HANDLERS (sizeof(handlers) / sizeof(handlers[0]))
@@ -404,7 +415,8 @@ int TEP_PLUGIN_LOADER(struct tep_handle *tep)
 
 	for (i = 0; i < NR_HANDLERS; i++)
 		tep_register_event_handler(tep, -1, handlers[i].system, handlers[i].name,
-					   handlers[i].handler, NULL);
+					   handlers[i].handler,
+					   (void *)handlers[i].fields);
 	return 0;
 }
 
@@ -421,7 +433,8 @@ void TEP_PLUGIN_UNLOADER(struct tep_handle *tep)
 
 	for (i = 0; i < NR_HANDLERS; i++)
 		tep_unregister_event_handler(tep, -1, handlers[i].system, handlers[i].name,
-					     handlers[i].handler, NULL);
+					     handlers[i].handler,
+					     (void *)handlers[i].fields);
 	*p = st->next;
 	free(st);
 }

@@ -45,7 +45,8 @@
 	X(TLB_FLUSH, "tlb_flush")                                              \
 	X(DIRTY_LOG, "dirty_logging")                                          \
 	X(SPLIT_SPAN, "split_span")                                            \
-	X(COLLAPSE_SPAN, "collapse_span")
+	X(COLLAPSE_SPAN, "collapse_span")                                      \
+	X(HARVEST, "harvest")
 
 enum msc_event_type {
 #define X(name, str) MSC_EV_##name,
@@ -232,6 +233,20 @@ struct msc_ev_span {		/* kvmmmu:kvm_mmu_split_huge_pages / _zap_collapsible_spte
 	char reason_name[MSC_EVENT_SYMBOL_MAX];	/* from the format: "enable", "clear", "fault" */
 };
 
+struct msc_ev_harvest {		/* kvm:kvm_dirty_log_harvest */
+	uint64_t start_gfn;	/* [start, start + npages) harvested */
+	uint64_t npages;
+	uint64_t dirty;		/* pages found dirty (GET) or cleared (CLEAR) */
+	uint64_t duration_ns;
+	uint32_t vm_id;
+	int32_t vm_pid;
+	uint16_t as_id;
+	int16_t slot_id;
+	uint8_t clear;		/* KVM_CLEAR_DIRTY_LOG; 0: KVM_GET_DIRTY_LOG */
+	uint8_t protect;	/* dirty tracking re-armed for those pages */
+	uint8_t flush;		/* a memslot TLB flush followed */
+};
+
 struct msc_event {
 	uint64_t ts;		/* trace clock, nanoseconds for the ns clocks */
 	uint64_t seq;		/* position in the merged stream */
@@ -255,6 +270,7 @@ struct msc_event {
 		struct msc_ev_tlb_flush tlb_flush;
 		struct msc_ev_dirty_log dirty_log;
 		struct msc_ev_span span;
+		struct msc_ev_harvest harvest;
 	};
 };
 

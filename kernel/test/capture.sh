@@ -13,7 +13,7 @@ TOP=$(cd "$(dirname "$0")/../.." && pwd)
 # the companion patch's events: the guest fails if one is missing
 NEW="kvm/kvm_flush_remote_tlbs kvmmmu/kvm_mmu_slot_dirty_logging_begin
 kvmmmu/kvm_mmu_slot_dirty_logging_end kvmmmu/kvm_mmu_split_huge_pages
-kvmmmu/kvm_mmu_zap_collapsible_sptes"
+kvmmmu/kvm_mmu_zap_collapsible_sptes kvm/kvm_dirty_log_harvest"
 
 read -r KREL _ < <("$TOP/kernel/test/build-modules.sh" -q)
 export NESTED_DIR=${MSC_KERNEL_DIR:-$TOP/build/kernel/$KREL}/nested

@@ -18,9 +18,11 @@ set -- $(sed -n 's/^dirtylog: slot \([0-9]*\) MiB at GPA \(0x[0-9a-f]*\) .*/\1 \
 MIB=${1:-0} GPA=${2:-0}
 INIT=$(sed -n 's/^dirtylog: manual_protect .*initially_set=\([01]\).*/\1/p' "$D/harness.log")
 EAGER=$(sed -n 's/^kvm\.eager_page_split=//p' "$D/kvm_params.txt")
+# pages each KVM_GET_DIRTY_LOG reported: "get_dirty_log_1=4096 ..."
+DIRTY=$(sed -n 's/^dirtylog: \(get_dirty_log_[0-9]*\) dirty_pages=\([0-9]*\)\/.*/\1=\2/p' "$D/harness.log" | tr '\n' ' ')
 
 trace-cmd report -R -i "$D/trace.dat" 2>/dev/null | awk -v name="$NAME" \
-	-v mib="$MIB" -v gpa="$GPA" -v init="${INIT:-0}" -v eager="$EAGER" '
+	-v mib="$MIB" -v gpa="$GPA" -v init="${INIT:-0}" -v eager="$EAGER" -v dirty="$DIRTY" '
 function hex(s,    i, c, v) {		# "0x1f" or "1f" -> number (< 2^53)
 	sub(/^0x/, "", s)
 	v = 0
@@ -33,6 +35,12 @@ function hex(s,    i, c, v) {		# "0x1f" or "1f" -> number (< 2^53)
 	return v
 }
 function bit(v, b) { return int(v / 2 ^ b) % 2 }
+BEGIN {
+	for (i = 1; i <= split(dirty, w, " "); i++) {
+		split(w[i], kv, "=")
+		reported[kv[1]] = kv[2]
+	}
+}
 function low12(s) { return hex(substr(s, length(s) - 2)) }
 function fail(msg) { if (!(msg in failed)) { failed[msg] = 1; nfail++; order[nfail] = msg } }
 function check(ok, desc) {
@@ -74,6 +82,10 @@ ev == "print" && buf ~ /^mmuscope-dirtylog: phase=/ {
 	main_pid = pid
 	if (w[4] == "begin") {
 		phase = ph
+		if (ph ~ /_dirty_log_/) {
+			ioctls++
+			wp = 0
+		}
 		if (ph ~ /^enable_dirty_logging|^disable_dirty_logging/)
 			toggles++
 	} else
@@ -97,10 +109,10 @@ ev == "print" && buf ~ /^mmuscope-dirtylog: KVM stats after / {
 	next
 }
 # kprobes of the same name (group lab in the rig'"'"'s captures) have no vm_id
-ev ~ /^kvm_flush_remote_tlbs$|^kvm_mmu_slot_dirty_logging|^kvm_mmu_split_huge_pages$|^kvm_mmu_zap_collapsible_sptes$/ && !("vm_id" in f) {
+ev ~ /^kvm_flush_remote_tlbs$|^kvm_mmu_slot_dirty_logging|^kvm_mmu_split_huge_pages$|^kvm_mmu_zap_collapsible_sptes$|^kvm_dirty_log_harvest$/ && !("vm_id" in f) {
 	next
 }
-ev ~ /^kvm_flush_remote_tlbs$|^kvm_mmu_slot_dirty_logging|^kvm_mmu_split_huge_pages$|^kvm_mmu_zap_collapsible_sptes$/ {
+ev ~ /^kvm_flush_remote_tlbs$|^kvm_mmu_slot_dirty_logging|^kvm_mmu_split_huge_pages$|^kvm_mmu_zap_collapsible_sptes$|^kvm_dirty_log_harvest$/ {
 	count[ev]++
 	if (vm_id == "")
 		vm_id = f["vm_id"]
@@ -182,6 +194,34 @@ ev == "kvm_mmu_split_huge_pages" {
 		fail("fault span at " ts " has no range")
 	next
 }
+# a harvest: a present 4K leaf write-protected (W is bit 1 on NPT and EPT)
+ev == "kvm_tdp_mmu_spte_changed" && phase ~ /_dirty_log_/ && f["level"] == 1 {
+	o = low12(f["old_spte"]); nw = low12(f["new_spte"])
+	if (bit(o, 11) && bit(nw, 11) && bit(o, 1) && !bit(nw, 1))
+		wp++
+	next
+}
+ev == "kvm_dirty_log_harvest" {
+	op = f["clear"] == 1 ? "clear" : "get"
+	prot = f["protect"] == 1
+	harvests[op]++
+	want = phase
+	sub(/^clear_/, "get_", want)
+	if (phase !~ ("^" op "_dirty_log_[0-9]+$"))
+		fail(op " harvest at " ts " in phase \"" phase "\"")
+	if (!(want in reported) || f["dirty"] + 0 != reported[want] + 0)
+		fail(op " harvest at " ts ": dirty " f["dirty"] ", the workload got " reported[want] " pages from " want)
+	if (hex(f["start_gfn"]) != hex(gpa) / 4096 || f["npages"] != mib * 256 || f["as_id"] != 0)
+		fail(op " harvest at " ts ": as " f["as_id"] " gfn " f["start_gfn"] " pages " f["npages"] " is not the workload slot")
+	if (prot != (op == "clear" || !init) || (f["flush"] == 1) != (prot && f["dirty"] > 0))
+		fail(op " harvest at " ts ": protect " f["protect"] " flush " f["flush"] " (initially_set " init ", dirty " f["dirty"] ")")
+	if (wp != (prot ? f["dirty"] + 0 : 0))
+		fail(op " harvest at " ts ": " wp " 4K SPTEs write-protected for " f["dirty"] " dirty pages")
+	if (f["duration_ns"] <= 0)
+		fail(op " harvest at " ts ": duration_ns " f["duration_ns"])
+	protected += prot ? f["dirty"] : 0
+	next
+}
 ev == "kvm_tdp_mmu_spte_changed" && open_begin && !(bf["new_flags"] % 2) {
 	# disable: a 4K table (level 2, present, not huge) zapped
 	o = low12(f["old_spte"]); nw = low12(f["new_spte"])
@@ -205,8 +245,9 @@ ev == "kvm_mmu_zap_collapsible_sptes" {
 }
 END {
 	check(count["kvm_flush_remote_tlbs"] > 0 && count["kvm_mmu_slot_dirty_logging_begin"] > 0 &&
-	      count["kvm_mmu_split_huge_pages"] > 0 && count["kvm_mmu_zap_collapsible_sptes"] > 0,
-	      "the new events fired (flush " count["kvm_flush_remote_tlbs"] ", dirty-logging " count["kvm_mmu_slot_dirty_logging_begin"] "+" count["kvm_mmu_slot_dirty_logging_end"] ", split spans " count["kvm_mmu_split_huge_pages"] ", zap " count["kvm_mmu_zap_collapsible_sptes"] ")")
+	      count["kvm_mmu_split_huge_pages"] > 0 && count["kvm_mmu_zap_collapsible_sptes"] > 0 &&
+	      count["kvm_dirty_log_harvest"] > 0,
+	      "the new events fired (flush " count["kvm_flush_remote_tlbs"] ", dirty-logging " count["kvm_mmu_slot_dirty_logging_begin"] "+" count["kvm_mmu_slot_dirty_logging_end"] ", split spans " count["kvm_mmu_split_huge_pages"] ", zap " count["kvm_mmu_zap_collapsible_sptes"] ", harvest " count["kvm_dirty_log_harvest"] ")")
 	npids = 0
 	for (p in vm_pids)
 		npids++
@@ -216,6 +257,8 @@ END {
 	      "dirty-logging begin/end: " pairs " pairs for " toggles " enable/disable phases")
 	check(accounted == splits && splits > 0, "split spans account for all " splits " kvm_mmu_split_huge_page events (enable " spans[0] + 0 ", clear " spans[1] + 0 ", fault " spans[2] + 0 ")")
 	check(zaps > 0 && zaps * 2 == toggles, "one kvm_mmu_zap_collapsible_sptes per disable (" zaps ")")
+	check(ioctls > 0 && harvests["get"] + harvests["clear"] == ioctls,
+	      "one kvm_dirty_log_harvest per dirty-log ioctl (" harvests["get"] + 0 " get, " harvests["clear"] + 0 " clear), " protected + 0 " pages re-protected, each a traced write-protection")
 	check(nfail == 0, "every field agrees with the workload, KVM stats and kvmmmu events")
 	for (i = 1; i <= nfail && i <= 10; i++)
 		print "# " order[i]

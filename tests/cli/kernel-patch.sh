@@ -75,7 +75,7 @@ if [ "$HEAVY" = 1 ] || [ -e "$KDIR/modules/.series" ]; then
 		want=$(modinfo -F vermagic "$TOP/build/nested/kernel/$REL/modules/lib/modules/$REL/kernel/arch/x86/kvm/kvm.ko")
 		check_eq "vermagic of kvm.ko is the guest kernel's" "$(modinfo -F vermagic "$KO")" "$want"
 		for e in kvm_flush_remote_tlbs kvm_mmu_slot_dirty_logging_begin kvm_mmu_split_huge_pages \
-			 kvm_mmu_zap_collapsible_sptes; do
+			 kvm_mmu_zap_collapsible_sptes kvm_dirty_log_harvest; do
 			check "kvm.ko defines the $e tracepoint" grep -q "__tracepoint_$e" "$KO"
 		done
 	else

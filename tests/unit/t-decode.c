@@ -345,6 +345,32 @@ static void t_unknown_kvmmmu_event(void)
 
 #define FMSC "traces/k612msc-npt_tdp_32m/formats/"
 
+/*
+ * Decode @bytes (common_type left 0) as event SYSTEM/NAME of the patched
+ * kernel's formats; returns the decoder (freed by the caller) or NULL.
+ */
+static struct msc_decoder *decode_patched(struct tep_handle *tep, const char *system,
+					  const char *name, const unsigned char *bytes,
+					  size_t size, struct msc_event *ev)
+{
+	unsigned char rec[128];
+	struct msc_decoder *d;
+	struct tep_event *e;
+	char fmt[256];
+
+	snprintf(fmt, sizeof(fmt), FMSC "%s/%s/format", system, name);
+	parse_format(tep, fmt, system);
+	e = tep_find_event_by_name(tep, system, name);
+	if (!check(e != NULL) || !check(size <= sizeof(rec)))
+		return NULL;
+	memcpy(rec, bytes, size);
+	rec[0] = e->id & 0xff;
+	rec[1] = (unsigned char)(e->id >> 8);
+	msc_decoder_new(tep, &d);
+	check_int(decode(d, rec, (int)size, ev), ==, 1);
+	return d;
+}
+
 static void t_patched_events(void)
 {
 	/* kvmmmu/kvm_mmu_split_huge_pages of the patched 6.12 kernel: the reason's
@@ -360,20 +386,14 @@ static void t_patched_events(void)
 		0xc7, 0xfc, 0x1c, 0x00, 0x00, 0x00, 0x00, 0x00,	/* duration_ns 1899719 */
 	};
 	struct tep_handle *tep = new_tep();
-	unsigned char rec[sizeof(span)];
-	struct msc_decoder *d;
-	struct tep_event *e;
 	struct msc_event ev;
+	struct msc_decoder *d = decode_patched(tep, "kvmmmu", "kvm_mmu_split_huge_pages", span,
+					       sizeof(span), &ev);
 
-	parse_format(tep, FMSC "kvmmmu/kvm_mmu_split_huge_pages/format", "kvmmmu");
-	e = tep_find_event_by_name(tep, "kvmmmu", "kvm_mmu_split_huge_pages");
-	if (!check(e != NULL))
+	if (!d) {
+		tep_free(tep);
 		return;
-	memcpy(rec, span, sizeof(rec));
-	rec[0] = e->id & 0xff;
-	rec[1] = (unsigned char)(e->id >> 8);
-	msc_decoder_new(tep, &d);
-	check_int(decode(d, rec, sizeof(rec), &ev), ==, 1);
+	}
 	check_int(ev.type, ==, MSC_EV_SPLIT_SPAN);
 	check_int(ev.span.vm_id, ==, 1);
 	check_int(ev.span.vm_pid, ==, 328);
@@ -390,6 +410,47 @@ static void t_patched_events(void)
 	tep_free(tep);
 }
 
+static void t_harvest(void)
+{
+	/* kvm/kvm_dirty_log_harvest of the patched 6.12 kernel: the second
+	 * KVM_GET_DIRTY_LOG of k612msc-npt_tdp_32m */
+	static const unsigned char harvest[] = {
+		0x00, 0x00, 0x00, 0x00, 0x49, 0x01, 0x00, 0x00,	/* type (set below), pid 329 */
+		0x01, 0x00, 0x00, 0x00, 0x49, 0x01, 0x00, 0x00,	/* vm_id 1, vm_pid 329 */
+		0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00,	/* as_id 0, slot_id 1, pad */
+		0x00, 0x00, 0x04, 0x00, 0x00, 0x00, 0x00, 0x00,	/* start_gfn 0x40000 */
+		0x00, 0x20, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* npages 8192 */
+		0x00, 0x1f, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00,	/* dirty 7936 */
+		0x00, 0x01, 0x01, 0x00, 0x00, 0x00, 0x00, 0x00,	/* clear 0, protect 1, flush 1 */
+		0x13, 0xd3, 0x54, 0x00, 0x00, 0x00, 0x00, 0x00,	/* duration_ns 5559059 */
+	};
+	struct tep_handle *tep = new_tep();
+	struct msc_event ev;
+	struct msc_decoder *d = decode_patched(tep, "kvm", "kvm_dirty_log_harvest", harvest,
+					       sizeof(harvest), &ev);
+
+	if (!d) {
+		tep_free(tep);
+		return;
+	}
+	check_int(ev.type, ==, MSC_EV_HARVEST);
+	check_int(ev.pid, ==, 329);
+	check_int(ev.harvest.vm_id, ==, 1);
+	check_int(ev.harvest.vm_pid, ==, 329);
+	check_int(ev.harvest.as_id, ==, 0);
+	check_int(ev.harvest.slot_id, ==, 1);
+	check_uint(ev.harvest.start_gfn, ==, 0x40000);
+	check_uint(ev.harvest.npages, ==, 8192);
+	check_uint(ev.harvest.dirty, ==, 7936);
+	check_int(ev.harvest.clear, ==, 0);
+	check_int(ev.harvest.protect, ==, 1);
+	check_int(ev.harvest.flush, ==, 1);
+	check_uint(ev.harvest.duration_ns, ==, 5559059);
+	check(msc_decoder_next_warning(d) == NULL);
+	msc_decoder_free(d);
+	tep_free(tep);
+}
+
 int main(void)
 {
 	TEST(t_spte_changed(), "kvm_tdp_mmu_spte_changed fields by name (6.18 format)");
@@ -401,5 +462,6 @@ int main(void)
 	TEST(t_format_drift(), "a format missing a required field is reported once, not fatal");
 	TEST(t_unknown_kvmmmu_event(), "an unknown kvmmmu event is counted and reported once");
 	TEST(t_patched_events(), "the companion patch's split span, symbol names from the format");
+	TEST(t_harvest(), "the companion patch's dirty-log harvest, every field by name");
 	return test_done();
 }

@@ -80,6 +80,9 @@ static void t_every_type(void)
 		  .other = 1, .flushes = 16, .duration_ns = 9705199 } },
 		/* a symbol the format did not name */
 		{ .type = MSC_EV_SPLIT_SPAN, .ts = 20, .span = { .reason = 7 } },
+		{ .type = MSC_EV_HARVEST, .ts = 21, .harvest = { .vm_id = 1, .vm_pid = 329,
+		  .slot_id = 1, .start_gfn = 0x40000, .npages = 8192, .dirty = 8192, .protect = 1,
+		  .flush = 1, .duration_ns = 6393274 } },
 	};
 	char line[MSC_EVENT_LINE_MAX], again[MSC_EVENT_LINE_MAX];
 	int seen[MSC_EV_NR] = { 0 };

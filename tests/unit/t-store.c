@@ -74,6 +74,12 @@ static const struct msc_event events[] = {
 	{ .type = MSC_EV_COLLAPSE_SPAN, .ts = 29, .pid = 328, .span = { .vm_id = 1, .vm_pid = 328,
 	  .slot_id = 1, .start_gfn = 0x40000, .end_gfn = 0x42000, .count_2m = 16, .other = 1,
 	  .flushes = 16, .duration_ns = 9705199 } },
+	{ .type = MSC_EV_HARVEST, .ts = 30, .pid = 328, .harvest = { .vm_id = 1, .vm_pid = 328,
+	  .slot_id = 1, .start_gfn = 0x40000, .npages = 4096, .dirty = 4096, .clear = 1,
+	  .protect = 1, .flush = 1, .duration_ns = 6446548 } },
+	{ .type = MSC_EV_HARVEST, .ts = 31, .pid = 328, .harvest = { .vm_id = 1, .vm_pid = 328,
+	  .slot_id = 1, .start_gfn = 0x40000, .npages = 4096, .dirty = 4096,
+	  .duration_ns = 89800 } },	/* a GET under manual protect: no re-protection */
 };
 
 #define NR_EVENTS (sizeof(events) / sizeof(events[0]))
