@@ -28,7 +28,12 @@
 #define NCPUS 2
 
 static char tmp[256];
-static bool blocks;	/* events in runs of 150 per CPU, else every third on cpu 1 */
+/*
+ * 0: every third event on cpu 1, types cycling; else runs of this many
+ * spte_changed events per CPU, each run filling its pages exactly, so no
+ * page holds events from both sides of the other CPU's run.
+ */
+static unsigned int block_len;
 
 static void sh(const char *fmt, const char *arg)
 {
@@ -76,9 +81,9 @@ static int make_tree(const char *dir, struct msc_synth_formats *f, bool fifo,
 static void make_event(unsigned int i, struct msc_event *ev)
 {
 	*ev = (struct msc_event){ .ts = 1000000 + 997ULL * i,
-				  .cpu = (uint16_t)(blocks ? i / 150 % 2 : i % 3 == 0),
+				  .cpu = (uint16_t)(block_len ? i / block_len % 2 : i % 3 == 0),
 				  .pid = 100 + (int)(i % 7) };
-	switch (i % 5) {
+	switch (block_len ? 2 : i % 5) {
 	case 0:
 		ev->type = MSC_EV_MARKER;
 		snprintf(ev->marker.text, sizeof(ev->marker.text), "mark %u", i);
@@ -96,6 +101,33 @@ static void make_event(unsigned int i, struct msc_event *ev)
 						 .new_spte = 0x0000000123456e77ULL + ((uint64_t)i << 12) };
 		break;
 	}
+}
+
+/* How many spte_changed events fill one page (0 on error). */
+static unsigned int spte_events_per_page(const struct msc_synth_formats *f)
+{
+	struct msc_ringbuf_stats st = { 0 };
+	struct msc_synth_writer *w;
+	struct msc_event ev;
+	int fd = open("/dev/null", O_WRONLY);
+
+	if (fd < 0 || msc_synth_writer_open(f, 1, &fd, &w)) {
+		close(fd);
+		return 0;
+	}
+	block_len = 1;	/* spte_changed only */
+	for (unsigned int i = 0; !st.pages && i < 4096; i++) {
+		make_event(i, &ev);
+		ev.cpu = 0;
+		if (msc_synth_writer_add(w, &ev))
+			break;
+		msc_synth_writer_stats(w, 0, &st);
+	}
+	block_len = 0;
+	msc_synth_writer_free(w);
+	close(fd);
+	/* the event that did not fit opened the second page */
+	return st.pages ? (unsigned int)st.events - 1 : 0;
 }
 
 /* @n events over both CPUs; a gap of 42 events on cpu 1 before event @lost_at. */
@@ -261,14 +293,13 @@ struct feeder {
 };
 
 /*
- * Deliver the staged pages about as a kernel would make them readable: in
- * order of their first event over all CPUs, a page at a time, with a pause.
- * A page can straddle a run of the other CPU (runs are 150 events, a page
- * holds about 90), which a kernel never exposes at once: if this thread
- * stalls for over SLACK_NS between two such pages while the reader's rounds
- * are that far apart, the reader hands out a few events out of order.  It
- * takes a loaded machine (none in 100 idle runs; most runs with two other
- * busy loops on the 2 CPUs).
+ * Deliver the staged pages as a kernel would make them readable: in time
+ * order over all CPUs, a page at a time, with a pause.  Runs fill whole
+ * pages (block_len), so pages of different CPUs never overlap in time and
+ * a stall here is only a CPU with nothing new, as in a real ring buffer.
+ * (With runs of 150 events, a page of ~90 straddled the other CPU's run,
+ * and a stall of over SLACK_NS under load let the reader hand out events
+ * out of order.)
  */
 static void *feed(void *arg)
 {
@@ -316,14 +347,16 @@ static void t_fifo_live(void)
 	struct feeder fd = { .d = &d };
 	struct readout out;
 	char dir[512], sdir[512], path[1024], error[256] = "";
-	unsigned int n = 6000;
+	unsigned int n = 6000, per_page = f ? spte_events_per_page(f) : 0;
 	pthread_t th;
 
 	snprintf(dir, sizeof(dir), "%s/fifo", tmp);
 	snprintf(sdir, sizeof(sdir), "%s/staging", tmp);
-	blocks = true;
-	if (!f || !check_int(make_tree(sdir, f, false, &staging), ==, 0) ||
-	    !check_int(write_events(f, &staging, n, 4000), ==, 0) ||
+	/* runs of two pages; the gap opens a cpu 1 run */
+	block_len = 2 * per_page;
+	if (!f || !check(per_page > 10) ||
+	    !check_int(make_tree(sdir, f, false, &staging), ==, 0) ||
+	    !check_int(write_events(f, &staging, n, (4000 / block_len | 1) * block_len), ==, 0) ||
 	    !check_int(make_tree(dir, f, true, &d), ==, 0))
 		goto out;
 	for (unsigned int c = 0; c < NCPUS; c++) {
@@ -353,7 +386,7 @@ static void t_fifo_live(void)
 	for (unsigned int c = 0; c < NCPUS; c++)
 		close(fd.fds[c]);
 out:
-	blocks = false;
+	block_len = 0;
 	msc_source_close(src);
 	msc_synth_formats_free(f);
 }
