@@ -484,6 +484,17 @@ static const char *fault_kind(const struct msc_event *ev)
 	}
 }
 
+/* The patch events' vm_id, vm_pid, as_id, slot_id from column @c; the next column. */
+static int bind_vm_slot(sqlite3_stmt *st, int c, uint32_t vm_id, int32_t vm_pid, uint16_t as_id,
+			int16_t slot_id)
+{
+	sqlite3_bind_int64(st, c, vm_id);
+	sqlite3_bind_int(st, c + 1, vm_pid);
+	sqlite3_bind_int(st, c + 2, as_id);
+	sqlite3_bind_int(st, c + 3, slot_id);
+	return c + 4;
+}
+
 /* Bind one event's row; its parameters start after @b. */
 static void bind_row(sqlite3_stmt *st, int b, const struct msc_event *ev, unsigned int kver)
 {
@@ -602,10 +613,8 @@ static void bind_row(sqlite3_stmt *st, int b, const struct msc_event *ev, unsign
 		break;
 	case MSC_EV_DIRTY_LOG:
 		sqlite3_bind_text(st, b + 5, ev->dirty_log.end ? "end" : "begin", -1, SQLITE_STATIC);
-		sqlite3_bind_int64(st, b + 6, ev->dirty_log.vm_id);
-		sqlite3_bind_int(st, b + 7, ev->dirty_log.vm_pid);
-		sqlite3_bind_int(st, b + 8, ev->dirty_log.as_id);
-		sqlite3_bind_int(st, b + 9, ev->dirty_log.slot_id);
+		bind_vm_slot(st, b + 6, ev->dirty_log.vm_id, ev->dirty_log.vm_pid,
+			     ev->dirty_log.as_id, ev->dirty_log.slot_id);
 		bind_u64(st, b + 10, ev->dirty_log.base_gfn);
 		bind_u64(st, b + 11, ev->dirty_log.npages);
 		sqlite3_bind_int64(st, b + 12, ev->dirty_log.old_flags);
@@ -620,12 +629,8 @@ static void bind_row(sqlite3_stmt *st, int b, const struct msc_event *ev, unsign
 	case MSC_EV_SPLIT_SPAN:
 	case MSC_EV_COLLAPSE_SPAN: {
 		const struct msc_ev_span *sp = &ev->span;
-		int c = b + 5;
+		int c = bind_vm_slot(st, b + 5, sp->vm_id, sp->vm_pid, sp->as_id, sp->slot_id);
 
-		sqlite3_bind_int64(st, c++, sp->vm_id);
-		sqlite3_bind_int(st, c++, sp->vm_pid);
-		sqlite3_bind_int(st, c++, sp->as_id);
-		sqlite3_bind_int(st, c++, sp->slot_id);
 		bind_u64(st, c++, sp->start_gfn);
 		bind_u64(st, c++, sp->end_gfn);
 		if (ev->type == MSC_EV_SPLIT_SPAN) {
@@ -642,10 +647,8 @@ static void bind_row(sqlite3_stmt *st, int b, const struct msc_event *ev, unsign
 		break;
 	}
 	case MSC_EV_HARVEST:
-		sqlite3_bind_int64(st, b + 5, ev->harvest.vm_id);
-		sqlite3_bind_int(st, b + 6, ev->harvest.vm_pid);
-		sqlite3_bind_int(st, b + 7, ev->harvest.as_id);
-		sqlite3_bind_int(st, b + 8, ev->harvest.slot_id);
+		bind_vm_slot(st, b + 5, ev->harvest.vm_id, ev->harvest.vm_pid, ev->harvest.as_id,
+			     ev->harvest.slot_id);
 		bind_u64(st, b + 9, ev->harvest.start_gfn);
 		bind_u64(st, b + 10, ev->harvest.npages);
 		sqlite3_bind_text(st, b + 11, ev->harvest.clear ? "clear" : "get", -1,
