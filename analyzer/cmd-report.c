@@ -66,6 +66,7 @@ static double huge_share(const struct msc_census *c)
 
 static void text_phase(struct report *rp, const struct msc_phase *p)
 {
+	struct msc_harvest_sum h;
 	char a[64], b[64], classes[512] = "";
 	size_t o = 0;
 
@@ -93,6 +94,11 @@ static void text_phase(struct report *rp, const struct msc_phase *p)
 	if (p->region_split_ns)
 		fprintf(rp->f, "    2M regions spent %.3f ms split (summed over regions)\n",
 			(double)p->region_split_ns / 1e6);
+	/* the patch's harvest events: in the harvest phase and in the workload's own */
+	if (!msc_hview_phase_harvest(rp->v, p, &h) && h.ioctls)
+		fprintf(rp->f, "    kernel: %" PRIu64 " get + %" PRIu64 " clear, %" PRIu64
+			" of %" PRIu64 " pages dirty, %" PRIu64 " re-armed, %.3f ms\n", h.gets,
+			h.clears, h.dirty, h.pages, h.rearmed, (double)h.kernel_ns / 1e6);
 	if (p->kind == MSC_PHASE_DISABLE || p->kind == MSC_PHASE_REPROMOTE) {
 		if (p->to_huge_ns >= 0)
 			fprintf(rp->f, "    disable -> all regions huge again: %.3f ms\n",
@@ -241,6 +247,7 @@ static void json_report(struct report *rp)
 	fprintf(f, " \"phases\": [");
 	for (size_t i = 0; i < rp->nr_phases; i++) {
 		const struct msc_phase *p = &rp->phases[i];
+		struct msc_harvest_sum h;
 
 		fprintf(f, "%s\n  {\"id\": %" PRId64 ", \"kind\": \"%s\", \"source\": \"%s\", "
 			"\"name\": ", i ? "," : "", p->id, msc_phase_kind_name(p->kind),
@@ -268,6 +275,14 @@ static void json_report(struct report *rp)
 			p->region_split_ns);
 		if (p->to_huge_ns >= 0)
 			fprintf(f, "%" PRId64, p->to_huge_ns);
+		else
+			fprintf(f, "null");
+		fprintf(f, ", \"harvest\": ");
+		if (!msc_hview_phase_harvest(rp->v, p, &h) && h.ioctls)
+			fprintf(f, "{\"get\": %" PRIu64 ", \"clear\": %" PRIu64 ", \"pages\": %" PRIu64
+				", \"dirty\": %" PRIu64 ", \"rearmed\": %" PRIu64
+				", \"kernel_ns\": %" PRIu64 "}", h.gets, h.clears, h.pages, h.dirty,
+				h.rearmed, h.kernel_ns);
 		else
 			fprintf(f, "null");
 		fprintf(f, ", ");

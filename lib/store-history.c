@@ -1301,6 +1301,38 @@ int msc_hview_phase_coverage(struct msc_hview *v, int64_t phase_id, struct msc_c
 	return r;
 }
 
+/**
+ * msc_hview_phase_harvest - what the harvest events between a phase's first
+ *	and last event say (all zero on a kernel without the patch)
+ */
+int msc_hview_phase_harvest(struct msc_hview *v, const struct msc_phase *p,
+			    struct msc_harvest_sum *ret)
+{
+	sqlite3_stmt *st;
+	int r = msc_store_prepare(v->s, "SELECT count(*), total(op = 'get'), total(op = 'clear'), "
+				  "total(npages), total(dirty), total(dirty * protect), "
+				  "total(duration_ns) FROM harvest WHERE seq BETWEEN ? AND ?", &st);
+
+	*ret = (struct msc_harvest_sum){ 0 };
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, p->start_seq);
+	sqlite3_bind_int64(st, 2, p->end_seq);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		uint64_t *f[] = { &ret->ioctls, &ret->gets, &ret->clears, &ret->pages,
+				  &ret->dirty, &ret->rearmed, &ret->kernel_ns };
+
+		for (int i = 0; i < (int)ARRAY_SIZE(f); i++)
+			*f[i] = (uint64_t)sqlite3_column_double(st, i);
+		r = 0;
+	} else {
+		r = msc_store_error(v->s, r);
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
 struct gfn_rows {
 	struct msc_interval *rows;
 	size_t nr, alloc;

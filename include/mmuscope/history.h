@@ -204,6 +204,16 @@ struct msc_coverage {
 	uint64_t pages[MSC_HISTORY_MAX_LEVEL + 1];	/* leaves per size in the region */
 };
 
+/* The companion patch's harvest events of one phase (table harvest). */
+struct msc_harvest_sum {
+	uint64_t ioctls;		/* KVM_GET_DIRTY_LOG + KVM_CLEAR_DIRTY_LOG */
+	uint64_t gets, clears;
+	uint64_t pages;			/* pages the ioctls covered */
+	uint64_t dirty;			/* found dirty */
+	uint64_t rearmed;		/* of which dirty tracking was re-armed */
+	uint64_t kernel_ns;		/* their duration_ns, summed */
+};
+
 /* Activity counted over a time window. */
 struct msc_counters {
 	uint64_t t0, t1;		/* the window actually covered (bucket bounds) */
@@ -339,6 +349,8 @@ int msc_hview_coverage_at(struct msc_hview *v, uint64_t ts, struct msc_coverage 
 			  size_t *ret_nr);
 int msc_hview_phase_coverage(struct msc_hview *v, int64_t phase_id, struct msc_coverage **ret,
 			     size_t *ret_nr);
+int msc_hview_phase_harvest(struct msc_hview *v, const struct msc_phase *p,
+			    struct msc_harvest_sum *ret);
 int msc_hview_cells_at(struct msc_hview *v, uint64_t ts, uint8_t as_id, uint64_t gfn_first,
 		       uint64_t gfn_end, struct msc_region_cell **ret, size_t *ret_nr);
 int msc_hview_gfn_history(struct msc_hview *v, uint8_t as_id, uint64_t gfn,
