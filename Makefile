@@ -108,4 +108,4 @@ include kernel/kernel.mk
 include tests/nested/nested.mk
 include bench/bench.mk
 
--include $(shell find $(O) -name '*.d' 2>/dev/null)
+-include $(shell find $(O) \( -path $(O)/kernel -o -path $(O)/nested \) -prune -o -name '*.d' -type f -print 2>/dev/null)

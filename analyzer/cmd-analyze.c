@@ -81,6 +81,10 @@ bool analyze_report_summary(const char *db, const struct msc_history_summary *s,
 		cli_warn("%s: capture %lld: %llu lost-event gaps (%llu events): history after "
 			 "them is marked", db, (long long)s->capture_id,
 			 (unsigned long long)s->lost_marks, (unsigned long long)s->lost_events);
+	if (s->anomalies)
+		cli_warn("%s: capture %lld: %llu anomalies: events the model could not apply "
+			 "or did not expect (`mmuscope report` lists them)", db,
+			 (long long)s->capture_id, (unsigned long long)s->anomalies);
 	if (s->out_of_order)
 		cli_warn("%s: capture %lld: %llu events out of timestamp order (clamped)", db,
 			 (long long)s->capture_id, (unsigned long long)s->out_of_order);

@@ -120,7 +120,8 @@ int cli_parse_host(struct msc_host *host, const char *arg)
 {
 	if (!msc_host_parse_overrides(host, arg))
 		return 0;
-	cli_error("--host %s: expected vendor=npt|ept, release=X.Y.Z, "
-		  "nonpresent=0|0x8000000000000000, ept_ad=y|n, tdp_mmu=y|n", arg);
+	cli_error("--host %s: expected vendor=npt|ept, release=X.Y.Z, nonpresent=SPTE, "
+		  "frozen=SPTE (values without bit 11), role_access=3|4, ept_ad=y|n, tdp_mmu=y|n",
+		  arg);
 	return -1;
 }

@@ -117,6 +117,24 @@ static int check_replaceable(const char *path)
 	return r;
 }
 
+/* The special values and where each came from: what a new kernel was read with. */
+static void print_specials(const struct msc_ingest *ing)
+{
+	const struct msc_spte_layout *l = &ing->classifier.layout;
+	const struct msc_host *h = &ing->host;
+	char np[48], fr[48], ra[48];
+
+	msc_special_describe(&h->nonpresent, np, sizeof(np));
+	msc_special_describe(&h->frozen, fr, sizeof(fr));
+	msc_special_describe(&h->role_access, ra, sizeof(ra));
+	printf("  learnt: non-present %#llx from %s, frozen %#llx from %s, page-role access "
+	       "%u bits from %s\n", (unsigned long long)l->nonpresent, np,
+	       (unsigned long long)l->frozen, fr, l->role_access_bits, ra);
+	if (ing->classifier.unexplained)
+		printf("  %llu installs replaced a non-present value that is neither of these\n",
+		       (unsigned long long)ing->classifier.unexplained);
+}
+
 static void print_summary(const struct import_opts *o, const struct msc_ingest *ing, double secs)
 {
 	const struct msc_capture_info *info = msc_source_info(ing->src);
@@ -140,12 +158,11 @@ static void print_summary(const struct import_opts *o, const struct msc_ingest *
 		if (n)
 			printf("  %s %s", table, cli_count(n, a, sizeof(a)));
 	}
-	printf("\n  host: %s SPTE layout (%s), kernel %s, non-present %#llx (%s), %s\n",
+	printf("\n  host: %s SPTE layout (%s), kernel %s, %s\n",
 	       msc_vendor_name(h->vendor), msc_host_source_name(h->vendor_source),
 	       h->release[0] ? h->release : "unknown",
-	       (unsigned long long)ing->classifier.layout.nonpresent,
-	       msc_host_source_name(h->kver_source),
 	       h->tdp_mmu ? "TDP MMU" : "shadow/legacy MMU (no spte_changed events)");
+	print_specials(ing);
 	if (info->compression[0] || info->file_version)
 		printf("  file: trace.dat v%d%s%s, clock %s, %d cpus\n", info->file_version,
 		       info->compression[0] ? " " : "", info->compression,

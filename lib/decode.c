@@ -43,6 +43,7 @@ struct decoder {
 	uint8_t type;		/* enum msc_event_type */
 	const char *fields[MAX_FIELDS];	/* read by name, in this order */
 	uint16_t required;	/* bit i set: fields[i] must exist to decode */
+	uint16_t newer;		/* bit i set: fields[i] only newer kernels have (absent: no warning) */
 	const char *ignored;	/* fields known and deliberately not stored */
 	const char *symbolic;	/* a field whose names the print fmt gives (__print_symbolic) */
 	decode_fn decode;
@@ -137,7 +138,8 @@ static void dec_set_spte(const struct entry *e, const uint64_t *v, const struct 
 static void dec_req(const struct entry *e, const uint64_t *v, const struct tep_record *rec,
 		    struct msc_event *ev)
 {
-	ev->req = (struct msc_ev_requested){ .gfn = v[0], .pfn = v[1], .level = (uint8_t)v[2] };
+	ev->req = (struct msc_ev_requested){ .gfn = v[0], .pfn = v[1], .level = (uint8_t)v[2],
+					     .access = e->field[3] ? (int16_t)(v[3] & 0xff) : -1 };
 }
 
 static void dec_mmio(const struct entry *e, const uint64_t *v, const struct tep_record *rec,
@@ -292,7 +294,8 @@ static const struct decoder decoders[] = {
 	  .fields = { "gfn", "spte", "sptep", "level", "r", "x", "u" }, .required = 0x0b,
 	  .decode = dec_set_spte },
 	{ .system = "kvmmmu", .name = "kvm_mmu_spte_requested", .type = MSC_EV_SPTE_REQUESTED,
-	  .fields = { "gfn", "pfn", "level" }, .required = 0x07, .decode = dec_req },
+	  .fields = { "gfn", "pfn", "level", "access" }, .required = 0x07, .newer = 0x08,
+	  .decode = dec_req },
 	{ .system = "kvmmmu", .name = "mark_mmio_spte", .type = MSC_EV_MMIO_SPTE,
 	  .fields = { "gfn", "access", "gen" }, .required = 0x01, .decode = dec_mmio },
 	{ .system = "kvmmmu", .name = "kvm_mmu_zap_all_fast", .type = MSC_EV_ZAP_ALL_FAST,
@@ -469,8 +472,9 @@ static struct entry *resolve(struct msc_decoder *d, int id)
 			e->dec = NULL;
 			return e;
 		}
-		warn(d, "%s/%s: format has no field '%s'; stored as 0", event->system,
-		     event->name, e->dec->fields[i]);
+		if (!(e->dec->newer & (1u << i)))
+			warn(d, "%s/%s: format has no field '%s'; stored as 0", event->system,
+			     event->name, e->dec->fields[i]);
 	}
 	if (e->dec->system) {
 		for (struct tep_format_field *f = event->format.fields; f; f = f->next) {

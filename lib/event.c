@@ -40,6 +40,7 @@ enum field_kind {
 	HEX,		/* unsigned, printed 0x... */
 	UDEC,		/* unsigned decimal */
 	SDEC,		/* signed decimal */
+	OSDEC,		/* signed decimal, left out while negative (not in the format) */
 	CLASS,		/* enum msc_spte_class by name; omitted while NONE */
 	FPF,		/* enum msc_fast_pf_result by name */
 	NAME,		/* char[] without spaces */
@@ -98,6 +99,7 @@ static const struct field set_spte_fields[] = {
 };
 static const struct field req_fields[] = {
 	F(req.gfn, "gfn", HEX), F(req.pfn, "pfn", HEX), F(req.level, "level", UDEC),
+	OPT(req.access, "access", OSDEC),
 };
 static const struct field mmio_fields[] = {
 	F(mmio.gfn, "gfn", HEX), F(mmio.access, "access", HEX), F(mmio.gen, "gen", HEX),
@@ -227,6 +229,11 @@ const char *msc_fast_pf_result_name(enum msc_fast_pf_result result)
 	return result < ARRAY_SIZE(fpf_names) ? fpf_names[result] : "?";
 }
 
+static bool is_signed(const struct field *f)
+{
+	return f->kind == SDEC || f->kind == OSDEC;
+}
+
 static uint64_t load(const struct msc_event *ev, const struct field *f)
 {
 	const char *p = (const char *)ev + f->offset;
@@ -238,13 +245,13 @@ static uint64_t load(const struct msc_event *ev, const struct field *f)
 	switch (f->size) {
 	case 1:
 		memcpy(&u8, p, 1);
-		return f->kind == SDEC ? (uint64_t)(int64_t)(int8_t)u8 : u8;
+		return is_signed(f) ? (uint64_t)(int64_t)(int8_t)u8 : u8;
 	case 2:
 		memcpy(&u16, p, 2);
-		return f->kind == SDEC ? (uint64_t)(int64_t)(int16_t)u16 : u16;
+		return is_signed(f) ? (uint64_t)(int64_t)(int16_t)u16 : u16;
 	case 4:
 		memcpy(&u32, p, 4);
-		return f->kind == SDEC ? (uint64_t)(int64_t)(int32_t)u32 : u32;
+		return is_signed(f) ? (uint64_t)(int64_t)(int32_t)u32 : u32;
 	default:
 		memcpy(&u64, p, 8);
 		return u64;
@@ -259,7 +266,7 @@ static int store(struct msc_event *ev, const struct field *f, uint64_t v)
 	unsigned int bits = f->size * 8;
 
 	if (bits < 64) {
-		if (f->kind == SDEC) {
+		if (is_signed(f)) {
 			if (s < -(1LL << (bits - 1)) || s >= (1LL << (bits - 1)))
 				return -ERANGE;
 		} else if (v >> bits) {
@@ -357,6 +364,10 @@ int msc_event_format(const struct msc_event *ev, char *buf, size_t size)
 		case SDEC:
 			put(&o, " %s=%" PRId64, f->key, (int64_t)v);
 			break;
+		case OSDEC:
+			if ((int64_t)v >= 0)
+				put(&o, " %s=%" PRId64, f->key, (int64_t)v);
+			break;
 		case CLASS:
 			if (v != MSC_CLASS_NONE)
 				put(&o, " %s=%s", f->key, msc_spte_class_name(v));
@@ -403,14 +414,14 @@ static int unescape(const char *s, char *dst, size_t size)
 	return 0;
 }
 
-static int parse_number(const char *s, const char **end, bool is_signed, uint64_t *ret)
+static int parse_number(const char *s, const char **end, bool sign, uint64_t *ret)
 {
 	char *e;
 
 	if (*s == ' ' || *s == '\0' || *s == '+')
 		return MSC_ERR_PARSE;
 	errno = 0;
-	if (is_signed)
+	if (sign)
 		*ret = (uint64_t)strtoll(s, &e, 0);
 	else if (*s == '-')
 		return MSC_ERR_PARSE;
@@ -455,7 +466,7 @@ static int parse_field(const struct field *f, const char *s, const char **end,
 		*end = sp;
 		return store(ev, f, (uint64_t)r);
 	default:
-		r = parse_number(s, end, f->kind == SDEC, &v);
+		r = parse_number(s, end, is_signed(f), &v);
 		if (r)
 			return r;
 		return store(ev, f, v) ? MSC_ERR_PARSE : 0;
@@ -507,9 +518,12 @@ int msc_event_parse(const char *line, struct msc_event *ret_ev)
 		size_t klen = strlen(f->key);
 
 		if (*s == '\n' || *s == '\0') {
-			if (f->optional)
-				break;
-			return MSC_ERR_PARSE;
+			if (!f->optional)
+				return MSC_ERR_PARSE;
+			for (; i < l->nr; i++)	/* what is left out is absent */
+				if (l->fields[i].kind == OSDEC)
+					store(&ev, &l->fields[i], (uint64_t)-1);
+			break;
 		}
 		if (*s != ' ' || strncmp(s + 1, f->key, klen) || s[1 + klen] != '=')
 			return MSC_ERR_PARSE;

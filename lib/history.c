@@ -126,6 +126,8 @@ static int resume(struct msc_history *h)
 	if (!r)
 		r = hstore_load_open(h->hs, h->capture_id, h);
 	if (!r)
+		r = hstore_load_was_huge(h->hs, h->capture_id, h);
+	if (!r)
 		r = hphase_resume(h);
 	h->loading = false;
 	memset(h->census_dirty, 0, sizeof(h->census_dirty));
@@ -225,7 +227,7 @@ static unsigned int cause_of(const struct msc_history *h, const struct msc_event
 	}
 }
 
-/* A value no known SPTE layout produces (KVM-MMU.md section 2). */
+/* A value no known SPTE layout produces (docs/kvm-mmu.md, "Special values"). */
 static bool bad_value(const struct msc_history *h, uint64_t v)
 {
 	const struct msc_spte_layout *l = &h->layout;
@@ -240,6 +242,24 @@ static bool bad_value(const struct msc_history *h, uint64_t v)
 	return false;
 }
 
+/*
+ * The classifier tells a teardown child by its removed table, whatever value
+ * it receives: a non-present value other than the layout's frozen one is
+ * the frozen value of this kernel (one the capture row could not know yet,
+ * when the first teardown came after the layout was decided).  The capture
+ * row gets it at the end of the import, so a replay starts with it.
+ */
+static void learn_frozen(struct msc_history *h, const struct msc_ev_spte *s)
+{
+	const struct msc_spte_layout *l = &h->layout;
+	uint64_t v = s->new_spte;
+
+	if (s->class != MSC_CLASS_TEARDOWN_CHILD || v == l->frozen || v == l->nonpresent ||
+	    msc_spte_present(l, v) || msc_spte_mmio(l, v))
+		return;
+	h->layout.frozen = v;
+}
+
 static int apply_spte(struct msc_history *h, const struct msc_event *ev)
 {
 	const struct msc_ev_spte *s = &ev->spte;
@@ -247,12 +267,16 @@ static int apply_spte(struct msc_history *h, const struct msc_event *ev)
 	unsigned int cause;
 	int r;
 
+	learn_frozen(h, s);
 	if (s->as_id >= HMAX_AS || s->level < 1 || s->level > HTOP_LEVEL ||
 	    (s->gfn & (msc_level_pages(s->level) - 1)) || bad_value(h, s->old_spte) ||
 	    bad_value(h, s->new_spte))
 		return hanomaly(h, MSC_ANOMALY_BAD_SPTE, s->as_id, s->gfn, s->level, s->old_spte,
-				s->new_spte, "spte_changed fits no known SPTE layout (level %u): "
-				"not applied", s->level);
+				s->new_spte, "spte_changed %#llx -> %#llx fits no known SPTE layout "
+				"(level %u; non-present is %#llx, frozen %#llx): not applied",
+				(unsigned long long)s->old_spte, (unsigned long long)s->new_spte,
+				s->level, (unsigned long long)h->layout.nonpresent,
+				(unsigned long long)h->layout.frozen);
 	if (class == MSC_CLASS_NONE)
 		class = msc_spte_classify(&h->layout, s->level, s->old_spte, s->new_spte, false);
 	hphase_cost(h, ev, HCOST_SPTE, 1);
@@ -367,7 +391,7 @@ static int apply_zap_page(struct msc_history *h, const struct msc_event *ev)
 
 	if (h->tdp_mmu)
 		return 0;
-	msc_sp_role_decode(h->kver, ev->sp.role, &role);
+	msc_sp_role_decode(&h->layout, ev->sp.role, &role);
 	if (!role.direct || role.level < 1 || role.level > MSC_HISTORY_MAX_LEVEL ||
 	    role.smm >= HMAX_AS)
 		return 0;

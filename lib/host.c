@@ -14,7 +14,7 @@
 #include "mmuscope/util.h"
 
 #define PRESENT_BIT BIT_ULL(11)	/* SPTE_MMU_PRESENT_MASK, both vendors, 5.13+ */
-#define FROZEN_LOW 0x5a0ULL
+#define ROLE_DIRECT (1u << 7)	/* kvm_mmu_page_role.direct */
 
 /*
  * Bits only EPT sets in a present SPTE: memory type (3, 4), EPT A (8), A/D
@@ -27,6 +27,7 @@
 
 /* Enough evidence to stop buffering: a lopsided vendor vote and an era. */
 #define SETTLE_VOTES 16
+#define SETTLE_NONPRESENT 4	/* installs that show the non-present value */
 
 static const char *const vendor_names[] = {
 	[MSC_VENDOR_UNKNOWN] = "unknown",
@@ -54,7 +55,13 @@ const char *msc_host_source_name(enum msc_host_source source)
 /** msc_host_init - a host nothing is known about */
 void msc_host_init(struct msc_host *host)
 {
-	*host = (struct msc_host){ .nonpresent63 = -1 };
+	*host = (struct msc_host){ 0 };
+}
+
+static void special_set(struct msc_special *sp, uint64_t value, uint64_t events,
+			enum msc_learnt from)
+{
+	*sp = (struct msc_special){ .value = value, .events = events, .from = (uint8_t)from };
 }
 
 static int parse_bool(const char *v)
@@ -70,7 +77,9 @@ static int parse_bool(const char *v)
  * msc_host_set - override one host fact
  * @host: the host
  * @key: vendor (npt|ept), release (e.g. 6.12.0), ept_ad (y|n),
- *	tdp_mmu (y|n), nonpresent (0 or 0x8000000000000000)
+ *	tdp_mmu (y|n), nonpresent and frozen (SPTE values without the
+ *	MMU-present bit 11, e.g. 0x8000000000000000 and 0x80000000000001a0),
+ *	role_access (3|4, the bits of the page role's access field)
  * @value: its value
  *
  * Returns 0 or -EINVAL for an unknown key or a bad value.
@@ -93,13 +102,20 @@ int msc_host_set(struct msc_host *host, const char *key, const char *value)
 		snprintf(host->release, sizeof(host->release), "%s", value);
 		host->kver = msc_kver_parse(value);
 		host->kver_source = MSC_HOST_OVERRIDE;
-	} else if (!strcmp(key, "nonpresent")) {
-		unsigned long long v = strtoull(value, NULL, 0);
+	} else if (!strcmp(key, "nonpresent") || !strcmp(key, "frozen")) {
+		char *end;
+		unsigned long long v;
 
-		if (v != 0 && v != BIT_ULL(63))
+		errno = 0;
+		v = strtoull(value, &end, 0);
+		if (errno || end == value || *end || (v & PRESENT_BIT))
 			return -EINVAL;
-		host->nonpresent63 = v != 0;
-		host->kver_source = MSC_HOST_OVERRIDE;
+		special_set(key[0] == 'n' ? &host->nonpresent : &host->frozen, v, 0,
+			    MSC_LEARNT_OVERRIDE);
+	} else if (!strcmp(key, "role_access")) {
+		if (strcmp(value, "3") && strcmp(value, "4"))
+			return -EINVAL;
+		special_set(&host->role_access, (uint64_t)(value[0] - '0'), 0, MSC_LEARNT_OVERRIDE);
 	} else if ((b = parse_bool(value)) < 0) {
 		return -EINVAL;
 	} else if (!strcmp(key, "ept_ad")) {
@@ -139,12 +155,44 @@ int msc_host_parse_overrides(struct msc_host *host, const char *spec)
 	return r;
 }
 
+/** msc_votes_add - one more vote for @value */
+void msc_votes_add(struct msc_value_votes *v, uint64_t value)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(v->value); i++) {
+		if (v->count[i] && v->value[i] != value)
+			continue;
+		v->value[i] = value;
+		v->count[i]++;
+		return;
+	}
+	v->others++;
+}
+
+/**
+ * msc_votes_best - the value with the most votes
+ * @v: the votes
+ * @ret_value: receives it (untouched when there is none)
+ *
+ * Returns its count, 0 when nothing was voted for.
+ */
+uint64_t msc_votes_best(const struct msc_value_votes *v, uint64_t *ret_value)
+{
+	size_t best = 0;
+
+	for (size_t i = 1; i < ARRAY_SIZE(v->value); i++)
+		if (v->count[i] > v->count[best])
+			best = i;
+	if (v->count[best])
+		*ret_value = v->value[best];
+	return v->count[best];
+}
+
 static void vote(struct msc_host_guess *g, uint64_t spte)
 {
 	if (!(spte & PRESENT_BIT)) {
-		if (spte == BIT_ULL(63) || spte == (BIT_ULL(63) | FROZEN_LOW))
+		if (spte & BIT_ULL(63))
 			g->np63_votes++;
-		else if (spte == 0 || spte == FROZEN_LOW)
+		else
 			g->np0_votes++;
 		return;
 	}
@@ -160,6 +208,22 @@ static void vote(struct msc_host_guess *g, uint64_t spte)
 	}
 }
 
+/*
+ * A new TDP page table (and any direct one) has role.access = ACC_ALL, all
+ * ones, and is valid: the first clear bit above bit 8 ends the access field.
+ */
+static void vote_role(struct msc_host_guess *g, const struct msc_ev_sp *sp)
+{
+	unsigned int acc = (sp->role >> 8) & 0xf;
+
+	if (!sp->created || !(sp->role & ROLE_DIRECT))
+		return;
+	if (acc == 0x0f)
+		g->role4_votes++;
+	else if (acc == 0x07)
+		g->role3_votes++;
+}
+
 /** msc_host_guess_add - take the SPTE values of one event as evidence */
 void msc_host_guess_add(struct msc_host_guess *g, const struct msc_event *ev)
 {
@@ -168,6 +232,8 @@ void msc_host_guess_add(struct msc_host_guess *g, const struct msc_event *ev)
 		g->tdp_events++;
 		vote(g, ev->spte.old_spte);
 		vote(g, ev->spte.new_spte);
+		if (!(ev->spte.old_spte & PRESENT_BIT) && (ev->spte.new_spte & PRESENT_BIT))
+			msc_votes_add(&g->installs, ev->spte.old_spte);
 		break;
 	case MSC_EV_SPLIT:
 		vote(g, ev->split.spte);
@@ -180,18 +246,51 @@ void msc_host_guess_add(struct msc_host_guess *g, const struct msc_event *ev)
 		g->shadow_events++;
 		vote(g, ev->set_spte.spte);
 		break;
+	case MSC_EV_GET_PAGE:
+		vote_role(g, &ev->sp);
+		break;
 	default:
 		break;
 	}
 }
 
-/** msc_host_guess_settled - true once more evidence would not change the guess */
-bool msc_host_guess_settled(const struct msc_host_guess *g)
+/**
+ * msc_host_guess_settled - true once more evidence would not change the guess
+ * @g: the evidence
+ * @host: what is known without it (a live host's vendor)
+ */
+bool msc_host_guess_settled(const struct msc_host_guess *g, const struct msc_host *host)
 {
-	uint64_t vendor = g->ept_votes + g->npt_votes;
+	uint64_t vendor = g->ept_votes + g->npt_votes, np;
 
-	return vendor >= SETTLE_VOTES && (!g->ept_votes || !g->npt_votes) &&
-	       g->np63_votes + g->np0_votes >= SETTLE_VOTES / 4;
+	if (host->vendor_source <= MSC_HOST_INFERRED &&
+	    (vendor < SETTLE_VOTES || (g->ept_votes && g->npt_votes)))
+		return false;
+	if (host->nonpresent.from >= MSC_LEARNT_EVENTS)
+		return true;
+	np = msc_votes_best(&g->installs, &np);
+	return np >= SETTLE_NONPRESENT || (!g->tdp_events && host->vendor_source > MSC_HOST_INFERRED);
+}
+
+/* The non-present value: what installs replace, else the era bit 63 shows. */
+static void learn_nonpresent(const struct msc_host_guess *g, struct msc_host *host, char *note,
+			     size_t note_size)
+{
+	uint64_t v = 0, n = msc_votes_best(&g->installs, &v);
+	int rel63 = host->kver ? host->kver >= MSC_KVER(6, 10, 0) : -1;
+
+	if (host->nonpresent.from >= MSC_LEARNT_OVERRIDE)
+		return;
+	if (n)
+		special_set(&host->nonpresent, v, n, MSC_LEARNT_EVENTS);
+	else if (g->np63_votes || g->np0_votes)
+		special_set(&host->nonpresent, g->np63_votes > g->np0_votes ? BIT_ULL(63) : 0,
+			    max(g->np63_votes, g->np0_votes), MSC_LEARNT_VALUES);
+	else
+		return;
+	if (rel63 >= 0 && rel63 != !!(host->nonpresent.value & BIT_ULL(63)) && !note[0])
+		snprintf(note, note_size, "kernel %s but non-present SPTEs are %#llx: following the data",
+			 host->release, (unsigned long long)host->nonpresent.value);
 }
 
 /**
@@ -229,17 +328,10 @@ int msc_host_guess_apply(const struct msc_host_guess *g, struct msc_host *host, 
 	if (host->vendor == MSC_VENDOR_EPT && host->source < MSC_HOST_OVERRIDE &&
 	    (g->ad_on_votes || g->ad_off_votes))
 		host->ept_ad = g->ad_on_votes > g->ad_off_votes;
-	if (host->kver_source <= MSC_HOST_INFERRED && (g->np63_votes || g->np0_votes)) {
-		int data63 = g->np63_votes > g->np0_votes;
-		int rel63 = host->kver ? host->kver >= MSC_KVER(6, 10, 0) : -1;
-
-		if (rel63 >= 0 && rel63 != data63 && !note[0])
-			snprintf(note, note_size,
-				 "kernel %s but non-present SPTEs are %s: following the data",
-				 host->release, data63 ? "0x8000000000000000" : "0");
-		host->nonpresent63 = (int8_t)data63;
-		host->kver_source = MSC_HOST_INFERRED;
-	}
+	learn_nonpresent(g, host, note, note_size);
+	if (host->role_access.from < MSC_LEARNT_OVERRIDE && (g->role3_votes || g->role4_votes))
+		special_set(&host->role_access, g->role4_votes > g->role3_votes ? 4 : 3,
+			    max(g->role3_votes, g->role4_votes), MSC_LEARNT_EVENTS);
 	if (host->source < MSC_HOST_INFERRED)
 		host->source = MSC_HOST_INFERRED;
 	return r;
@@ -254,8 +346,66 @@ struct msc_teardown {
 /** msc_classifier_init - a classifier for one host's SPTE layout */
 void msc_classifier_init(struct msc_classifier *c, const struct msc_host *host)
 {
-	*c = (struct msc_classifier){ .kver = host->kver };
+	*c = (struct msc_classifier){ .frozen = host->frozen };
 	msc_spte_layout_init(&c->layout, host);
+}
+
+/*
+ * A teardown child's new value that is not the non-present value is the
+ * frozen one: it replaces the layout's (a release fallback, or an earlier
+ * majority) once it has the most votes.  An override is never replaced.
+ */
+static void learn_frozen(struct msc_classifier *c, uint64_t value)
+{
+	uint64_t v = 0, n;
+
+	if (value == c->layout.nonpresent || c->frozen.from >= MSC_LEARNT_OVERRIDE)
+		return;
+	msc_votes_add(&c->teardown, value);
+	n = msc_votes_best(&c->teardown, &v);
+	special_set(&c->frozen, v, n, MSC_LEARNT_EVENTS);
+	c->layout.frozen = v;
+}
+
+/**
+ * msc_classifier_learnt - what the classified events taught about @host
+ *
+ * Sets host->frozen to the value teardowns showed, when they showed one.
+ */
+void msc_classifier_learnt(const struct msc_classifier *c, struct msc_host *host)
+{
+	if (c->frozen.from >= host->frozen.from)
+		host->frozen = c->frozen;
+	if (host->nonpresent.from == MSC_LEARNT_EVENTS)
+		host->nonpresent.events = c->installs;
+}
+
+/**
+ * msc_classifier_set_host - take a better description of the host
+ *
+ * For a reader that refines its guess as it goes (the trace-cmd plugin):
+ * the layout is recomputed, and the frozen value teardowns showed is kept.
+ */
+void msc_classifier_set_host(struct msc_classifier *c, const struct msc_host *host)
+{
+	msc_spte_layout_init(&c->layout, host);
+	if (c->frozen.from == MSC_LEARNT_EVENTS && host->frozen.from < MSC_LEARNT_OVERRIDE)
+		c->layout.frozen = c->frozen.value;
+	else
+		c->frozen = host->frozen;
+}
+
+/* What an install replaced: the non-present value, or one no layout explains. */
+static void count_install(struct msc_classifier *c, const struct msc_ev_spte *s)
+{
+	const struct msc_spte_layout *l = &c->layout;
+
+	if (msc_spte_present(l, s->old_spte) || !msc_spte_present(l, s->new_spte))
+		return;
+	if (s->old_spte == l->nonpresent)
+		c->installs++;
+	else if (s->old_spte != l->frozen && !msc_spte_mmio(l, s->old_spte))
+		c->unexplained++;
 }
 
 void msc_classifier_release(struct msc_classifier *c)
@@ -298,7 +448,7 @@ int msc_classifier_apply(struct msc_classifier *c, struct msc_event *ev)
 	if (!t)
 		return -ENOMEM;
 	if (ev->type == MSC_EV_ZAP_PAGE) {
-		msc_sp_role_decode(c->kver, ev->sp.role, &role);
+		msc_sp_role_decode(&c->layout, ev->sp.role, &role);
 		if (role.level >= 1 && role.level < ARRAY_SIZE(t->first)) {
 			t->first[role.level] = ev->sp.gfn;
 			t->end[role.level] = ev->sp.gfn + 512 * msc_level_pages(role.level);
@@ -309,12 +459,14 @@ int msc_classifier_apply(struct msc_classifier *c, struct msc_event *ev)
 	struct msc_ev_spte *s = &ev->spte;
 	bool teardown = false;
 
-	if (s->new_spte == c->layout.frozen) {
-		if (s->level < ARRAY_SIZE(t->first))
-			teardown = s->gfn >= t->first[s->level] && s->gfn < t->end[s->level];
-	} else {
+	/* a child of a removed table: covered by it, and made non-present */
+	if (s->level < ARRAY_SIZE(t->first) && !msc_spte_present(&c->layout, s->new_spte))
+		teardown = s->gfn >= t->first[s->level] && s->gfn < t->end[s->level];
+	if (teardown)
+		learn_frozen(c, s->new_spte);
+	else
 		memset(t, 0, sizeof(*t));	/* a teardown is one uninterrupted run */
-	}
+	count_install(c, s);
 	s->class = (uint8_t)msc_spte_classify(&c->layout, s->level, s->old_spte, s->new_spte,
 					      teardown);
 	return 0;

@@ -24,14 +24,16 @@ static void merge_host(struct msc_host *host, const struct msc_host *o)
 		host->vendor_source = MSC_HOST_OVERRIDE;
 	}
 	if (o->kver_source == MSC_HOST_OVERRIDE) {
-		if (o->kver) {
-			memcpy(host->release, o->release, sizeof(host->release));
-			host->kver = o->kver;
-		}
-		if (o->nonpresent63 >= 0)
-			host->nonpresent63 = o->nonpresent63;
+		memcpy(host->release, o->release, sizeof(host->release));
+		host->kver = o->kver;
 		host->kver_source = MSC_HOST_OVERRIDE;
 	}
+	if (o->nonpresent.from == MSC_LEARNT_OVERRIDE)
+		host->nonpresent = o->nonpresent;
+	if (o->frozen.from == MSC_LEARNT_OVERRIDE)
+		host->frozen = o->frozen;
+	if (o->role_access.from == MSC_LEARNT_OVERRIDE)
+		host->role_access = o->role_access;
 	if (o->source == MSC_HOST_OVERRIDE) {
 		host->ept_ad |= o->ept_ad;
 		host->tdp_mmu |= o->tdp_mmu;
@@ -60,9 +62,11 @@ int msc_ingest_init(struct msc_ingest *ing, struct msc_source *src, struct msc_s
 	return ing->held ? 0 : -ENOMEM;
 }
 
+/* Nothing the first events could add: every layout fact was given. */
 static bool host_known(const struct msc_host *h)
 {
-	return h->vendor_source > MSC_HOST_INFERRED && h->kver_source > MSC_HOST_INFERRED;
+	return h->vendor_source > MSC_HOST_INFERRED && h->kver_source > MSC_HOST_INFERRED &&
+	       h->nonpresent.from == MSC_LEARNT_OVERRIDE;
 }
 
 /* Remember that a store call failed, so the caller names the database. */
@@ -73,19 +77,22 @@ static int store_result(struct msc_ingest *ing, int r)
 	return r;
 }
 
+/* Store a classified event and hand it to the tap. */
 static int put(struct msc_ingest *ing, struct msc_event *ev)
 {
-	int r = msc_classifier_apply(&ing->classifier, ev);
+	int r;
 
 	ev->seq = (uint64_t)msc_store_next_seq(ing->store);	/* what the store numbers it */
-	if (!r)
-		r = store_result(ing, msc_store_add_event(ing->store, ev));
+	r = store_result(ing, msc_store_add_event(ing->store, ev));
 	if (!r && ing->tap)
 		r = store_result(ing, ing->tap(ing->tap_ctx, ev));	/* it writes the database */
 	return r;
 }
 
-/* The layout is decided: write the capture row and release what was held. */
+/*
+ * The layout is decided: classify what was held (teardowns among it show
+ * the frozen value), write the capture row and release the held events.
+ */
 static int start(struct msc_ingest *ing)
 {
 	int r = 0;
@@ -95,6 +102,11 @@ static int start(struct msc_ingest *ing)
 	if (r)
 		return r;
 	msc_classifier_init(&ing->classifier, &ing->host);
+	for (size_t i = 0; i < ing->nr_held && !r; i++)
+		r = msc_classifier_apply(&ing->classifier, &ing->held[i]);
+	if (r)
+		return r;
+	msc_classifier_learnt(&ing->classifier, &ing->host);
 	r = store_result(ing, msc_store_begin_capture(ing->store, msc_source_info(ing->src),
 						      &ing->host, &ing->capture_id));
 	if (r)
@@ -127,14 +139,16 @@ int msc_ingest_step(struct msc_ingest *ing, size_t max_events)
 		ing->events++;
 		ing->by_type[ev.type]++;
 		if (ing->started) {
-			r = put(ing, &ev);
+			r = msc_classifier_apply(&ing->classifier, &ev);
+			if (!r)
+				r = put(ing, &ev);
 			if (r)
 				return r;
 			continue;
 		}
 		msc_host_guess_add(&ing->guess, &ev);
 		ing->held[ing->nr_held++] = ev;
-		if (host_known(&ing->host) || msc_host_guess_settled(&ing->guess) ||
+		if (host_known(&ing->host) || msc_host_guess_settled(&ing->guess, &ing->host) ||
 		    ing->nr_held == MSC_INGEST_MAX_HOLD) {
 			r = start(ing);
 			if (r)
@@ -147,7 +161,7 @@ int msc_ingest_step(struct msc_ingest *ing, size_t max_events)
 static int store_params(struct msc_ingest *ing)
 {
 	const struct msc_host *h = &ing->host;
-	char buf[64];
+	char buf[128];
 	int r;
 
 	r = msc_store_set_param(ing->store, "profile.vendor", msc_vendor_name(h->vendor));
@@ -162,11 +176,14 @@ static int store_params(struct msc_ingest *ing)
 	if (!r)
 		r = msc_store_set_param(ing->store, "profile.era_source",
 					msc_host_source_name(h->kver_source));
+
 	if (!r && h->vendor == MSC_VENDOR_EPT)
 		r = msc_store_set_param(ing->store, "profile.ept_ad", h->ept_ad ? "Y" : "N");
-	snprintf(buf, sizeof(buf), "ept=%llu npt=%llu np63=%llu np0=%llu",
+	snprintf(buf, sizeof(buf), "ept=%llu npt=%llu np63=%llu np0=%llu role3=%llu role4=%llu",
 		 (unsigned long long)ing->guess.ept_votes, (unsigned long long)ing->guess.npt_votes,
-		 (unsigned long long)ing->guess.np63_votes, (unsigned long long)ing->guess.np0_votes);
+		 (unsigned long long)ing->guess.np63_votes, (unsigned long long)ing->guess.np0_votes,
+		 (unsigned long long)ing->guess.role3_votes,
+		 (unsigned long long)ing->guess.role4_votes);
 	if (!r)
 		r = msc_store_set_param(ing->store, "profile.evidence", buf);
 	if (!r && ing->note[0])
@@ -198,6 +215,9 @@ int msc_ingest_finish(struct msc_ingest *ing)
 		records += stat.count;
 		r = store_result(ing, msc_store_add_stat(ing->store, &stat));
 	}
+	msc_classifier_learnt(&ing->classifier, &ing->host);
+	if (!r)
+		r = store_result(ing, msc_store_set_capture_host(ing->store, &ing->host));
 	if (!r)
 		r = store_result(ing, store_params(ing));
 	if (!r)

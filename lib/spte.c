@@ -15,14 +15,54 @@
 
 #define GENMASK_ULL(h, l) ((~0ULL >> (63 - (h))) & ~((1ULL << (l)) - 1))
 
-/* Era boundaries (KVM-MMU.md section 2.3). */
+/*
+ * Era boundaries (docs/kvm-mmu.md, "Layout history").  They are fallbacks
+ * only: a capture's own events decide the special values and the page-role
+ * layout wherever they show them (lib/host.c).
+ */
 #define KVER_MMU_PRESENT MSC_KVER(5, 13, 0)	/* bit 11, EPT writable at 57/58 */
 #define KVER_NONPRESENT_63 MSC_KVER(6, 10, 0)	/* SHADOW_NONPRESENT_VALUE = BIT(63) */
 #define KVER_EPT_AD_ALWAYS MSC_KVER(6, 13, 0)	/* EPT A/D masks defined without eptad */
 #define KVER_HAS_4_BYTE_GPTE MSC_KVER(5, 18, 0)	/* role bit 4 inverted its meaning */
+/*
+ * FROZEN_SPTE's low bits are 0x5a0 in 6.1 and 6.12 (Debian's linux-source-6.12,
+ * arch/x86/kvm/mmu/spte.h) and 0x1a0 in 7.2.13 and 7.3.4 (linux-source-7.2/7.3);
+ * the page role's access field is 3 bits in 6.18.44 (tests/data/formats/6.18)
+ * and 4 bits (MBEC user-exec) in 7.2.13 and 7.3.4.  Where in 7.0-7.2 both
+ * changed is not pinned down: 7.0 is assumed.
+ */
+#define KVER_MBEC MSC_KVER(7, 0, 0)
 
-/* REMOVED_SPTE / FROZEN_SPTE low bits: "doesn't set any of the usual bits". */
-#define FROZEN_LOW_BITS 0x5a0ULL
+#define FROZEN_LOW_BITS_OLD 0x5a0ULL
+#define FROZEN_LOW_BITS_MBEC 0x1a0ULL
+
+static const char *const learnt_names[] = {
+	[MSC_LEARNT_NONE] = "unknown",
+	[MSC_LEARNT_RELEASE] = "release",
+	[MSC_LEARNT_VALUES] = "values",
+	[MSC_LEARNT_EVENTS] = "events",
+	[MSC_LEARNT_OVERRIDE] = "override",
+};
+
+/** msc_learnt_name - "events", "release", ... for an enum msc_learnt */
+const char *msc_learnt_name(enum msc_learnt from)
+{
+	return from < ARRAY_SIZE(learnt_names) ? learnt_names[from] : "?";
+}
+
+/**
+ * msc_special_describe - where a learnt fact came from, in words
+ *
+ * E.g. "events (8192)", "release", "override".  Returns what snprintf()
+ * returns.
+ */
+int msc_special_describe(const struct msc_special *sp, char *buf, size_t size)
+{
+	if (sp->from == MSC_LEARNT_EVENTS || sp->from == MSC_LEARNT_VALUES)
+		return snprintf(buf, size, "%s (%llu)", msc_learnt_name(sp->from),
+				(unsigned long long)sp->events);
+	return snprintf(buf, size, "%s", msc_learnt_name(sp->from));
+}
 
 /**
  * msc_kver_parse - MSC_KVER() of a kernel release string
@@ -60,9 +100,20 @@ void msc_spte_layout_init(struct msc_spte_layout *l, const struct msc_host *host
 		.writable = BIT_ULL(1),
 		.addr = GENMASK_ULL(51, 12),
 	};
-	if (host->nonpresent63 >= 0 ? host->nonpresent63 : kver >= KVER_NONPRESENT_63)
+	if (host->nonpresent.from)
+		l->nonpresent = host->nonpresent.value;
+	else if (kver >= KVER_NONPRESENT_63)
 		l->nonpresent = BIT_ULL(63);
-	l->frozen = l->nonpresent | FROZEN_LOW_BITS;
+	if (host->frozen.from)
+		l->frozen = host->frozen.value;
+	else
+		l->frozen = l->nonpresent |
+			    (kver >= KVER_MBEC ? FROZEN_LOW_BITS_MBEC : FROZEN_LOW_BITS_OLD);
+	if (host->role_access.from)
+		l->role_access_bits = (uint8_t)host->role_access.value;
+	else
+		l->role_access_bits = kver >= KVER_MBEC ? 4 : 3;
+	l->role_gpte_is_8 = host->kver && host->kver < KVER_HAS_4_BYTE_GPTE;
 
 	switch (host->vendor) {
 	case MSC_VENDOR_EPT: {
@@ -137,6 +188,8 @@ void msc_spte_decode(const struct msc_spte_layout *l, unsigned int level, uint64
 	if (!msc_spte_present(l, spte)) {
 		if (msc_spte_mmio(l, spte))
 			ret->kind = MSC_SPTE_MMIO;
+		else if (spte != l->nonpresent)
+			ret->kind = MSC_SPTE_SPECIAL;
 		return;
 	}
 	ret->kind = msc_spte_leaf(l, level, spte) ? MSC_SPTE_LEAF : MSC_SPTE_TABLE;
@@ -161,7 +214,9 @@ const char *msc_level_size_name(unsigned int level)
 /**
  * msc_spte_describe - short human-readable form of an SPTE
  *
- * E.g. "2M leaf pfn 0x13800 W D A", "table pfn 0x1370d", "non-present".
+ * E.g. "2M leaf pfn 0x13800 W D A", "table pfn 0x1370d", "non-present"; a
+ * non-present value that is neither the layout's non-present, frozen nor
+ * MMIO value says so instead of passing for one of them.
  * Returns what snprintf() returns.
  */
 int msc_spte_describe(const struct msc_spte_layout *l, unsigned int level, uint64_t spte,
@@ -177,6 +232,8 @@ int msc_spte_describe(const struct msc_spte_layout *l, unsigned int level, uint6
 		return snprintf(buf, size, "frozen");
 	case MSC_SPTE_MMIO:
 		return snprintf(buf, size, "mmio");
+	case MSC_SPTE_SPECIAL:
+		return snprintf(buf, size, "non-present, not the non-present value");
 	case MSC_SPTE_TABLE:
 		return snprintf(buf, size, "table pfn %#llx", (unsigned long long)in.pfn);
 	case MSC_SPTE_LEAF:
@@ -197,8 +254,10 @@ int msc_spte_describe(const struct msc_spte_layout *l, unsigned int level, uint6
  * @teardown: the SPTE belongs to a page table being removed (a
  *	kvm_mmu_prepare_zap_page covering it was just seen on this CPU)
  *
- * Follows KVM-MMU.md section 2.4.  Without @teardown, a present SPTE going
- * to the frozen value is an atomic zap (how 5.13-6.9 zap one SPTE).
+ * Follows docs/kvm-mmu.md, "Classifying a change".  With @teardown, a child
+ * made non-present is a teardown child whatever value it gets (that value
+ * is how the frozen one is learnt); without, a present SPTE going to the
+ * frozen value is an atomic zap (how 5.13-6.9 zap one SPTE).
  */
 enum msc_spte_class msc_spte_classify(const struct msc_spte_layout *l, unsigned int level,
 				      uint64_t old_spte, uint64_t new_spte, bool teardown)
@@ -208,7 +267,7 @@ enum msc_spte_class msc_spte_classify(const struct msc_spte_layout *l, unsigned 
 	bool was_leaf = was_present && (level == 1 || (old_spte & l->huge));
 	bool is_leaf = is_present && (level == 1 || (new_spte & l->huge));
 
-	if (new_spte == l->frozen && (teardown || !was_present))
+	if (!is_present && (teardown || (new_spte == l->frozen && !was_present)))
 		return MSC_CLASS_TEARDOWN_CHILD;
 	if (!was_present && !is_present) {
 		if (old_spte == l->frozen)
@@ -242,32 +301,60 @@ enum msc_spte_class msc_spte_classify(const struct msc_spte_layout *l, unsigned 
 	return MSC_CLASS_OTHER;
 }
 
+/*
+ * The access letters as KVM's trace prints them (KVM_MMU_PAGE_PRINTK,
+ * mmutrace.h): 3 bits "wux" with X = 1, W = 2, U = 4; 4 bits "rwux" with
+ * R = 1, W = 2, U = 4, X = 8.
+ */
+static void access_string(unsigned int bits, unsigned int access, char *dst)
+{
+	static const struct { unsigned int mask; char c; } acc3[] = {
+		{ 2, 'w' }, { 4, 'u' }, { 1, 'x' },
+	}, acc4[] = {
+		{ 1, 'r' }, { 2, 'w' }, { 4, 'u' }, { 8, 'x' },
+	};
+	size_t n = bits == 4 ? ARRAY_SIZE(acc4) : ARRAY_SIZE(acc3);
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned int mask = bits == 4 ? acc4[i].mask : acc3[i].mask;
+		char c = bits == 4 ? acc4[i].c : acc3[i].c;
+
+		dst[i] = access & mask ? c : '-';
+	}
+	dst[n] = '\0';
+}
+
 /**
  * msc_sp_role_decode - decode a kvm_mmu_page_role word
- * @kver: MSC_KVER() of the capture's kernel, 0 if unknown (recent assumed)
+ * @l: the capture's layout (the role's access width, the gpte bit's era)
  * @word: the raw role field of kvm_mmu_get_page / kvm_mmu_prepare_zap_page
  * @ret: filled in
  *
- * The layout (arch/x86/include/asm/kvm_host.h, union kvm_mmu_page_role) has
- * kept these positions since 5.x; bit 4 was gpte_is_8_bytes before 5.18 and
- * has_4_byte_gpte (the opposite) since.
+ * The layout (arch/x86/include/asm/kvm_host.h, union kvm_mmu_page_role):
+ * level 0-3, has_4_byte_gpte 4 (gpte_is_8_bytes before 5.18), quadrant
+ * 5-6, direct 7, then access (3 bits, or 4 since MBEC), and after it
+ * invalid, efer_nx and cr0_wp; ad_disabled 16, guest_mode 17,
+ * passthrough 18 and smm 24-31 keep their positions.
  */
-void msc_sp_role_decode(unsigned int kver, uint32_t word, struct msc_sp_role *ret)
+void msc_sp_role_decode(const struct msc_spte_layout *l, uint32_t word, struct msc_sp_role *ret)
 {
+	unsigned int bits = l->role_access_bits == 4 ? 4 : 3;
+	unsigned int after = 8 + bits;	/* invalid, efer_nx, cr0_wp follow access */
 	bool bit4 = word & (1u << 4);
 
 	*ret = (struct msc_sp_role){
 		.level = word & 0xf,
-		.has_4_byte_gpte = (kver && kver < KVER_HAS_4_BYTE_GPTE) ? !bit4 : bit4,
+		.has_4_byte_gpte = l->role_gpte_is_8 ? !bit4 : bit4,
 		.quadrant = (word >> 5) & 3,
 		.direct = word & (1u << 7),
-		.access = (word >> 8) & 7,
-		.invalid = word & (1u << 11),
-		.efer_nx = word & (1u << 12),
-		.cr0_wp = word & (1u << 13),
+		.access = (word >> 8) & ((1u << bits) - 1),
+		.invalid = word & (1u << after),
+		.efer_nx = word & (1u << (after + 1)),
+		.cr0_wp = word & (1u << (after + 2)),
 		.ad_disabled = word & (1u << 16),
 		.guest_mode = word & (1u << 17),
 		.passthrough = word & (1u << 18),
 		.smm = word >> 24,
 	};
+	access_string(bits, ret->access, ret->access_str);
 }

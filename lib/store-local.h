@@ -13,6 +13,7 @@
 #include <sqlite3.h>
 
 #include "mmuscope/event.h"
+#include "mmuscope/spte.h"
 #include "mmuscope/store.h"
 
 /* Events per transaction by default. */
@@ -58,7 +59,7 @@ struct msc_store {
 
 	/* the capture being written, 0 when none */
 	int64_t capture_id;
-	unsigned int kver;		/* its kernel, for page roles */
+	struct msc_spte_layout layout;	/* its host's, for page roles */
 	int64_t next_seq;		/* seq of the next stored row */
 	int64_t first_seq;		/* of the current capture, -1 before its first row */
 	uint64_t first_ts, last_ts;

@@ -96,6 +96,8 @@ static void read_requested(sqlite3_stmt *st, struct msc_event *ev)
 	ev->req = (struct msc_ev_requested){
 		.gfn = column_u64(st, 4), .pfn = column_u64(st, 5),
 		.level = (uint8_t)sqlite3_column_int(st, 6),
+		.access = sqlite3_column_type(st, 7) == SQLITE_NULL ?
+			  -1 : (int16_t)sqlite3_column_int(st, 7),
 	};
 }
 
@@ -376,7 +378,8 @@ int msc_store_get_captures(struct msc_store *s, struct msc_capture_row **ret, si
 	static const char sql[] =
 		"SELECT id, source, kind, kernel_release, vendor, nonpresent_spte, frozen_spte, "
 		"tdp_mmu, first_seq, last_seq, first_ts, last_ts, records, stored, lost, "
-		"lost_marks, complete, ept_ad FROM capture ORDER BY id";
+		"lost_marks, complete, ept_ad, nonpresent_from, frozen_from, role_access_bits, "
+		"role_access_from FROM capture ORDER BY id";
 	struct msc_capture_row *rows = NULL, *p;
 	size_t nr = 0;
 	sqlite3_stmt *st;
@@ -416,6 +419,10 @@ int msc_store_get_captures(struct msc_store *s, struct msc_capture_row **ret, si
 		c->lost_marks = column_u64(st, 15);
 		c->complete = sqlite3_column_int(st, 16);
 		c->ept_ad = sqlite3_column_int(st, 17);
+		copy_text(st, 18, c->nonpresent_from, sizeof(c->nonpresent_from));
+		copy_text(st, 19, c->frozen_from, sizeof(c->frozen_from));
+		c->role_access_bits = (unsigned int)sqlite3_column_int(st, 20);
+		copy_text(st, 21, c->role_access_from, sizeof(c->role_access_from));
 	}
 	sqlite3_finalize(st);
 	if (r < 0) {
@@ -439,7 +446,13 @@ void msc_capture_host(const struct msc_capture_row *c, struct msc_host *ret)
 	ret->kver = msc_kver_parse(c->kernel_release);
 	ret->vendor = !strcmp(c->vendor, "ept") ? MSC_VENDOR_EPT :
 		      !strcmp(c->vendor, "npt") ? MSC_VENDOR_NPT : MSC_VENDOR_UNKNOWN;
-	ret->nonpresent63 = c->nonpresent_spte != 0;
+	/* the values the events were classified with, whatever taught them */
+	ret->nonpresent = (struct msc_special){ .value = c->nonpresent_spte,
+						.from = MSC_LEARNT_EVENTS };
+	ret->frozen = (struct msc_special){ .value = c->frozen_spte, .from = MSC_LEARNT_EVENTS };
+	if (c->role_access_bits == 3 || c->role_access_bits == 4)
+		ret->role_access = (struct msc_special){ .value = c->role_access_bits,
+							 .from = MSC_LEARNT_EVENTS };
 	ret->ept_ad = c->ept_ad;
 	ret->tdp_mmu = c->tdp_mmu;
 	ret->source = ret->vendor_source = ret->kver_source = MSC_HOST_INFERRED;

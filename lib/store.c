@@ -47,12 +47,12 @@ static const struct {
 } rows[MSC_EV_NR] = {
 	[MSC_EV_SPTE_CHANGED] = { "spte_change", "(?,?,?,?,?,?,?,?,?,?)" },
 	[MSC_EV_SPLIT] = { "huge_page_split", "(?,?,?,?,?,?,?,?)" },
-	[MSC_EV_GET_PAGE] = { "page_table", "(?,?,?,?,'get',?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)" },
-	[MSC_EV_ZAP_PAGE] = { "page_table", "(?,?,?,?,'zap',?,?,?,?,?,?,?,?,?,?,?,?,?,NULL,?)" },
+	[MSC_EV_GET_PAGE] = { "page_table", "(?,?,?,?,'get',?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)" },
+	[MSC_EV_ZAP_PAGE] = { "page_table", "(?,?,?,?,'zap',?,?,?,?,?,?,?,?,?,?,?,?,?,NULL,?,?)" },
 	[MSC_EV_FAST_PF] = { "fault", "(?,?,?,?,?,?,?,?,NULL,?,?,?)" },
 	[MSC_EV_PAGE_FAULT] = { "fault", "(?,?,?,?,'slow',?,?,?,?,NULL,NULL,NULL)" },
 	[MSC_EV_SET_SPTE] = { "set_spte", "(?,?,?,?,?,?,?,?,?,?,?)" },
-	[MSC_EV_SPTE_REQUESTED] = { "spte_requested", "(?,?,?,?,?,?,?)" },
+	[MSC_EV_SPTE_REQUESTED] = { "spte_requested", "(?,?,?,?,?,?,?,?)" },
 	[MSC_EV_MMIO_SPTE] = { "mmio_spte", "(?,?,?,?,?,?,?)" },
 	[MSC_EV_ZAP_ALL_FAST] = { "zap_all_fast", "(?,?,?,?,?,?)" },
 	[MSC_EV_UNMAP_HVA] = { "hva_range", "(?,?,?,?,'unmap',?,?)" },
@@ -411,6 +411,54 @@ static void bind_text_or_null(sqlite3_stmt *st, int i, const char *v)
 		sqlite3_bind_null(st, i);
 }
 
+static void bind_special(sqlite3_stmt *st, int i, const struct msc_special *sp)
+{
+	char from[48];
+
+	msc_special_describe(sp, from, sizeof(from));
+	sqlite3_bind_text(st, i, sp->from ? from : "release", -1, SQLITE_TRANSIENT);
+}
+
+/* Where the layout's special values came from, from parameter @i on. */
+static void bind_learnt(sqlite3_stmt *st, int i, const struct msc_host *host,
+			const struct msc_spte_layout *l)
+{
+	bind_special(st, i, &host->nonpresent);
+	bind_special(st, i + 1, &host->frozen);
+	sqlite3_bind_int(st, i + 2, l->role_access_bits);
+	bind_special(st, i + 3, &host->role_access);
+}
+
+/**
+ * msc_store_set_capture_host - the capture's special values, as learnt by now
+ * @s: the store, with a capture begun
+ * @host: the host, with what the whole capture taught (e.g. FROZEN_SPTE
+ *	from a teardown after the events that decided the layout)
+ *
+ * Returns 0 or a negative error.
+ */
+int msc_store_set_capture_host(struct msc_store *s, const struct msc_host *host)
+{
+	static const char sql[] =
+		"UPDATE capture SET nonpresent_spte = ?1, frozen_spte = ?2, nonpresent_from = ?3, "
+		"frozen_from = ?4, role_access_bits = ?5, role_access_from = ?6 WHERE id = ?7";
+	struct msc_spte_layout l;
+	sqlite3_stmt *st;
+	int r;
+
+	msc_spte_layout_init(&l, host);
+	r = msc_store_prepare(s, sql, &st);
+	if (r)
+		return r;
+	bind_u64(st, 1, l.nonpresent);
+	bind_u64(st, 2, l.frozen);
+	bind_learnt(st, 3, host, &l);
+	sqlite3_bind_int64(st, 7, s->capture_id);
+	r = msc_store_step(s, st);
+	sqlite3_finalize(st);
+	return r < 0 ? r : 0;
+}
+
 /**
  * msc_store_begin_capture - start storing a new capture
  * @s: the store
@@ -426,8 +474,9 @@ int msc_store_begin_capture(struct msc_store *s, const struct msc_capture_info *
 	static const char sql[] =
 		"INSERT INTO capture (source, kind, file_version, compression, uname, "
 		"kernel_release, trace_clock, nr_cpus, vendor, vendor_source, nonpresent_spte, "
-		"frozen_spte, era_source, tdp_mmu, started, ept_ad) "
-		"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+		"frozen_spte, era_source, tdp_mmu, started, ept_ad, nonpresent_from, frozen_from, "
+		"role_access_bits, role_access_from) "
+		"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 	struct msc_spte_layout l;
 	sqlite3_stmt *st;
 	char now[32];
@@ -459,12 +508,13 @@ int msc_store_begin_capture(struct msc_store *s, const struct msc_capture_info *
 	sqlite3_bind_text(st, 15, now, -1, SQLITE_TRANSIENT);
 	if (host->vendor == MSC_VENDOR_EPT)
 		sqlite3_bind_int(st, 16, host->ept_ad);
+	bind_learnt(st, 17, host, &l);
 	r = msc_store_step(s, st);
 	sqlite3_finalize(st);
 	if (r < 0)
 		return r;
 	s->capture_id = sqlite3_last_insert_rowid(s->db);
-	s->kver = host->kver;
+	s->layout = l;
 	s->first_seq = -1;
 	s->first_ts = s->last_ts = 0;
 	s->stored = s->lost = s->lost_marks = 0;
@@ -496,7 +546,8 @@ static int bind_vm_slot(sqlite3_stmt *st, int c, uint32_t vm_id, int32_t vm_pid,
 }
 
 /* Bind one event's row; its parameters start after @b. */
-static void bind_row(sqlite3_stmt *st, int b, const struct msc_event *ev, unsigned int kver)
+static void bind_row(sqlite3_stmt *st, int b, const struct msc_event *ev,
+		     const struct msc_spte_layout *l)
 {
 	struct msc_sp_role role;
 
@@ -528,7 +579,7 @@ static void bind_row(sqlite3_stmt *st, int b, const struct msc_event *ev, unsign
 		break;
 	case MSC_EV_GET_PAGE:
 	case MSC_EV_ZAP_PAGE:
-		msc_sp_role_decode(kver, ev->sp.role, &role);
+		msc_sp_role_decode(l, ev->sp.role, &role);
 		bind_u64(st, b + 5, ev->sp.gfn);
 		sqlite3_bind_int64(st, b + 6, ev->sp.role);
 		sqlite3_bind_int(st, b + 7, (int)role.level);
@@ -544,10 +595,10 @@ static void bind_row(sqlite3_stmt *st, int b, const struct msc_event *ev, unsign
 		sqlite3_bind_int(st, b + 17, ev->sp.unsync);
 		if (ev->type == MSC_EV_GET_PAGE) {
 			sqlite3_bind_int(st, b + 18, ev->sp.created);
-			sqlite3_bind_int(st, b + 19, ev->sp.gen);
-		} else {
-			sqlite3_bind_int(st, b + 18, ev->sp.gen);
+			b++;
 		}
+		sqlite3_bind_int(st, b + 18, ev->sp.gen);
+		sqlite3_bind_text(st, b + 19, role.access_str, -1, SQLITE_TRANSIENT);
 		break;
 	case MSC_EV_FAST_PF:
 		sqlite3_bind_text(st, b + 5, fault_kind(ev), -1, SQLITE_STATIC);
@@ -577,6 +628,10 @@ static void bind_row(sqlite3_stmt *st, int b, const struct msc_event *ev, unsign
 		bind_u64(st, b + 5, ev->req.gfn);
 		bind_u64(st, b + 6, ev->req.pfn);
 		sqlite3_bind_int(st, b + 7, ev->req.level);
+		if (ev->req.access >= 0)
+			sqlite3_bind_int(st, b + 8, ev->req.access);
+		else
+			sqlite3_bind_null(st, b + 8);
 		break;
 	case MSC_EV_MMIO_SPTE:
 		bind_u64(st, b + 5, ev->mmio.gfn);
@@ -693,11 +748,11 @@ static int flush_type(struct msc_store *s, int type)
 	nparams = (unsigned int)sqlite3_bind_parameter_count(*st);
 	if (n == MSC_STORE_MULTI) {
 		for (unsigned int i = 0; i < n; i++)
-			bind_row(*st, (int)(i * (nparams / n)), &s->held[type][i], s->kver);
+			bind_row(*st, (int)(i * (nparams / n)), &s->held[type][i], &s->layout);
 		r = msc_store_step(s, *st);
 	} else {
 		for (unsigned int i = 0; i < n && r >= 0; i++) {
-			bind_row(*st, 0, &s->held[type][i], s->kver);
+			bind_row(*st, 0, &s->held[type][i], &s->layout);
 			r = msc_store_step(s, *st);
 		}
 	}

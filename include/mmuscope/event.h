@@ -55,7 +55,7 @@ enum msc_event_type {
 	MSC_EV_NR,
 };
 
-/* Change classes of a spte_changed event (KVM-MMU.md section 2.4). */
+/* Change classes of a spte_changed event (docs/kvm-mmu.md, "Classifying a change"). */
 #define MSC_SPTE_CLASSES(X)                                                    \
 	X(NONE, "-")                                                           \
 	X(MAP, "map")                                                          \
@@ -146,6 +146,7 @@ struct msc_ev_requested {	/* kvmmmu/kvm_mmu_spte_requested */
 	uint64_t gfn;
 	uint64_t pfn;
 	uint8_t level;		/* goal level after hugepage_adjust */
+	int16_t access;		/* ACC_* bits asked for (7.x); -1: the format has none */
 };
 
 struct msc_ev_mmio {		/* kvmmmu/mark_mmio_spte */

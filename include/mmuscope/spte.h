@@ -35,6 +35,27 @@ enum msc_host_source {
 	MSC_HOST_OVERRIDE,	/* given by the user */
 };
 
+/*
+ * How one special value of a host (the non-present SPTE, FROZEN_SPTE, the
+ * width of the page role's access field) was found, weakest first.  Only
+ * MSC_LEARNT_RELEASE consults a version table; the others come from the
+ * capture or the user.
+ */
+enum msc_learnt {
+	MSC_LEARNT_NONE,	/* not known yet: the release decides (see spte.c) */
+	MSC_LEARNT_RELEASE,	/* from the kernel release, by a cited boundary */
+	MSC_LEARNT_VALUES,	/* from a weak sign in the values (bit 63 of non-present SPTEs) */
+	MSC_LEARNT_EVENTS,	/* from what the capture's events do with the value */
+	MSC_LEARNT_OVERRIDE,	/* given by the user */
+};
+
+/* One learnt fact: its value, where it came from and on how many events. */
+struct msc_special {
+	uint64_t value;
+	uint64_t events;	/* events that showed it (VALUES, EVENTS) */
+	uint8_t from;		/* enum msc_learnt */
+};
+
 /* One host's facts that change what SPTE bits mean. */
 struct msc_host {
 	char release[64];	/* kernel release, "" when unknown */
@@ -42,7 +63,9 @@ struct msc_host {
 	enum msc_vendor vendor;
 	bool ept_ad;		/* EPT: hardware A/D bits enabled (eptad) */
 	bool tdp_mmu;		/* kvm.tdp_mmu (or TDP MMU events seen) */
-	int8_t nonpresent63;	/* non-present SPTE is BIT(63): 1, 0, -1 from kver */
+	struct msc_special nonpresent;	/* SHADOW_NONPRESENT_VALUE */
+	struct msc_special frozen;	/* FROZEN_SPTE (REMOVED_SPTE before 6.11) */
+	struct msc_special role_access;	/* bits of kvm_mmu_page_role.access: 3 or 4 */
 	uint8_t source;		/* enum msc_host_source */
 	uint8_t vendor_source;	/* enum msc_host_source of @vendor */
 	uint8_t kver_source;	/* enum msc_host_source of @kver */
@@ -66,6 +89,8 @@ struct msc_spte_layout {
 	uint64_t frozen;	/* FROZEN_SPTE (REMOVED_SPTE before 6.11) */
 	uint64_t mmio_mask;	/* shadow_mmio_mask */
 	uint64_t mmio_value;	/* shadow_mmio_value */
+	uint8_t role_access_bits;	/* width of kvm_mmu_page_role.access */
+	bool role_gpte_is_8;	/* role bit 4 is gpte_is_8_bytes (before 5.18) */
 };
 
 /* What one SPTE is, decoded. */
@@ -73,6 +98,7 @@ enum msc_spte_kind {
 	MSC_SPTE_NONPRESENT,
 	MSC_SPTE_FROZEN,
 	MSC_SPTE_MMIO,
+	MSC_SPTE_SPECIAL,	/* not present, and none of the values above */
 	MSC_SPTE_TABLE,		/* present, points to a child page table */
 	MSC_SPTE_LEAF,		/* present, maps a 4K/2M/1G page */
 };
@@ -91,7 +117,8 @@ struct msc_sp_role {
 	bool has_4_byte_gpte;
 	unsigned int quadrant;
 	bool direct;
-	unsigned int access;	/* ACC_EXEC 1, ACC_WRITE 2, ACC_USER 4 */
+	unsigned int access;	/* 3 bits: X 1, W 2, U 4; 4 bits: R 1, W 2, U 4, X 8 */
+	char access_str[5];	/* as KVM prints it: "wux" (3 bits), "rwux" (4 bits) */
 	bool invalid;
 	bool efer_nx, cr0_wp, ad_disabled, guest_mode, passthrough;
 	unsigned int smm;	/* address space (as_id) of the page */
@@ -113,7 +140,10 @@ int msc_spte_describe(const struct msc_spte_layout *l, unsigned int level, uint6
 enum msc_spte_class msc_spte_classify(const struct msc_spte_layout *l, unsigned int level,
 				      uint64_t old_spte, uint64_t new_spte, bool teardown);
 
-void msc_sp_role_decode(unsigned int kver, uint32_t word, struct msc_sp_role *ret);
+void msc_sp_role_decode(const struct msc_spte_layout *l, uint32_t word, struct msc_sp_role *ret);
+
+const char *msc_learnt_name(enum msc_learnt from);
+int msc_special_describe(const struct msc_special *sp, char *buf, size_t size);
 
 /* Guest pages of 4K covered by one SPTE at @level (1 -> 1, 2 -> 512, ...). */
 static inline uint64_t msc_level_pages(unsigned int level)

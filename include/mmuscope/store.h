@@ -41,6 +41,9 @@ struct msc_capture_row {
 	char kernel_release[64];
 	char vendor[8];
 	uint64_t nonpresent_spte, frozen_spte;
+	char nonpresent_from[32], frozen_from[32];	/* "events (N)", "release", ... */
+	unsigned int role_access_bits;	/* 3 or 4; 0 in a database before schema 6 */
+	char role_access_from[32];
 	bool tdp_mmu;
 	bool ept_ad;			/* EPT with hardware A/D bits */
 	int64_t first_seq, last_seq;	/* -1 when the capture has no events */
@@ -58,6 +61,7 @@ const char *msc_store_path(const struct msc_store *s);
 
 int msc_store_begin_capture(struct msc_store *s, const struct msc_capture_info *info,
 			    const struct msc_host *host, int64_t *ret_id);
+int msc_store_set_capture_host(struct msc_store *s, const struct msc_host *host);
 int msc_store_add_event(struct msc_store *s, const struct msc_event *ev);
 int msc_store_add_stat(struct msc_store *s, const struct msc_event_stat *stat);
 int msc_store_set_param(struct msc_store *s, const char *name, const char *value);

@@ -34,13 +34,15 @@ static void t_guess_npt_61(void)
 	char note[128];
 
 	msc_host_init(&h);
-	check(!msc_host_guess_settled(&g));
+	check(!msc_host_guess_settled(&g, &h));
 	feed(&g, 0, 0x13800ee7, 20);		/* 6.1 NPT faults: 0 -> 2M leaf */
-	check(msc_host_guess_settled(&g));
+	check(msc_host_guess_settled(&g, &h));
 	check_int(msc_host_guess_apply(&g, &h, note, sizeof(note)), ==, 0);
 	check_int(h.vendor, ==, MSC_VENDOR_NPT);
 	check_int(h.vendor_source, ==, MSC_HOST_INFERRED);
-	check_int(h.nonpresent63, ==, 0);
+	check_uint(h.nonpresent.value, ==, 0);
+	check_int(h.nonpresent.from, ==, MSC_LEARNT_EVENTS);	/* 20 installs replaced 0 */
+	check_uint(h.nonpresent.events, ==, 20);
 	check(h.tdp_mmu);
 	check_str(note, "");
 }
@@ -58,7 +60,8 @@ static void t_guess_ept_610(void)
 	feed(&g, 0x86000001848dbb77ULL, 0x80000000000005a0ULL, 20);	/* EPT teardown, 6.10+ */
 	check_int(msc_host_guess_apply(&g, &h, note, sizeof(note)), ==, 0);
 	check_int(h.vendor, ==, MSC_VENDOR_EPT);
-	check_int(h.nonpresent63, ==, 1);
+	check_uint(h.nonpresent.value, ==, 1ULL << 63);	/* no install: bit 63 of 20 values */
+	check_int(h.nonpresent.from, ==, MSC_LEARNT_VALUES);
 	check(strstr(note, "following the data") != NULL);
 	check(h.ept_ad);	/* A/D type 0 in every SPTE: hardware A/D bits */
 }
@@ -92,7 +95,13 @@ static void t_guess_override_wins(void)
 	check_int(h.kver, ==, MSC_KVER(6, 12, 0));
 	check_int(msc_host_parse_overrides(&h, "vendor=arm"), <, 0);
 	check_int(msc_host_parse_overrides(&h, "nonsense"), <, 0);
-	check_int(msc_host_parse_overrides(&h, "nonpresent=0x1234"), <, 0);
+	check_int(msc_host_parse_overrides(&h, "nonpresent=0x1800"), <, 0);	/* bit 11: present */
+	check_int(msc_host_parse_overrides(&h, "frozen=0x8000000000000999"), <, 0);
+	check_int(msc_host_parse_overrides(&h, "role_access=5"), <, 0);
+	check_int(msc_host_parse_overrides(&h, "frozen=0x80000000000001a0,role_access=4"), ==, 0);
+	check_uint(h.frozen.value, ==, 0x80000000000001a0ULL);
+	check_int(h.frozen.from, ==, MSC_LEARNT_OVERRIDE);
+	check_uint(h.role_access.value, ==, 4);
 }
 
 static void t_guess_no_layout(void)
@@ -104,7 +113,7 @@ static void t_guess_no_layout(void)
 	msc_host_init(&h);
 	feed(&g, 0, 0x13800ee7, 10);		/* NPT-looking */
 	feed(&g, 0, 0x600000455299b77ULL, 10);	/* EPT-looking */
-	check(!msc_host_guess_settled(&g));
+	check(!msc_host_guess_settled(&g, &h));
 	check_int(msc_host_guess_apply(&g, &h, note, sizeof(note)), ==, MSC_ERR_LAYOUT);
 	check(strstr(note, "fit neither layout") != NULL);
 }
@@ -148,6 +157,85 @@ static void t_teardown_context(void)
 	msc_classifier_release(&c);
 }
 
+/* The shape of a 7.x in-place recovery of one 2M region (k73 captures). */
+static void recover_2m(struct msc_classifier *c, unsigned int cpu, uint64_t gfn, uint64_t frozen,
+		       int *teardown)
+{
+	struct msc_event ev = { .type = MSC_EV_ZAP_PAGE, .cpu = (uint16_t)cpu,
+				.sp = { .gfn = gfn, .role = 0x6f81 } };
+
+	msc_classifier_apply(c, &ev);
+	for (int i = 0; i < 512; i++) {
+		ev = spte(cpu, 1, gfn + (uint64_t)i, 0x13800e65 + ((uint64_t)i << 12), frozen);
+		msc_classifier_apply(c, &ev);
+		*teardown += ev.spte.class == MSC_CLASS_TEARDOWN_CHILD;
+	}
+	ev = spte(cpu, 2, gfn, 0x1370c827, 0x13800ee5);
+	msc_classifier_apply(c, &ev);
+	check_int(ev.spte.class, ==, MSC_CLASS_PROMOTE);
+}
+
+static void t_learn_frozen(void)
+{
+	struct msc_classifier c;
+	struct msc_host h;
+	int teardown = 0;
+
+	/* a kernel whose FROZEN_SPTE no table knows, with a release that says 6.12 */
+	msc_host_init(&h);
+	h.vendor = MSC_VENDOR_NPT;
+	h.kver = MSC_KVER(6, 12, 0);
+	msc_classifier_init(&c, &h);
+	check_uint(c.layout.frozen, ==, 0x80000000000005a0ULL);	/* the release's fallback */
+	recover_2m(&c, 0, 0x40000, 0x8000000000000320ULL, &teardown);
+	recover_2m(&c, 1, 0x40200, 0x8000000000000320ULL, &teardown);
+	check_int(teardown, ==, 1024);	/* told by their table, whatever value they got */
+	check_uint(c.layout.frozen, ==, 0x8000000000000320ULL);
+	msc_classifier_learnt(&c, &h);
+	check_uint(h.frozen.value, ==, 0x8000000000000320ULL);
+	check_int(h.frozen.from, ==, MSC_LEARNT_EVENTS);
+	check_uint(h.frozen.events, ==, 1024);
+	msc_classifier_release(&c);
+
+	/* an override is never replaced */
+	msc_host_init(&h);
+	h.vendor = MSC_VENDOR_NPT;
+	check_int(msc_host_set(&h, "frozen", "0x80000000000001a0"), ==, 0);
+	msc_classifier_init(&c, &h);
+	recover_2m(&c, 0, 0x40000, 0x8000000000000320ULL, &teardown);
+	msc_classifier_learnt(&c, &h);
+	check_uint(h.frozen.value, ==, 0x80000000000001a0ULL);
+	msc_classifier_release(&c);
+}
+
+static void t_learn_role_width(void)
+{
+	struct msc_host_guess g = { 0 };
+	struct msc_event ev = { .type = MSC_EV_GET_PAGE, .sp = { .role = 0x6f84, .created = 1 } };
+	struct msc_host h;
+	char note[128];
+
+	msc_host_init(&h);
+	h.vendor = MSC_VENDOR_NPT;
+	h.vendor_source = MSC_HOST_LIVE;
+	msc_host_guess_add(&g, &ev);		/* 7.x root: direct, ACC_ALL over 4 bits */
+	ev.sp.role = 0x6f83;
+	msc_host_guess_add(&g, &ev);
+	ev.sp.created = 0;			/* an existing table proves nothing */
+	ev.sp.role = 0x6784;
+	msc_host_guess_add(&g, &ev);
+	msc_host_guess_apply(&g, &h, note, sizeof(note));
+	check_uint(h.role_access.value, ==, 4);
+	check_uint(h.role_access.events, ==, 2);
+
+	g = (struct msc_host_guess){ 0 };
+	msc_host_init(&h);
+	ev = (struct msc_event){ .type = MSC_EV_GET_PAGE, .sp = { .role = 0x3784, .created = 1 } };
+	msc_host_guess_add(&g, &ev);		/* 6.1 root: "direct wux" and valid */
+	msc_host_guess_apply(&g, &h, note, sizeof(note));
+	check_uint(h.role_access.value, ==, 3);
+}
+
 int main(void)
 {
 	TEST(t_guess_npt_61(), "NPT and the 0 non-present value inferred from 6.1 SPTEs");
@@ -156,5 +244,7 @@ int main(void)
 	TEST(t_guess_override_wins(), "user overrides win over evidence; bad overrides refused");
 	TEST(t_guess_no_layout(), "values of both layouts: no layout fits");
 	TEST(t_teardown_context(), "teardown children need a prepare_zap on the same CPU and range");
+	TEST(t_learn_frozen(), "FROZEN_SPTE is learnt from teardown children, not from a table");
+	TEST(t_learn_role_width(), "the page role's access width is learnt from new direct tables");
 	return test_done();
 }

@@ -209,11 +209,25 @@ static void t_layout_masks(void)
 	msc_spte_layout_init(&l, &h);
 	check_uint(l.accessed, ==, 1ULL << 8);	/* 6.13: always defined */
 
-	/* the data can contradict the release (a backport): nonpresent63 wins */
+	/* the data can contradict the release (a backport): what was learnt wins */
 	h = host(MSC_VENDOR_NPT, MSC_KVER(6, 1, 0), false);
-	h.nonpresent63 = 1;
+	h.nonpresent = (struct msc_special){ .value = NP63, .events = 4, .from = MSC_LEARNT_EVENTS };
 	msc_spte_layout_init(&l, &h);
 	check_uint(l.nonpresent, ==, NP63);
+	check_uint(l.frozen, ==, NP63 | 0x5a0);	/* the release's low bits on the learnt value */
+	h.frozen = (struct msc_special){ .value = 0x12340, .events = 512, .from = MSC_LEARNT_EVENTS };
+	msc_spte_layout_init(&l, &h);
+	check_uint(l.frozen, ==, 0x12340);
+
+	/* fallbacks of a capture too short to show them: 7.x's FROZEN_SPTE, 4-bit roles */
+	h = host(MSC_VENDOR_NPT, MSC_KVER(7, 3, 4), false);
+	msc_spte_layout_init(&l, &h);
+	check_uint(l.frozen, ==, 0x80000000000001a0ULL);
+	check_int(l.role_access_bits, ==, 4);
+	h = host(MSC_VENDOR_NPT, MSC_KVER(6, 18, 44), false);
+	msc_spte_layout_init(&l, &h);
+	check_uint(l.frozen, ==, FROZEN_NEW);
+	check_int(l.role_access_bits, ==, 3);
 }
 
 static void t_decode_describe(void)
@@ -242,26 +256,55 @@ static void t_decode_describe(void)
 	check_uint(msc_level_pages(3), ==, 262144);
 }
 
+static struct msc_spte_layout role_layout(unsigned int kver, unsigned int access_bits)
+{
+	struct msc_host h = host(MSC_VENDOR_NPT, kver, false);
+	struct msc_spte_layout l;
+
+	h.role_access = (struct msc_special){ .value = access_bits, .from = MSC_LEARNT_EVENTS };
+	msc_spte_layout_init(&l, &h);
+	return l;
+}
+
 static void t_role(void)
 {
+	struct msc_spte_layout l = role_layout(MSC_KVER(6, 1, 0), 3);
 	struct msc_sp_role r;
 
 	/* kvm_mmu_get_page of the TDP root in k61-npt_tdp_32m: "l4 ... direct wux nxe wp" */
-	msc_sp_role_decode(MSC_KVER(6, 1, 0), 0x3784, &r);
+	msc_sp_role_decode(&l, 0x3784, &r);
 	check_int(r.level, ==, 4);
 	check(r.direct);
 	check_int(r.access, ==, 7);
+	check_str(r.access_str, "wux");
 	check(r.efer_nx && r.cr0_wp);
 	check(!r.invalid && !r.has_4_byte_gpte && !r.ad_disabled);
 	check_int(r.smm, ==, 0);
-	msc_sp_role_decode(MSC_KVER(6, 1, 0), 0x01003781, &r);
+	msc_sp_role_decode(&l, 0x01003781, &r);
 	check_int(r.level, ==, 1);
 	check_int(r.smm, ==, 1);
+	msc_sp_role_decode(&l, 0x1f84, &r);	/* 6.x's invalid bit 11 */
+	check(r.invalid && r.efer_nx && !r.cr0_wp);
 	/* bit 4 meant gpte_is_8_bytes before 5.18 */
-	msc_sp_role_decode(MSC_KVER(5, 15, 0), 0x3794, &r);
+	l = role_layout(MSC_KVER(5, 15, 0), 3);
+	msc_sp_role_decode(&l, 0x3794, &r);
 	check(!r.has_4_byte_gpte);
-	msc_sp_role_decode(MSC_KVER(6, 1, 0), 0x3794, &r);
+	l = role_layout(MSC_KVER(6, 1, 0), 3);
+	msc_sp_role_decode(&l, 0x3794, &r);
 	check(r.has_4_byte_gpte);
+
+	/* 7.x: access is 4 bits (R W U X): a TDP root is "direct rwux", not "wux invalid" */
+	l = role_layout(MSC_KVER(7, 3, 4), 4);
+	msc_sp_role_decode(&l, 0x6f84, &r);
+	check_int(r.level, ==, 4);
+	check_int(r.access, ==, 15);
+	check_str(r.access_str, "rwux");
+	check(!r.invalid && r.efer_nx && r.cr0_wp);
+	msc_sp_role_decode(&l, 0x6584, &r);
+	check_str(r.access_str, "r-u-");
+	check(!r.invalid);
+	msc_sp_role_decode(&l, 0x7f84, &r);
+	check(r.invalid);
 }
 
 static void t_kver(void)

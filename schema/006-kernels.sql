@@ -1,0 +1,18 @@
+-- mmuscope schema 6: what newer kernels changed (7.x), and where each special
+-- value of a capture came from (docs/kvm-mmu.md, "Special values").
+
+-- How nonpresent_spte, frozen_spte and the page role's access width were
+-- found: 'events (N)' (learnt from N events: the values installs replace,
+-- the value teardown children receive, new direct page tables), 'values (N)'
+-- (bit 63 of N non-present values), 'release' (the cited version fallback
+-- of a capture too short to show them) or 'override' (--host).
+ALTER TABLE capture ADD COLUMN nonpresent_from TEXT;
+ALTER TABLE capture ADD COLUMN frozen_from TEXT;
+ALTER TABLE capture ADD COLUMN role_access_bits INTEGER;	-- 3, or 4 (MBEC, 7.x)
+ALTER TABLE capture ADD COLUMN role_access_from TEXT;
+
+-- kvm_mmu_spte_requested's access (7.x); NULL where the format has none.
+ALTER TABLE spte_requested ADD COLUMN access INTEGER;
+
+-- role.access as KVM prints it: 'wux' letters (3 bits) or 'rwux' (4 bits).
+ALTER TABLE page_table ADD COLUMN access_str TEXT;
