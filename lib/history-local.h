@@ -203,6 +203,7 @@ int hmodel_find_leaf(struct msc_history *h, unsigned int as_id, uint64_t gfn,
 		     unsigned int *ret_level);
 struct hcell *hmodel_cell(struct msc_history *h, unsigned int as_id, uint64_t gfn, bool create);
 int hmodel_load_interval(struct msc_history *h, const struct msc_interval *iv);
+void hmodel_mark_was_huge(struct msc_history *h, const struct msc_interval *iv);
 int hmodel_close_all(struct msc_history *h);
 typedef int (*hcell_fn)(struct msc_history *h, struct hnode *n2, unsigned int i, void *ctx);
 int hmodel_for_each_cell(struct msc_history *h, hcell_fn fn, void *ctx);
@@ -253,6 +254,7 @@ int hstore_load_analysis(struct hstore *hs, int64_t capture_id,
 int hstore_save_analysis(struct hstore *hs, const struct msc_history_summary *sum,
 			 const struct hstate *st);
 int hstore_load_open(struct hstore *hs, int64_t capture_id, struct msc_history *h);
+int hstore_load_was_huge(struct hstore *hs, int64_t capture_id, struct msc_history *h);
 int hstore_delete_open(struct hstore *hs, int64_t capture_id);
 int hstore_add_run(struct hstore *hs, int64_t capture_id, const struct hrun *run);
 int hstore_add_census(struct hstore *hs, int64_t capture_id, unsigned int as_id, uint64_t ts,

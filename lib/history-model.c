@@ -671,6 +671,25 @@ int hmodel_load_interval(struct msc_history *h, const struct msc_interval *iv)
 	return r;
 }
 
+/**
+ * hmodel_mark_was_huge - a huge leaf of an earlier run, long gone
+ *
+ * Only its 2M cells' HCELL_WAS_HUGE is restored (cells that exist: a region
+ * with nothing mapped now has none), so that a disable after a resume knows
+ * which regions it must see huge again.
+ */
+void hmodel_mark_was_huge(struct msc_history *h, const struct msc_interval *iv)
+{
+	uint64_t cells = iv->level >= 3 ? msc_level_pages(iv->level) / 512 : 1;
+
+	for (uint64_t i = 0; iv->level >= 2 && i < cells; i++) {
+		struct hcell *c = hmodel_cell(h, iv->as_id, iv->gfn + i * 512, false);
+
+		if (c)
+			c->flags |= HCELL_WAS_HUGE;
+	}
+}
+
 static int close_node(struct msc_history *h, struct hnode *n)
 {
 	int r = 0;

@@ -244,6 +244,19 @@ static int close_dirty(struct msc_history *h, const struct msc_event *ev)
 	if (ph->p.kind != MSC_PHASE_DISABLE)
 		return 0;
 	dis_end = ph->p.end_ts;
+	if (!h->st.awaiting && h->st.huge_again_ts <= dis_end) {
+		/*
+		 * Every region came back inside the disable (in-place recovery,
+		 * 6.13+) or none was split: there is no re-promotion, the
+		 * disable itself is the time to huge.  (A disable closes when a
+		 * later event shows it is over, so the regions may also have
+		 * come back after it: that is a re-promotion, closed below.)
+		 */
+		if (h->st.huge_again_ts < h->st.disable_start)
+			h->st.huge_again_ts = dis_end;
+		set_to_huge(h, (int64_t)(h->st.huge_again_ts - h->st.disable_start));
+		return 0;
+	}
 	dis_seq = ph->p.end_seq;
 	dis_after = ph->p.after;
 	dis_integral = ph->split_integral0 + ph->p.region_split_ns;
@@ -259,12 +272,8 @@ static int close_dirty(struct msc_history *h, const struct msc_event *ev)
 	rp->cost = tail;
 	rp->cost.gfn_first = min(rp->cost.gfn_first, UINT64_MAX);
 	h->st.cur_repromote = (int32_t)(rp->p.id - 1);
-	if (!h->st.awaiting) {
-		/* nothing left to wait for: huge again by the end of the disable at the latest */
-		if (h->st.huge_again_ts < h->st.disable_start)
-			h->st.huge_again_ts = dis_end;
-		close_repromote(h, true);
-	}
+	if (!h->st.awaiting)
+		close_repromote(h, true);	/* huge again already, after the disable */
 	return 0;
 }
 
@@ -627,13 +636,18 @@ int hphase_tick(struct msc_history *h, uint64_t ts)
 	return r;
 }
 
+/*
+ * A cell the disable (@ctx) went over, or one that was huge and is not now,
+ * still has to become huge.
+ */
 static int mark_awaiting(struct msc_history *h, struct hnode *n2, unsigned int i, void *ctx)
 {
 	const struct hphase *dis = ctx;
 	struct hcell *c = &n2->cells[i];
 	uint64_t gfn = n2->base + i * 512ULL;
+	bool touched = dis->cost.gfn_first <= gfn && gfn <= dis->cost.gfn_last;
 
-	if (dis->cost.gfn_first <= gfn && gfn <= dis->cost.gfn_last &&
+	if ((touched || (c->flags & HCELL_WAS_HUGE)) && !(c->flags & HCELL_AWAITING) &&
 	    c->kind != MSC_REGION_2M && c->kind != MSC_REGION_1G) {
 		c->flags |= HCELL_AWAITING;
 		h->st.awaiting++;
@@ -641,16 +655,35 @@ static int mark_awaiting(struct msc_history *h, struct hnode *n2, unsigned int i
 	return 0;
 }
 
+/* A region that was huge and is not now is split again, from the resume on. */
+static int mark_split(struct msc_history *h, struct hnode *n2, unsigned int i, void *ctx)
+{
+	struct hcell *c = &n2->cells[i];
+
+	if ((c->flags & HCELL_WAS_HUGE) && c->kind != MSC_REGION_2M && c->kind != MSC_REGION_1G &&
+	    !(c->flags & HCELL_SPLIT)) {
+		c->flags |= HCELL_SPLIT;
+		c->split_since = h->last_ts;
+		h->st.split_cells++;
+	}
+	return 0;
+}
+
 /**
- * hphase_resume - after the model is reloaded, restore what cells must say
- *	for an open re-promotion
+ * hphase_resume - after the model is reloaded, restore what cells must say:
+ *	which regions are split, and for an open disable or re-promotion which
+ *	are still to become huge
  */
 int hphase_resume(struct msc_history *h)
 {
+	const struct hphase *open = cur_dirty(h);
+	int r;
+
 	h->st.awaiting = 0;
 	h->st.split_cells = 0;
-	if (h->st.cur_repromote < 0)
-		return 0;
+	r = hmodel_for_each_cell(h, mark_split, NULL);
+	if (r || (h->st.cur_repromote < 0 && !(open && open->p.kind == MSC_PHASE_DISABLE)))
+		return r;
 	for (size_t i = h->nr_phases; i-- > 0;)
 		if (h->phases[i].p.kind == MSC_PHASE_DISABLE)
 			return hmodel_for_each_cell(h, mark_awaiting, &h->phases[i]);

@@ -481,6 +481,34 @@ int hstore_load_open(struct hstore *hs, int64_t capture_id, struct msc_history *
 	return r < 0 ? r : 0;
 }
 
+static int load_was_huge(const struct msc_interval *iv, void *ctx)
+{
+	hmodel_mark_was_huge(ctx, iv);
+	return 0;
+}
+
+/**
+ * hstore_load_was_huge - the huge leaves of the last run that are gone, for
+ *	the cells the model has again (after hstore_load_open())
+ */
+int hstore_load_was_huge(struct hstore *hs, int64_t capture_id, struct msc_history *h)
+{
+	sqlite3_stmt *st;
+	int r = msc_store_prepare(hs->s, "SELECT " RUN_COLS " FROM mapping_run "
+				  "WHERE capture_id = ? AND level >= 2 AND end_cause != 0", &st);
+
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, capture_id);
+	while ((r = msc_store_step(hs->s, st)) == 1) {
+		r = run_intervals(st, -1, load_was_huge, h);
+		if (r)
+			break;
+	}
+	sqlite3_finalize(st);
+	return r < 0 ? r : 0;
+}
+
 /** hstore_delete_open - delete the open runs (end_cause 0 exactly while open) */
 int hstore_delete_open(struct hstore *hs, int64_t capture_id)
 {

@@ -28,6 +28,22 @@ for dir in "$TRACES"/*/; do
 		"$(q "$db" "SELECT count(*) FROM kvm_stats_check WHERE diff_4k OR diff_2m OR diff_1g")" 0
 	check_eq "$name: exact census (not approximate)" \
 		"$(q "$db" "SELECT max(census_flags & 1) FROM kvm_stats")" 0
+	check_eq "$name: no bad-spte anomaly, no change left unclassified" \
+		"$(q "$db" "SELECT (SELECT count(*) FROM anomaly WHERE kind = 'bad-spte') ||
+			'|' || (SELECT count(*) FROM spte_change WHERE class = 'anomaly')")" "0|0"
+	# the special values come from the capture's own events, never a table
+	check_match "$name: non-present, frozen and role width learnt from events" \
+		"$(q "$db" "SELECT nonpresent_from || ' ' || frozen_from || ' ' || role_access_from FROM capture")" \
+		'^events \([0-9]+\) events \([0-9]+\) events \([0-9]+\)$'
+	case $name in
+	k7*) want_frozen=0x80000000000001a0 want_bits=4 ;;
+	k61-*) want_frozen=0x5a0 want_bits=3 ;;
+	*) want_frozen=0x80000000000005a0 want_bits=3 ;;
+	esac
+	check_eq "$name: FROZEN_SPTE and the role's access width of its kernel" \
+		"$(q "$db" "SELECT printf('%#x', frozen_spte) || ' ' || role_access_bits FROM capture")" \
+		"$want_frozen $want_bits"
+
 	check_eq "$name: no resync on a complete trace" \
 		"$(q "$db" "SELECT resyncs FROM analysis")" 0
 	check_eq "$name: every fast-path fix applied" \
