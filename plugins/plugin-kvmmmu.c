@@ -6,7 +6,7 @@
  * It prints the SPTE-carrying kvmmmu events (kvm_tdp_mmu_spte_changed,
  * kvm_mmu_split_huge_page, fast_page_fault) with each SPTE decoded by
  * mmuscope's own lib/spte.c: page size, non-present/table/leaf, W/D/A, pfn,
- * and the change class of KVM-MMU.md section 2.4.  It also prints the events
+ * and the change class of docs/kvm-mmu.md ("Classifying a change").  It also prints the events
  * the kernel/ patch series adds (kvm_flush_remote_tlbs, kvm_mmu_slot_dirty_logging_*,
  * kvm_mmu_split_huge_pages, kvm_mmu_zap_collapsible_sptes, kvm_dirty_log_harvest)
  * from their fields, so their output does not depend on how a tool renders the
@@ -15,8 +15,17 @@
  * What an SPTE bit means depends on the host (EPT or NPT, kernel era).  A
  * trace does not say, so the layout is inferred as lib/host.c does for
  * `mmuscope import`: from the SPTE values seen so far (EPT-only and NPT-only
- * bits, the non-present value).  The options "kvmmmu:vendor=npt|ept" and
- * "kvmmmu:nonpresent=0|bit63" override it (trace-cmd report -O ...).
+ * bits, the value installs replace), FROZEN_SPTE from the children of the
+ * tables kvm_mmu_prepare_zap_page removes, and the page role's access width
+ * (3 bits, 4 since MBEC in 7.x) from new direct page tables.  Until an event
+ * shows the width, a role's access bits print as "access? N".  The options
+ * "kvmmmu:vendor=npt|ept" and "kvmmmu:nonpresent=0|bit63" override it
+ * (trace-cmd report -O ...).
+ *
+ * The page-table events (kvm_mmu_get_page, kvm_mmu_prepare_zap_page and the
+ * shadow MMU's sync/unsync) are printed here too, with the role decoded for
+ * the capture's width: libtraceevent's own plugin_kvm assumes 3 bits, which
+ * reads every 7.x table as "invalid".
  *
  * mmuscope's importer disables plugins, so nothing here changes what mmuscope
  * stores.  Fields are read by name; signed fields are sign-extended by hand
@@ -41,7 +50,7 @@ struct kvmmmu_state {
 	struct tep_handle *tep;
 	struct msc_host host;		/* overrides applied, inference so far */
 	struct msc_host_guess guess;	/* evidence from SPTE values */
-	struct msc_spte_layout layout;	/* from @host, redone until settled */
+	struct msc_classifier cls;	/* its layout: from @host, frozen as teardowns show */
 	bool settled;			/* msc_host_guess_settled() was true */
 };
 
@@ -90,16 +99,19 @@ static void state_update(struct kvmmmu_state *st)
 	v = TEP_PLUGIN_OPTIONS[1].value;
 	if (v && *v)
 		msc_host_set(&st->host, "nonpresent", !strcmp(v, "bit63") ? "0x8000000000000000" : "0");
-	msc_spte_layout_init(&st->layout, &st->host);
+	msc_classifier_set_host(&st->cls, &st->host);
 }
 
-/* Take the SPTE values of one event as evidence until the layout is settled. */
+/*
+ * Take the values of one event as evidence until the layout is settled,
+ * and new page tables until one shows the role's access width.
+ */
 static void state_learn(struct kvmmmu_state *st, const struct msc_event *ev)
 {
-	if (st->settled)
+	if (st->settled && (ev->type != MSC_EV_GET_PAGE || st->host.role_access.from))
 		return;
 	msc_host_guess_add(&st->guess, ev);
-	st->settled = msc_host_guess_settled(&st->guess);
+	st->settled = msc_host_guess_settled(&st->guess, &st->host);
 	state_update(st);
 }
 
@@ -125,14 +137,8 @@ static void print_spte(struct trace_seq *s, const struct kvmmmu_state *st, unsig
 {
 	char text[SPTE_TEXT_MAX];
 
-	msc_spte_describe(&st->layout, level, spte, text, sizeof(text));
+	msc_spte_describe(&st->cls.layout, level, spte, text, sizeof(text));
 	trace_seq_printf(s, "%#llx (%s)", (unsigned long long)spte, text);
-}
-
-/* Teardown children are written FROZEN_SPTE; since 6.10 only they are. */
-static bool frozen_is_teardown(const struct kvmmmu_state *st, uint64_t new_spte)
-{
-	return new_spte == st->layout.frozen && st->layout.nonpresent;
 }
 
 static int spte_changed_handler(struct trace_seq *s, struct tep_record *record,
@@ -140,18 +146,26 @@ static int spte_changed_handler(struct trace_seq *s, struct tep_record *record,
 {
 	struct kvmmmu_state *st = state_of(event->tep);
 	unsigned long long gfn, old_spte, new_spte, level, as_id;
-	struct msc_event ev = { .type = MSC_EV_SPTE_CHANGED };
+	struct msc_event ev = { .type = MSC_EV_SPTE_CHANGED, .cpu = (uint16_t)record->cpu };
 	enum msc_spte_class class;
 
 	if (!st || field(s, event, record, "gfn", &gfn) || field(s, event, record, "old_spte", &old_spte) ||
 	    field(s, event, record, "new_spte", &new_spte) || field(s, event, record, "level", &level) ||
 	    field(s, event, record, "as_id", &as_id))
 		return -1;
-	ev.spte.old_spte = old_spte;
-	ev.spte.new_spte = new_spte;
+	ev.spte = (struct msc_ev_spte){ .gfn = gfn, .old_spte = old_spte, .new_spte = new_spte,
+					.level = (uint8_t)level, .as_id = (uint8_t)as_id };
 	state_learn(st, &ev);
-	class = msc_spte_classify(&st->layout, level, old_spte, new_spte,
-				  frozen_is_teardown(st, new_spte));
+	/*
+	 * trace-cmd report reads each record once, in order, so the teardown
+	 * context holds; a viewer that jumps around (KernelShark) may print a
+	 * child without its prepare_zap_page: since 6.10 only teardown children
+	 * receive the frozen value, so that value alone still tells.
+	 */
+	msc_classifier_apply(&st->cls, &ev);
+	class = ev.spte.class;
+	if (class == MSC_CLASS_UNMAP && new_spte == st->cls.layout.frozen && st->cls.layout.nonpresent)
+		class = MSC_CLASS_TEARDOWN_CHILD;
 
 	trace_seq_printf(s, "as %llu gfn %#llx %s ", as_id, gfn, msc_level_size_name(level));
 	print_spte(s, st, level, old_spte);
@@ -202,7 +216,7 @@ static int fast_page_fault_handler(struct trace_seq *s, struct tep_record *recor
 	ev.fast_pf.new_spte = new_spte;
 	state_learn(st, &ev);
 	/* the level is not traced; a 4K leaf is what the fast path fixes */
-	class = msc_spte_classify(&st->layout, 1, old_spte, new_spte, false);
+	class = msc_spte_classify(&st->cls.layout, 1, old_spte, new_spte, false);
 
 	trace_seq_printf(s, "vcpu %lld gpa %#llx error_code %#llx ",
 			 sfield_value(event, "vcpu_id", vcpu), gpa, error_code);
@@ -211,6 +225,54 @@ static int fast_page_fault_handler(struct trace_seq *s, struct tep_record *recor
 	print_spte(s, st, 1, new_spte);
 	trace_seq_printf(s, " class %s ret %lld", msc_spte_class_name(class),
 			 sfield_value(event, "ret", ret));
+	return 0;
+}
+
+/* The access letters, or the raw bits while no event has shown the width. */
+static void print_access(struct trace_seq *s, const struct kvmmmu_state *st, uint32_t word,
+			 const struct msc_sp_role *role)
+{
+	if (st->host.role_access.from)
+		trace_seq_printf(s, " %s", role->access_str);
+	else
+		trace_seq_printf(s, " access? %#x", (word >> 8) & 0xf);
+}
+
+/*
+ * kvm_mmu_get_page, kvm_mmu_prepare_zap_page, kvm_mmu_sync_page and
+ * kvm_mmu_unsync_page: KVM_MMU_PAGE_PRINTK's words, with the role decoded
+ * for this capture.
+ */
+static int page_handler(struct trace_seq *s, struct tep_record *record, struct tep_event *event,
+			void *context)
+{
+	struct kvmmmu_state *st = state_of(event->tep);
+	unsigned long long gfn, role, gen, root_count, unsync, created = 0;
+	struct msc_event ev = { .cpu = (uint16_t)record->cpu };
+	bool is_get = !strcmp(event->name, "kvm_mmu_get_page");
+	struct msc_sp_role r;
+
+	if (!st || field(s, event, record, "gfn", &gfn) || field(s, event, record, "role", &role) ||
+	    field(s, event, record, "mmu_valid_gen", &gen) ||
+	    field(s, event, record, "root_count", &root_count) ||
+	    field(s, event, record, "unsync", &unsync) ||
+	    (is_get && field(s, event, record, "created", &created)))
+		return -1;
+	ev.type = is_get ? MSC_EV_GET_PAGE : MSC_EV_ZAP_PAGE;
+	ev.sp = (struct msc_ev_sp){ .gfn = gfn, .role = (uint32_t)role, .created = !!created };
+	state_learn(st, &ev);
+	if (!strcmp(event->name, "kvm_mmu_prepare_zap_page"))
+		msc_classifier_apply(&st->cls, &ev);	/* opens the teardown context */
+	msc_sp_role_decode(&st->cls.layout, (uint32_t)role, &r);
+
+	trace_seq_printf(s, "sp gen %llu gfn %#llx l%u %u-byte q%u%s", gen, gfn, r.level,
+			 r.has_4_byte_gpte ? 4 : 8, r.quadrant, r.direct ? " direct" : "");
+	print_access(s, st, (uint32_t)role, &r);
+	trace_seq_printf(s, "%s %snxe %sad root %llu %s", r.invalid ? " invalid" : "",
+			 r.efer_nx ? "" : "!", r.ad_disabled ? "!" : "", root_count,
+			 unsync ? "unsync" : "sync");
+	if (is_get)
+		trace_seq_puts(s, created ? " new" : " existing");
 	return 0;
 }
 
@@ -382,6 +444,10 @@ static const struct {
 	{ "kvmmmu", "kvm_tdp_mmu_spte_changed", spte_changed_handler },
 	{ "kvmmmu", "kvm_mmu_split_huge_page", split_huge_page_handler },
 	{ "kvmmmu", "fast_page_fault", fast_page_fault_handler },
+	{ "kvmmmu", "kvm_mmu_get_page", page_handler },
+	{ "kvmmmu", "kvm_mmu_prepare_zap_page", page_handler },
+	{ "kvmmmu", "kvm_mmu_sync_page", page_handler },
+	{ "kvmmmu", "kvm_mmu_unsync_page", page_handler },
 	{ "kvm", "kvm_flush_remote_tlbs", flush_handler },
 	{ "kvmmmu", "kvm_mmu_slot_dirty_logging_begin", fields_handler, slot_fields },
 	{ "kvmmmu", "kvm_mmu_slot_dirty_logging_end", fields_handler, slot_fields },
@@ -409,6 +475,7 @@ int TEP_PLUGIN_LOADER(struct tep_handle *tep)
 		return -1;
 	st->tep = tep;
 	msc_host_init(&st->host);
+	msc_classifier_init(&st->cls, &st->host);
 	state_update(st);
 	st->next = states;
 	states = st;
@@ -436,5 +503,6 @@ void TEP_PLUGIN_UNLOADER(struct tep_handle *tep)
 					     handlers[i].handler,
 					     (void *)handlers[i].fields);
 	*p = st->next;
+	msc_classifier_release(&st->cls);
 	free(st);
 }

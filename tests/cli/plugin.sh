@@ -45,7 +45,7 @@ summarize() {
 		split(substr($0, RSTART, RLENGTH), h, " ")
 		ev = h[3]
 		sub(/:$/, "", ev)
-		if (ev ~ /^(kvm_tdp_mmu_spte_changed|kvm_mmu_split_huge_page|fast_page_fault|kvm_flush_remote_tlbs|kvm_mmu_slot_dirty_logging_begin|kvm_mmu_slot_dirty_logging_end|kvm_mmu_split_huge_pages|kvm_mmu_zap_collapsible_sptes|kvm_dirty_log_harvest)$/) {
+		if (ev ~ /^(kvm_tdp_mmu_spte_changed|kvm_mmu_split_huge_page|fast_page_fault|kvm_mmu_get_page|kvm_mmu_prepare_zap_page|kvm_flush_remote_tlbs|kvm_mmu_slot_dirty_logging_begin|kvm_mmu_slot_dirty_logging_end|kvm_mmu_split_huge_pages|kvm_mmu_zap_collapsible_sptes|kvm_dirty_log_harvest)$/) {
 			events[ev]++
 			if (events[ev] <= 3)
 				first[ev] = first[ev] $0 "\n"
@@ -58,7 +58,7 @@ summarize() {
 		}
 	}
 	END {
-		n = split("kvm_tdp_mmu_spte_changed kvm_mmu_split_huge_page fast_page_fault kvm_flush_remote_tlbs kvm_mmu_slot_dirty_logging_begin kvm_mmu_slot_dirty_logging_end kvm_mmu_split_huge_pages kvm_mmu_zap_collapsible_sptes kvm_dirty_log_harvest", order, " ")
+		n = split("kvm_tdp_mmu_spte_changed kvm_mmu_split_huge_page fast_page_fault kvm_mmu_get_page kvm_mmu_prepare_zap_page kvm_flush_remote_tlbs kvm_mmu_slot_dirty_logging_begin kvm_mmu_slot_dirty_logging_end kvm_mmu_split_huge_pages kvm_mmu_zap_collapsible_sptes kvm_dirty_log_harvest", order, " ")
 		for (i = 1; i <= n; i++)
 			if (events[order[i]]) {
 				print "== " order[i] ": " events[order[i]] " events, first ones"
@@ -75,7 +75,7 @@ summarize() {
 	}'
 }
 
-for d in "$TRACES"/k61-* "$TRACES"/k612-* "$TRACES"/k612msc-*; do
+for d in "$TRACES"/k61* "$TRACES"/k7*; do
 	[ -s "$d/trace.dat" ] || continue
 	name=$(basename "$d")
 	report "$d/trace.dat" | summarize > "$T/$name.txt"
@@ -89,6 +89,18 @@ check_match "fast_page_fault decoded with the plugin" "$out" \
 	'\(4K leaf pfn 0x[0-9a-f]+ wp D A\) -> 0x[0-9a-f]+ \(4K leaf pfn 0x[0-9a-f]+ W D A\) class make-writable'
 out=$(HOME=$T TRACEEVENT_PLUGIN_DIR=$T/none trace-cmd report -i "$d/trace.dat" 2>/dev/null | grep -m 1 'fast_page_fault:')
 check_match "without the plugin the kernel's print fmt is used" "$out" 'spurious [01] fixed [01]'
+
+# 7.x: the page role's access is 4 bits (a TDP table is "direct rwux", valid),
+# and the children of a removed table receive 7.x's own FROZEN_SPTE
+d7=$TRACES/k73-npt_tdp_32m
+out=$(report "$d7/trace.dat" | grep -m 1 'kvm_mmu_get_page:')
+check_match "7.x page role decoded with 4 access bits" "$out" \
+	'sp gen 0 gfn 0 l4 8-byte q0 direct rwux nxe ad root 0 sync new$'
+out=$(report "$d7/trace.dat" | grep -m 1 ' -> 0x80000000000001a0')
+check_match "7.x FROZEN_SPTE named frozen, the child a teardown child" "$out" \
+	'-> 0x80000000000001a0 \(frozen\) class teardown-child$'
+out=$(report "$d/trace.dat" | grep -m 1 'kvm_mmu_get_page:')
+check_match "6.12 page role decoded with 3 access bits" "$out" 'direct wux nxe ad root 0 sync new$'
 
 # Options override the inferred layout: EPT has no D/A at bits 6/5.
 out=$(report "$d/trace.dat" -O kvmmmu:vendor=ept | grep -m 1 'fast_page_fault:')
