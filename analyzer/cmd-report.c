@@ -86,8 +86,9 @@ static void text_phase(struct report *rp, const struct msc_phase *p)
 	fprintf(rp->f, "    pages split %" PRIu64 ", promoted %" PRIu64 ", children synthesized %"
 		PRIu64 ", split failures %" PRIu64 "\n", p->pages_split, p->pages_promoted,
 		p->children_synthesized, p->split_failures);
-	fprintf(rp->f, "    faults slow %" PRIu64 ", fast %" PRIu64 ", refaults after zap %" PRIu64
-		", zaps %" PRIu64, p->faults_slow, p->faults_fast, p->refaults, p->zaps);
+	fprintf(rp->f, "    faults slow %" PRIu64 ", fast %" PRIu64 ", spurious %" PRIu64
+		", refaults after zap %" PRIu64 ", zaps %" PRIu64, p->faults_slow, p->faults_fast,
+		p->faults_spurious, p->refaults, p->zaps);
 	if (p->flushes >= 0)
 		fprintf(rp->f, ", TLB flushes %" PRId64, p->flushes);
 	fputc('\n', rp->f);
@@ -263,9 +264,10 @@ static void json_report(struct report *rp)
 		fprintf(f, "}, \"splits\": %" PRIu64 ", \"split_failures\": %" PRIu64
 			", \"pages_split\": %" PRIu64 ", \"pages_promoted\": %" PRIu64
 			", \"children_synthesized\": %" PRIu64 ", \"faults_slow\": %" PRIu64
-			", \"faults_fast\": %" PRIu64 ", \"tlb_flushes\": ", p->splits,
+			", \"faults_fast\": %" PRIu64 ", \"faults_spurious\": %" PRIu64
+			", \"tlb_flushes\": ", p->splits,
 			p->split_failures, p->pages_split, p->pages_promoted, p->children_synthesized,
-			p->faults_slow, p->faults_fast);
+			p->faults_slow, p->faults_fast, p->faults_spurious);
 		if (p->flushes >= 0)
 			fprintf(f, "%" PRId64, p->flushes);
 		else

@@ -260,6 +260,8 @@ static void dec_collapse_span(const struct entry *e, const uint64_t *v,
 		.count_1g = (uint32_t)v[6], .count_2m = (uint32_t)v[7], .other = (uint32_t)v[8],
 		.flushes = (uint32_t)v[9], .duration_ns = v[10],
 	};
+	snprintf(ev->span.reason_name, sizeof(ev->span.reason_name), "%s",
+		 strstr(e->event->name, "recover") ? "recover" : "zap");
 }
 
 static void dec_harvest(const struct entry *e, const uint64_t *v, const struct tep_record *rec,
@@ -326,6 +328,11 @@ static const struct decoder decoders[] = {
 	{ .system = "kvmmmu", .name = "kvm_mmu_zap_collapsible_sptes", .type = MSC_EV_COLLAPSE_SPAN,
 	  .fields = { "vm_id", "vm_pid", "as_id", "slot_id", "start_gfn", "end_gfn", "zapped_1g",
 		      "zapped_2m", "skipped", "flushes", "duration_ns" },
+	  .required = 0xf0, .decode = dec_collapse_span },
+	/* the same pass from 6.13 on: huge pages recovered in place (kernel/7.3) */
+	{ .system = "kvmmmu", .name = "kvm_mmu_recover_huge_pages", .type = MSC_EV_COLLAPSE_SPAN,
+	  .fields = { "vm_id", "vm_pid", "as_id", "slot_id", "start_gfn", "end_gfn", "recovered_1g",
+		      "recovered_2m", "skipped", "flushes", "duration_ns" },
 	  .required = 0xf0, .decode = dec_collapse_span },
 	{ .system = "kvm", .name = "kvm_dirty_log_harvest", .type = MSC_EV_HARVEST,
 	  .fields = { "vm_id", "vm_pid", "as_id", "slot_id", "start_gfn", "npages", "dirty",

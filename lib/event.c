@@ -153,7 +153,7 @@ static const struct field collapse_span_fields[] = {
 	F(span.start_gfn, "gfn", HEX),	    F(span.end_gfn, "end", HEX),
 	F(span.count_1g, "zapped_1g", UDEC), F(span.count_2m, "zapped_2m", UDEC),
 	F(span.other, "skipped", UDEC),	    F(span.flushes, "flushes", UDEC),
-	F(span.duration_ns, "ns", UDEC),
+	F(span.duration_ns, "ns", UDEC),    OPT(span.reason_name, "pass", NAME),
 };
 static const struct field harvest_fields[] = {
 	F(harvest.vm_id, "vm", UDEC),	    F(harvest.vm_pid, "vm_pid", SDEC),

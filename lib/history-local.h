@@ -103,7 +103,7 @@ struct hcost {
 	uint64_t spte_changes;
 	uint64_t by_class[MSC_CLASS_NR];
 	uint64_t splits, split_failures, pages_split, pages_promoted, synthesized;
-	uint64_t faults_slow, faults_fast, flushes, zaps, refaults;
+	uint64_t faults_slow, faults_fast, faults_spurious, flushes, zaps, refaults;
 	uint64_t gfn_first, gfn_last;
 	int64_t last_seq;
 	uint64_t last_ts;
@@ -131,12 +131,23 @@ struct hstate {
 	uint64_t huge_again_ts;		/* when the last awaiting cell became huge */
 	int32_t last_dirty;		/* index of the last dirty-log phase, -1 */
 	uint32_t faults_since_sweep;	/* vCPU faults since the last sweep activity */
+	int32_t sweep_pid;		/* the task doing the open dirty-log phase's work */
 	uint64_t split_integral;	/* sum over time of split cells, ns */
 	uint64_t split_cells;		/* cells huge before and not huge now */
 	uint64_t vcpu_pids[16];		/* tasks seen taking page faults */
 	uint32_t nr_vcpu_pids;
 	uint64_t act_bucket;		/* start of the activity bucket being summed */
 	uint64_t act[9];		/* its counters, in activity column order */
+	/*
+	 * NPF exits (kvm:kvm_page_fault) whose outcome is not known yet: the
+	 * vCPU's next event says it (its fast_page_fault fixing the same GFN:
+	 * the fast path; anything else: the slow path).  At most one per vCPU.
+	 */
+	struct {
+		int32_t pid;
+		uint64_t gfn;
+	} npf[32];
+	uint32_t nr_npf;
 };
 
 struct hstore;
@@ -179,6 +190,7 @@ struct msc_history {
 	bool sweep_hit;			/* the event being fed is activity of the open
 					   dirty-log phase: commit its pending costs */
 	bool end_dirty;		/* the event ends the open dirty-log phase (patch end event) */
+	bool ended;		/* no event follows the last one fed (msc_history_capture_ended) */
 
 	struct msc_history_summary sum;
 	uint64_t anomalies_by_kind[MSC_ANOMALY_KIND_NR];
@@ -223,7 +235,8 @@ void hphase_cost(struct msc_history *h, const struct msc_event *ev, unsigned int
 		 uint64_t n);
 int hphase_event(struct msc_history *h, const struct msc_event *ev);
 void hphase_cell_huge(struct msc_history *h, struct hcell *c, bool huge);
-int hphase_tick(struct msc_history *h, uint64_t ts);
+int hphase_tick(struct msc_history *h, uint64_t ts, const struct msc_event *ev);
+int hphase_capture_end(struct msc_history *h);
 int hphase_commit(struct msc_history *h);
 int hphase_resume(struct msc_history *h);
 int hphase_finish(struct msc_history *h);
@@ -233,8 +246,8 @@ bool hphase_is_vcpu(const struct msc_history *h, int32_t pid);
 /* What hphase_cost() counts. */
 enum {
 	HCOST_SPTE, HCOST_SPLIT, HCOST_SPLIT_FAIL, HCOST_PAGES_SPLIT, HCOST_PROMOTE,
-	HCOST_SYNTH, HCOST_FAULT_SLOW, HCOST_FAULT_FAST, HCOST_FLUSH, HCOST_ZAP,
-	HCOST_REFAULT, HCOST_MAP, HCOST_WP,
+	HCOST_SYNTH, HCOST_FAULT_SLOW, HCOST_FAULT_FAST, HCOST_FAULT_SPURIOUS, HCOST_FLUSH,
+	HCOST_ZAP, HCOST_REFAULT, HCOST_MAP, HCOST_WP,
 };
 
 /* history-anomaly.c */

@@ -7,7 +7,10 @@
  * task that is not a vCPU (the ioctl caller), no two more than SWEEP_GAP
  * apart.  A sweep of splits / write-protects / clear-dirty is an enable
  * when dirty logging is off, a harvest when it is on; a sweep of 2M+
- * subtree zaps or promotions is a disable.  A kprobe on the KVM function
+ * subtree zaps or promotions is a disable.  A disable ends when its task
+ * does something else, not at a pause: the ioctl thread is preempted by
+ * the vCPUs it competes with, for longer than any gap rule could allow,
+ * and a second memslot of the same ioctl continues the same disable.  A kprobe on the KVM function
  * that starts the work makes the phase's start and kind exact.  The
  * companion patch's tracepoints make phases exact: _begin/_end bound an
  * enable or disable (no quiet gap ends it in between), a harvest event
@@ -53,6 +56,7 @@ static void cost_add(struct hcost *c, unsigned int what, uint64_t n)
 	case HCOST_SYNTH: c->synthesized += n; break;
 	case HCOST_FAULT_SLOW: c->faults_slow += n; break;
 	case HCOST_FAULT_FAST: c->faults_fast += n; break;
+	case HCOST_FAULT_SPURIOUS: c->faults_spurious += n; break;
 	case HCOST_FLUSH: c->flushes += n; break;
 	case HCOST_ZAP: c->zaps += n; break;
 	case HCOST_REFAULT: c->refaults += n; break;
@@ -72,6 +76,7 @@ static void cost_merge(struct hcost *dst, const struct hcost *src)
 	dst->synthesized += src->synthesized;
 	dst->faults_slow += src->faults_slow;
 	dst->faults_fast += src->faults_fast;
+	dst->faults_spurious += src->faults_spurious;
 	dst->flushes += src->flushes;
 	dst->zaps += src->zaps;
 	dst->refaults += src->refaults;
@@ -116,6 +121,7 @@ static int act_index(unsigned int what)
 	case HCOST_WP: return ACT_WP;
 	case HCOST_FAULT_SLOW: return ACT_SLOW;
 	case HCOST_FAULT_FAST: return ACT_FAST;
+	case HCOST_FAULT_SPURIOUS: return ACT_FAST;	/* activity: resolved by the fast path */
 	case HCOST_FLUSH: return ACT_FLUSH;
 	default: return -1;
 	}
@@ -319,6 +325,7 @@ static int open_dirty(struct msc_history *h, const struct msc_event *ev,
 		return -ENOMEM;
 	ph->p.start_ts = ev->ts > h->last_ts ? h->last_ts : ev->ts;
 	h->st.cur_dirty = h->st.last_dirty = (int32_t)(ph->p.id - 1);
+	h->st.sweep_pid = ev ? ev->pid : -1;
 	h->st.dirty_active = kind != MSC_PHASE_DISABLE;
 	h->sweep_hit = true;
 	h->st.faults_since_sweep = 0;
@@ -336,7 +343,27 @@ static int open_dirty(struct msc_history *h, const struct msc_event *ev,
  */
 static bool sweep_alive(const struct msc_history *h, const struct hphase *ph, uint64_t ts)
 {
-	return h->st.dirty_log_open || ts - ph->pending.last_ts <= SWEEP_GAP_NS;
+	return h->st.dirty_log_open || ph->p.kind == MSC_PHASE_DISABLE ||
+	       ts - ph->pending.last_ts <= SWEEP_GAP_NS;
+}
+
+/* What a disable's task does while disabling (the rest ends the disable). */
+static bool disable_work(const struct msc_event *ev)
+{
+	switch (ev->type) {
+	case MSC_EV_SPTE_CHANGED:
+		return ev->spte.class == MSC_CLASS_ZAP_SUBTREE || ev->spte.class == MSC_CLASS_PROMOTE ||
+		       ev->spte.class == MSC_CLASS_TEARDOWN_CHILD || ev->spte.class == MSC_CLASS_UNMAP;
+	case MSC_EV_ZAP_PAGE:
+	case MSC_EV_KPROBE:	/* its own probes and flushes; another phase's kind opens that phase */
+	case MSC_EV_TLB_FLUSH:
+	case MSC_EV_COLLAPSE_SPAN:
+	case MSC_EV_DIRTY_LOG:
+	case MSC_EV_LOST:
+		return true;
+	default:
+		return false;
+	}
 }
 
 /* One event of dirty-log activity of @kind (by kprobe or by inference). */
@@ -483,8 +510,13 @@ static void learn_vcpu(struct msc_history *h, int32_t pid)
 int hphase_event(struct msc_history *h, const struct msc_event *ev)
 {
 	bool ioctl = !hphase_is_vcpu(h, ev->pid);
+	struct hphase *open = cur_dirty(h);
+	int r;
 
 	h->sweep_hit = false;
+	if (open && open->p.kind == MSC_PHASE_DISABLE && !h->st.dirty_log_open &&
+	    ev->pid == h->st.sweep_pid && !disable_work(ev) && (r = close_dirty(h, ev)))
+		return r;
 	switch (ev->type) {
 	case MSC_EV_PAGE_FAULT:
 		learn_vcpu(h, ev->pid);
@@ -511,7 +543,6 @@ int hphase_event(struct msc_history *h, const struct msc_event *ev)
 	case MSC_EV_DIRTY_LOG: {
 		/* the companion patch: dirty logging turned on or off, exactly */
 		bool on = ev->dirty_log.new_flags & 1, was = ev->dirty_log.old_flags & 1;
-		int r;
 
 		if (on == was || h->opts.infer_only)
 			return 0;
@@ -541,8 +572,6 @@ int hphase_event(struct msc_history *h, const struct msc_event *ev)
 		return activity(h, ev, MSC_PHASE_DISABLE, MSC_PHASE_SRC_TRACEPOINT);
 	case MSC_EV_HARVEST: {
 		/* the companion patch: one GET or CLEAR_DIRTY_LOG ends here, exactly */
-		int r;
-
 		if (h->opts.infer_only)
 			return 0;
 		r = activity(h, ev, MSC_PHASE_HARVEST, MSC_PHASE_SRC_TRACEPOINT);
@@ -553,6 +582,11 @@ int hphase_event(struct msc_history *h, const struct msc_event *ev)
 		return 0;
 	}
 	case MSC_EV_SPLIT:
+		/* it follows its SPTE change: the sweep of its task, however late */
+		if (cur_dirty(h) && ev->pid == h->st.sweep_pid) {
+			h->sweep_hit = true;
+			return 0;
+		}
 		if (ioctl && cur_dirty(h))
 			return activity(h, ev, cur_dirty(h)->p.kind, MSC_PHASE_SRC_INFERRED);
 		return 0;
@@ -609,16 +643,23 @@ bool hphase_in_disable(const struct msc_history *h)
 /**
  * hphase_tick - time moves to @ts: integrate split time, close a sweep that
  *	went quiet, write the activity bucket that ended
+ * @h: the history
+ * @ts: the time of @ev
+ * @ev: the event about to be fed, or NULL
+ *
+ * A split event of the sweep's task belongs to the SPTE change just before
+ * it, however late it comes: it does not find the sweep gone quiet.
  */
-int hphase_tick(struct msc_history *h, uint64_t ts)
+int hphase_tick(struct msc_history *h, uint64_t ts, const struct msc_event *ev)
 {
 	uint64_t bucket = h->opts.activity_bucket_ns ?: DEFAULT_ACTIVITY_BUCKET_NS;
 	struct hphase *ph = cur_dirty(h);
+	bool split = ev && ev->type == MSC_EV_SPLIT && ev->pid == h->st.sweep_pid;
 	int r = 0;
 
 	if (ts > h->last_ts)
 		h->st.split_integral += h->st.split_cells * (ts - h->last_ts);
-	if (ph && !sweep_alive(h, ph, ts)) {
+	if (ph && !split && !sweep_alive(h, ph, ts)) {
 		r = close_dirty(h, NULL);
 		if (r)
 			return r;
@@ -688,6 +729,12 @@ int hphase_resume(struct msc_history *h)
 		if (h->phases[i].p.kind == MSC_PHASE_DISABLE)
 			return hmodel_for_each_cell(h, mark_awaiting, &h->phases[i]);
 	return 0;
+}
+
+/** hphase_capture_end - nothing follows: the open dirty-log phase is over */
+int hphase_capture_end(struct msc_history *h)
+{
+	return close_dirty(h, NULL);
 }
 
 /** hphase_finish - write every phase (open ones as they are now) */

@@ -328,6 +328,44 @@ static int apply_spte(struct msc_history *h, const struct msc_event *ev)
 	}
 }
 
+/*
+ * Each NPF exit is counted once, by its outcome.  An exit waits in h->st.npf
+ * until its vCPU's next event: a fast_page_fault that fixed or found
+ * spurious the same GFN resolved it (counted there); anything else means
+ * the slow path took it.  An exit the table has no room for is slow.
+ */
+static void npf_settle(struct msc_history *h, const struct msc_event *ev)
+{
+	uint32_t i;
+
+	for (i = 0; i < h->st.nr_npf && h->st.npf[i].pid != ev->pid; i++)
+		;
+	if (i == h->st.nr_npf)
+		return;
+	if (ev->type != MSC_EV_FAST_PF || ev->fast_pf.result == MSC_FPF_OTHER ||
+	    ev->fast_pf.gpa >> 12 != h->st.npf[i].gfn)
+		hphase_cost(h, ev, HCOST_FAULT_SLOW, 1);
+	h->st.npf[i] = h->st.npf[--h->st.nr_npf];
+}
+
+static void npf_pending(struct msc_history *h, const struct msc_event *ev)
+{
+	if (h->st.nr_npf == ARRAY_SIZE(h->st.npf)) {
+		hphase_cost(h, ev, HCOST_FAULT_SLOW, 1);
+		return;
+	}
+	h->st.npf[h->st.nr_npf].pid = ev->pid;
+	h->st.npf[h->st.nr_npf++].gfn = ev->pf.gpa >> 12;
+}
+
+/* The exits still waiting at the end of the capture went the slow path. */
+static void npf_flush(struct msc_history *h)
+{
+	for (uint32_t i = 0; i < h->st.nr_npf; i++)
+		hphase_cost(h, NULL, HCOST_FAULT_SLOW, 1);
+	h->st.nr_npf = 0;
+}
+
 static int apply_fast_pf(struct msc_history *h, const struct msc_event *ev)
 {
 	const struct msc_ev_fast_pf *f = &ev->fast_pf;
@@ -336,7 +374,7 @@ static int apply_fast_pf(struct msc_history *h, const struct msc_event *ev)
 
 	if (f->result == MSC_FPF_OTHER)
 		return 0;
-	hphase_cost(h, ev, HCOST_FAULT_FAST, 1);
+	hphase_cost(h, ev, f->result == MSC_FPF_FIXED ? HCOST_FAULT_FAST : HCOST_FAULT_SPURIOUS, 1);
 	if (f->result != MSC_FPF_FIXED || f->old_spte == f->new_spte)
 		return 0;
 	if (!hmodel_find_leaf(h, 0, gfn, &level))
@@ -352,7 +390,7 @@ static int apply_page_fault(struct msc_history *h, const struct msc_event *ev)
 	struct hcell *c = hmodel_cell(h, 0, gfn, false);
 	unsigned int level;
 
-	hphase_cost(h, ev, HCOST_FAULT_SLOW, 1);
+	npf_pending(h, ev);
 	if (c && (c->flags & HCELL_ZAPPED) && !hmodel_find_leaf(h, 0, gfn, &level))
 		hphase_cost(h, ev, HCOST_REFAULT, 1);
 	return 0;
@@ -470,11 +508,13 @@ static int feed(struct msc_history *h, const struct msc_event *ev)
 	}
 	r = hcensus_flush(h, ts);
 	if (!r)
-		r = hphase_tick(h, ts);
+		r = hphase_tick(h, ts, ev);
 	if (r)
 		return r;
 	h->last_ts = ts;
 	h->cur_seq = (int64_t)ev->seq;
+	if (h->st.nr_npf)
+		npf_settle(h, ev);
 	r = hphase_event(h, ev);
 	if (!r)
 		r = apply(h, ev);
@@ -511,6 +551,17 @@ int msc_history_feed(struct msc_history *h, const struct msc_event *ev)
 }
 
 /**
+ * msc_history_capture_ended - no event follows the last one fed
+ *
+ * What waits for a later event to be decided (an NPF exit's outcome) is
+ * decided at msc_history_finish() instead of kept for a resumed analysis.
+ */
+void msc_history_capture_ended(struct msc_history *h)
+{
+	h->ended = true;
+}
+
+/**
  * msc_history_finish - write what is still in memory and the resume point
  *
  * Open intervals, phases, regions, the last census and activity rows, the
@@ -522,10 +573,14 @@ int msc_history_finish(struct msc_history *h)
 {
 	int r = h->err;
 
+	if (!r && h->ended) {
+		npf_flush(h);
+		r = hphase_capture_end(h);
+	}
 	if (!r)
 		r = hcensus_flush(h, MSC_TS_OPEN);
 	if (!r)
-		r = hphase_tick(h, h->last_ts + (h->opts.activity_bucket_ns ?: 1000000ULL));
+		r = hphase_tick(h, h->last_ts + (h->opts.activity_bucket_ns ?: 1000000ULL), NULL);
 	if (!r)
 		r = hphase_finish(h);
 	if (!r)
@@ -607,8 +662,10 @@ int msc_history_tap_finish(struct msc_history_tap *tap)
 {
 	int r = 0;
 
-	if (tap->h)
+	if (tap->h) {
+		msc_history_capture_ended(tap->h);	/* import and record end here */
 		r = msc_history_finish(tap->h);
+	}
 	msc_history_close(tap->h);
 	tap->h = NULL;
 	return r;
@@ -648,6 +705,8 @@ int msc_history_analyze(struct msc_store *s, int64_t capture_id,
 			r = hstore_commit(h->hs);
 	}
 	msc_store_events_close(cur);
+	if (!r && cap.complete)
+		msc_history_capture_ended(h);
 	if (!r)
 		r = msc_history_finish(h);
 	if (!r)

@@ -603,7 +603,8 @@ int hstore_add_anomaly(struct hstore *hs, int64_t capture_id, const struct msc_a
 		   "gfn_first, gfn_last, spte_changes, classes, splits, split_failures, "   \
 		   "pages_split, pages_promoted, children_synthesized, faults_slow, "       \
 		   "faults_fast, flushes, zaps, refaults, region_split_ns, to_huge_ns, "    \
-		   "before_4k, before_2m, before_1g, after_4k, after_2m, after_1g, census_flags"
+		   "before_4k, before_2m, before_1g, after_4k, after_2m, after_1g, census_flags, " \
+		   "faults_spurious"
 
 /* msc_phase fields from the cost counters of a phase being built. */
 static void phase_of(const struct hphase *ph, bool flushes_known, struct msc_phase *p)
@@ -620,6 +621,7 @@ static void phase_of(const struct hphase *ph, bool flushes_known, struct msc_pha
 	p->children_synthesized = c->synthesized;
 	p->faults_slow = c->faults_slow;
 	p->faults_fast = c->faults_fast;
+	p->faults_spurious = c->faults_spurious;
 	p->flushes = flushes_known ? (int64_t)c->flushes : -1;
 	p->zaps = c->zaps;
 	p->refaults = c->refaults;
@@ -667,7 +669,7 @@ int hstore_put_phases(struct hstore *hs, int64_t capture_id, const struct hphase
 	if (!r)
 		r = msc_store_prepare(hs->s, "INSERT INTO phase (capture_id, " PHASE_COLS ") VALUES "
 				      "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-				      "?,?,?)", &st);
+				      "?,?,?,?)", &st);
 	for (size_t i = 0; i < nr && !r; i++) {
 		struct msc_phase p;
 		char classes[512];
@@ -714,6 +716,7 @@ int hstore_put_phases(struct hstore *hs, int64_t capture_id, const struct hphase
 		for (int l = 1; l <= 3; l++)
 			sqlite3_bind_int64(st, c++, p.after.pages[l]);
 		sqlite3_bind_int(st, c++, (int)p.after.flags);
+		bind_u64(st, c++, p.faults_spurious);
 		r = put(hs, st);
 	}
 	sqlite3_finalize(st);
@@ -770,6 +773,7 @@ static void read_phase(sqlite3_stmt *st, struct msc_phase *p, bool *ret_open)
 	for (int l = 1; l <= 3; l++)
 		p->after.pages[l] = sqlite3_column_int64(st, c++);
 	p->after.flags = p->before.flags = (unsigned int)sqlite3_column_int(st, c++);
+	p->faults_spurious = column_u64(st, c++);
 	p->before.ts = p->start_ts;
 	p->after.ts = p->end_ts;
 }
@@ -847,6 +851,7 @@ int hstore_load_phases(struct hstore *hs, int64_t capture_id, struct hphase **re
 		c->synthesized = p[i].children_synthesized;
 		c->faults_slow = p[i].faults_slow;
 		c->faults_fast = p[i].faults_fast;
+		c->faults_spurious = p[i].faults_spurious;
 		c->flushes = p[i].flushes > 0 ? (uint64_t)p[i].flushes : 0;
 		c->zaps = p[i].zaps;
 		c->refaults = p[i].refaults;

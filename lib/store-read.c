@@ -60,7 +60,7 @@ static void read_fault(sqlite3_stmt *st, struct msc_event *ev)
 {
 	const char *kind = (const char *)sqlite3_column_text(st, 4);
 
-	if (kind && !strcmp(kind, "slow")) {
+	if (kind && !strcmp(kind, "npf")) {
 		ev->type = MSC_EV_PAGE_FAULT;
 		ev->pf = (struct msc_ev_page_fault){
 			.vcpu = (uint32_t)sqlite3_column_int64(st, 5), .gpa = column_u64(st, 6),
@@ -224,6 +224,7 @@ static void read_collapse_span(sqlite3_stmt *st, struct msc_event *ev)
 {
 	ev->type = MSC_EV_COLLAPSE_SPAN;
 	read_span(st, ev, false);
+	copy_text(st, 15, ev->span.reason_name, sizeof(ev->span.reason_name));
 }
 
 static void read_harvest(sqlite3_stmt *st, struct msc_event *ev)

@@ -295,3 +295,12 @@ bool msc_synth_formats_has(const struct msc_synth_formats *f, const char *system
 {
 	return synth_formats_find(f, system, name) != NULL;
 }
+
+/* Whether @system/@name exists and has a field @field (a newer kernel's, say). */
+bool synth_formats_has_field(const struct msc_synth_formats *f, const char *system,
+			     const char *name, const char *field)
+{
+	const struct synth_format *fmt = synth_formats_find(f, system, name);
+
+	return fmt && fmt->event && tep_find_field(fmt->event, field);
+}

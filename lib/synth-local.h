@@ -43,6 +43,8 @@ struct msc_synth_formats {
 
 const struct synth_format *synth_formats_find(const struct msc_synth_formats *f,
 					      const char *system, const char *name);
+bool synth_formats_has_field(const struct msc_synth_formats *f, const char *system,
+			     const char *name, const char *field);
 
 /* ---- the model (synth-model.c drives, synth-mmu.c keeps the page tables) */
 
@@ -63,6 +65,7 @@ struct synth_kernel {
 	enum synth_disable disable;
 	bool fault_split;		/* fault path splits huge pages (6.2+), else zaps */
 	bool zap_4k_first;		/* teardown zaps 4K, 2M, 1G, root (6.3+); else 1G, root */
+	bool removed_first;		/* a removed table is traced before its parent's change (7.x) */
 	const char *probe_flush_range;	/* kprobe names of the captures' "lab" group */
 	const char *probe_flush_memslot;
 	bool harvest_probes_memslot;	/* the dirty-log ioctls' flush shows the memslot probe */
@@ -91,6 +94,9 @@ struct synth_model {
 	const struct msc_synth_formats *f;
 	struct msc_spte_layout l;
 	uint64_t leaf_bits, table_bits;	/* vendor bits of present SPTEs */
+	unsigned int role;		/* kvm_mmu_page_role of a TDP table, level 0 */
+	unsigned int root_access;	/* its access field: ACC_ALL */
+	bool req_access;		/* kvm_mmu_spte_requested has the access field */
 	msc_synth_emit_fn emit;
 	void *ctx;
 	struct msc_event ev;		/* reused: only the fields of ev.type are set */

@@ -8,7 +8,11 @@
  *  - every traced write is one kvm_tdp_mmu_spte_changed, emitted before a
  *    removed table is handled (prepare_zap_page, then each child to FROZEN;
  *    an atomic (shared) removal also traces non-present children, an
- *    exclusive one skips them);
+ *    exclusive one skips them); from 7.x on after it (docs/kvm-mmu.md,
+ *    "What the TDP MMU trace shows");
+ *  - tables carry the era's role (direct, ACC_ALL in a 3- or 4-bit access
+ *    field, efer_nx, cr0_wp), which 7.x also traces as the access a fault
+ *    requests;
  *  - a split emits get_page, the parent's huge -> table change and
  *    split_huge_page; the 512 children are written untraced;
  *  - the lockless fast path emits only fast_page_fault;
@@ -29,9 +33,6 @@
 #define TABLE_PFN 0x2c00ULL
 #define CODE_PFN 0xfe000ULL
 #define DATA_PFN 0x100000ULL		/* 4 GiB: aligned for 1 GiB pages */
-
-/* The tdp_mmu role of every table: direct, ACC_ALL, efer_nx, cr0_wp. */
-#define ROLE_BITS 0x3780u
 
 /* Error code bits of kvm_page_fault / fast_page_fault (PFERR_*). */
 #define PF_PRESENT (1ULL << 0)
@@ -156,7 +157,7 @@ static void ev_sp(struct synth_model *m, struct synth_thread *t, int type,
 {
 	struct msc_event *e = synth_event(m, type);
 
-	e->sp = (struct msc_ev_sp){ .gfn = pt->gfn, .role = ROLE_BITS | pt->level,
+	e->sp = (struct msc_ev_sp){ .gfn = pt->gfn, .role = m->role | pt->level,
 				    .created = type == MSC_EV_GET_PAGE };
 	synth_emit(m, t, cost);
 }
@@ -298,9 +299,33 @@ static struct synth_pt *split_entry(struct synth_model *m, struct synth_thread *
 	return child;
 }
 
+static void remove_table(struct synth_model *m, struct synth_thread *t, struct synth_pt *pt,
+			 bool shared);
+
+/*
+ * Change @pt[@i] to @new, traced; a table it pointed to is removed right
+ * after the event, or right before it from 7.x on (__handle_changed_spte()
+ * calls handle_removed_pt() before trace_kvm_tdp_mmu_spte_changed()).
+ */
+static void change_entry(struct synth_model *m, struct synth_thread *t, struct synth_pt *pt,
+			 unsigned int i, uint64_t new, bool shared, uint64_t cost)
+{
+	struct synth_pt *child = pt->child ? pt->child[i] : NULL;
+	uint64_t old = pt->spte[i];
+
+	if (child)
+		pt->child[i] = NULL;
+	if (child && m->k->removed_first)
+		remove_table(m, t, child, shared);
+	ev_spte(m, t, entry_gfn(pt, i), pt->level, old, new, cost);
+	set_entry(m, pt, i, new);
+	if (child && !m->k->removed_first)
+		remove_table(m, t, child, shared);
+}
+
 /*
  * handle_removed_pt(): announce the table, then every child goes FROZEN;
- * a child table is handled in turn right after its own event.
+ * a child table is handled in turn, next to its own event.
  */
 static void remove_table(struct synth_model *m, struct synth_thread *t, struct synth_pt *pt,
 			 bool shared)
@@ -311,28 +336,16 @@ static void remove_table(struct synth_model *m, struct synth_thread *t, struct s
 
 		if ((!shared && !present(m, s)) || s == m->l.frozen)
 			continue;
-		ev_spte(m, t, entry_gfn(pt, j), pt->level, s, m->l.frozen, T_ZAP_CHILD);
-		set_entry(m, pt, j, m->l.frozen);
-		if (pt->child && pt->child[j]) {
-			remove_table(m, t, pt->child[j], shared);
-			pt->child[j] = NULL;
-		}
+		change_entry(m, t, pt, j, m->l.frozen, shared, T_ZAP_CHILD);
 	}
 	pt_free(pt);
 }
 
-/* Replace the table at @pt[@i] by @new (traced), then remove the table. */
+/* Replace the table at @pt[@i] by @new (traced), removing the table. */
 static void replace_table(struct synth_model *m, struct synth_thread *t, struct synth_pt *pt,
 			  unsigned int i, uint64_t new, bool shared)
 {
-	struct synth_pt *child = pt->child ? pt->child[i] : NULL;
-
-	ev_spte(m, t, entry_gfn(pt, i), pt->level, pt->spte[i], new, T_WALK);
-	set_entry(m, pt, i, new);
-	if (child) {
-		pt->child[i] = NULL;
-		remove_table(m, t, child, shared);
-	}
+	change_entry(m, t, pt, i, new, shared, T_WALK);
 }
 
 /* Link a new, empty table into the non-present entry @pt[@i]. */
@@ -360,7 +373,8 @@ static void slow_map(struct synth_model *m, struct synth_thread *t, uint64_t gfn
 
 	e = synth_event(m, MSC_EV_SPTE_REQUESTED);
 	e->req = (struct msc_ev_requested){ .gfn = gfn, .pfn = host_pfn(m, base),
-					    .level = (uint8_t)goal };
+					    .level = (uint8_t)goal,
+					    .access = m->req_access ? (int16_t)m->root_access : -1 };
 	synth_emit(m, t, T_WALK);
 	for (unsigned int level = pt->level; pt && level > goal; level--) {
 		i = idx(gfn, level);

@@ -54,6 +54,16 @@ static const struct synth_kernel kernels[] = {
 	  .fault_split = true, .zap_4k_first = true,
 	  .probe_flush_range = "kvm_flush_remote_tlbs_range",
 	  .probe_flush_memslot = "kvm_flush_remote_tlbs_memslot" },
+	/*
+	 * 7.3.4 (tests/data/traces/k73-*): FROZEN_SPTE and the 4-bit role access
+	 * come from the layout of the version; a removed table is traced before
+	 * the change of the SPTE that pointed to it (__handle_changed_spte()).
+	 */
+	{ .name = "7.3", .formats = "7.3", .release = "7.3.0-synth-amd64",
+	  .kver = MSC_KVER(7, 3, 0), .ret_pf_fixed = 5, .disable = DISABLE_RECOVER,
+	  .fault_split = true, .zap_4k_first = true, .removed_first = true,
+	  .probe_flush_range = "kvm_flush_remote_tlbs_range",
+	  .probe_flush_memslot = "kvm_flush_remote_tlbs_memslot" },
 };
 
 /* Costs in ns of what the VMM and the guest do between events. */
@@ -104,7 +114,7 @@ static const struct synth_kernel *find_kernel(const char *name)
 
 /**
  * msc_synth_formats_name - which formats directory a kernel's trace uses
- * @kernel: "6.1", "6.12", "6.13" or "6.18"
+ * @kernel: "6.1", "6.12", "6.13", "6.18" or "7.3"
  *
  * Returns the directory name under tests/data/formats, NULL for a kernel
  * the model does not know.
@@ -170,7 +180,7 @@ int msc_synth_opts_check(const struct msc_synth_opts *o, char *why, size_t size)
 	const char *bad = NULL;
 
 	if (!find_kernel(o->kernel))
-		bad = "--kernel: one of 6.1, 6.12, 6.13, 6.18";
+		bad = "--kernel: one of 6.1, 6.12, 6.13, 6.18, 7.3";
 	else if (!o->guest_mib || o->guest_mib % align || o->guest_mib > (64ULL << 20))
 		bad = o->backing == MSC_SYNTH_BACKING_1G ?
 		      "guest size: a multiple of 1 GiB with 1g backing, at most 64 TiB" :
@@ -598,6 +608,13 @@ static int setup(struct synth_model *m)
 		/* P | U */
 		m->leaf_bits = m->table_bits = BIT_ULL(0) | BIT_ULL(2);
 	}
+	/* the tdp_mmu role: direct, ACC_ALL, efer_nx, cr0_wp (after invalid) */
+	m->root_access = (1u << m->l.role_access_bits) - 1;
+	m->role = 1u << 7 | m->root_access << 8 | 1u << (8 + m->l.role_access_bits + 1) |
+		  1u << (8 + m->l.role_access_bits + 2);
+	/* 7.x traces the root's access in kvm_mmu_spte_requested */
+	m->req_access = synth_formats_has_field(m->f, "kvmmmu", "kvm_mmu_spte_requested",
+						"access");
 	m->slot_gfn = 0x40000;		/* dirtylog's slot at 1 GiB */
 	m->slot_pages = o->guest_mib * 256;
 	m->backing_level = o->backing == MSC_SYNTH_BACKING_1G ? 3 :

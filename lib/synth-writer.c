@@ -92,6 +92,7 @@ static void v_set_spte(const struct msc_event *ev, uint64_t *v)
 static void v_req(const struct msc_event *ev, uint64_t *v)
 {
 	v[0] = ev->req.gfn, v[1] = ev->req.pfn, v[2] = ev->req.level;
+	v[3] = ev->req.access < 0 ? 0 : (uint64_t)ev->req.access;	/* 7.x only */
 }
 
 static void v_mmio(const struct msc_event *ev, uint64_t *v)
@@ -137,7 +138,7 @@ static const struct spec specs[MSC_EV_NR] = {
 	[MSC_EV_SET_SPTE] = { "kvmmmu", "kvm_mmu_set_spte",
 		{ "gfn", "spte", "sptep", "level", "r", "x", "u" }, 0x0b, v_set_spte },
 	[MSC_EV_SPTE_REQUESTED] = { "kvmmmu", "kvm_mmu_spte_requested",
-		{ "gfn", "pfn", "level" }, 0x07, v_req },
+		{ "gfn", "pfn", "level", "access" }, 0x07, v_req },
 	[MSC_EV_MMIO_SPTE] = { "kvmmmu", "mark_mmio_spte",
 		{ "gfn", "access", "gen" }, 0x01, v_mmio },
 	[MSC_EV_ZAP_ALL_FAST] = { "kvmmmu", "kvm_mmu_zap_all_fast",

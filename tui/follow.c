@@ -173,6 +173,8 @@ int tui_follow_step(struct tui_follow *f, const struct msc_capture_row *cap,
 		f->next_seq = cap->first_seq;
 	if (cap->last_seq >= 0 && f->next_seq <= cap->last_seq)
 		r = feed(f, cap->last_seq, start + budget_ms / 1e3);
+	if (!r && f->h && cap->complete && f->next_seq > cap->last_seq)
+		msc_history_capture_ended(f->h);
 	if (r || !f->fed)
 		return r;
 	since = now_s() - f->last_checkpoint;

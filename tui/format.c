@@ -531,7 +531,7 @@ char *fmt_phase_row(char *buf, size_t width, const struct msc_phase *p, uint64_t
 	fmt_time(start, sizeof(start), p->start_ts - min(p->start_ts, t0));
 	fmt_span(took, sizeof(took), p->end_ts - min(p->end_ts, p->start_ts));
 	fmt_count(split, sizeof(split), p->pages_split);
-	fmt_count(faults, sizeof(faults), p->faults_slow + p->faults_fast);
+	fmt_count(faults, sizeof(faults), p->faults_slow + p->faults_fast + p->faults_spurious);
 	fmt_count(zaps, sizeof(zaps), p->zaps);
 	if (p->flushes >= 0)
 		fmt_count(flush, sizeof(flush), (uint64_t)p->flushes);

@@ -49,8 +49,9 @@ static void detail(struct tui *t, const struct msc_phase *p, int y)
 		 p->pages_promoted, p->children_synthesized, p->split_failures);
 	draw_line(y++, A_NORMAL, line);
 	o = (size_t)snprintf(line, sizeof(line), "  faults slow %" PRIu64 ", fast %" PRIu64
-			     ", refaults after zap %" PRIu64 ", zaps %" PRIu64, p->faults_slow,
-			     p->faults_fast, p->refaults, p->zaps);
+			     ", spurious %" PRIu64 ", refaults after zap %" PRIu64 ", zaps %" PRIu64,
+			     p->faults_slow, p->faults_fast, p->faults_spurious, p->refaults,
+			     p->zaps);
 	if (p->flushes >= 0)
 		snprintf(line + o, sizeof(line) - o, ", TLB flushes %" PRId64, p->flushes);
 	else

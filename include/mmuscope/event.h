@@ -217,21 +217,27 @@ struct msc_ev_dirty_log {	/* kvmmmu:kvm_mmu_slot_dirty_logging_begin/_end */
 	char change_name[MSC_EVENT_SYMBOL_MAX];	/* from the format: "flags_only", ... */
 };
 
-struct msc_ev_span {		/* kvmmmu:kvm_mmu_split_huge_pages / _zap_collapsible_sptes */
+/*
+ * kvmmmu:kvm_mmu_split_huge_pages, and the pass that restores huge pages at
+ * dirty-log disable: kvm_mmu_zap_collapsible_sptes (<= 6.12) or
+ * kvm_mmu_recover_huge_pages (6.13+), told apart by reason_name.
+ */
+struct msc_ev_span {
 	uint64_t start_gfn;	/* [start, end) walked */
 	uint64_t end_gfn;
 	uint64_t duration_ns;
 	uint32_t vm_id;
 	int32_t vm_pid;
-	uint32_t count_1g;	/* split_1g / zapped_1g */
-	uint32_t count_2m;	/* split_2m / zapped_2m */
+	uint32_t count_1g;	/* split_1g / zapped_1g / recovered_1g */
+	uint32_t count_2m;	/* split_2m / zapped_2m / recovered_2m */
 	uint32_t other;		/* split: failed; collapse: skipped */
 	uint32_t flushes;	/* collapse only */
 	uint16_t as_id;
 	int16_t slot_id;
 	uint8_t target_level;	/* split only */
 	uint8_t reason;		/* split only: raw value */
-	char reason_name[MSC_EVENT_SYMBOL_MAX];	/* from the format: "enable", "clear", "fault" */
+	char reason_name[MSC_EVENT_SYMBOL_MAX];	/* split: from the format ("enable", "clear",
+						   "fault"); collapse: "zap" or "recover" */
 };
 
 struct msc_ev_harvest {		/* kvm:kvm_dirty_log_harvest */

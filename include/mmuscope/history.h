@@ -165,7 +165,13 @@ struct msc_phase {
 	uint64_t pages_split;		/* huge leaves turned into tables */
 	uint64_t pages_promoted;	/* tables turned back into huge leaves */
 	uint64_t children_synthesized;
-	uint64_t faults_slow, faults_fast;
+	/*
+	 * Page faults by outcome, each counted once: the slow path (an NPF exit
+	 * the fast path did not resolve), fixed by the fast path, spurious (the
+	 * fast path found nothing to do).  With kvm:kvm_page_fault traced their
+	 * sum is the NPF exits.
+	 */
+	uint64_t faults_slow, faults_fast, faults_spurious;
 	int64_t flushes;		/* kvm_flush_remote_tlbs*; -1 when not traced */
 	uint64_t zaps;			/* leaves and tables zapped */
 	uint64_t refaults;		/* faults on GFNs zapped earlier in the trace */
@@ -303,6 +309,7 @@ int msc_history_open(struct msc_store *s, int64_t capture_id, const struct msc_h
 		     const struct msc_history_opts *opts, struct msc_history **ret);
 int msc_history_feed(struct msc_history *h, const struct msc_event *ev);
 int msc_history_finish(struct msc_history *h);
+void msc_history_capture_ended(struct msc_history *h);
 void msc_history_close(struct msc_history *h);
 int64_t msc_history_resume_seq(const struct msc_history *h);
 void msc_history_get_summary(const struct msc_history *h, struct msc_history_summary *ret);

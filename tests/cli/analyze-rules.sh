@@ -1,0 +1,61 @@
+#!/bin/sh
+# The analyzer's rules, one small event file each (tests/data/events/), so a
+# broken rule fails by name:
+#   - in-place huge-page recovery (6.13+), children frozen before or after
+#     the table SPTE becomes a huge leaf, with a FROZEN_SPTE no table knows:
+#     the value is learnt, the census follows KVM, no re-promotion follows;
+#   - a disable whose ioctl thread is preempted for 40 ms is one disable;
+#   - an eager split's split event 8 ms after its SPTE change is counted in
+#     its enable;
+#   - every NPF exit is counted once, by what became of it.
+. "$(dirname "$0")/lib.sh"
+
+EV=$MSC_TEST_DATA/events
+q() { sqlite3 "$T/$1.db" "$2"; }
+imp() { "$MSC" import -q --text "$EV/$1.events" -o "$T/$1.db" 2>"$T/$1.err"; }
+
+for order in children-first parent-first; do
+	f=recover-$order
+	check "$f: imports" imp "$f"
+	check_eq "$f: FROZEN_SPTE learnt from the 512 children, not the release's 0x...1a0" \
+		"$(q "$f" "SELECT printf('%#x', frozen_spte) || ' ' || frozen_from FROM capture")" \
+		"0x8000000000000320 events (512)"
+	check_eq "$f: census equals the counters at every point" \
+		"$(q "$f" "SELECT count(*) || '/' || sum(diff_4k = 0 AND diff_2m = 0 AND diff_1g = 0) FROM kvm_stats_check")" "3/3"
+	check_eq "$f: nothing left unapplied" "$(q "$f" "SELECT count(*) FROM anomaly")" 0
+	check_eq "$f: the table SPTE became a huge leaf: one promotion in the disable" \
+		"$(q "$f" "SELECT pages_promoted || ' ' || after_4k || ' ' || after_2m FROM phase WHERE kind = 'disable'")" \
+		"1 0 1"
+	check_eq "$f: huge again when the disable ends: no re-promotion, time to huge is the disable's" \
+		"$(q "$f" "SELECT (SELECT count(*) FROM phase WHERE kind = 're-promotion') || ' ' ||
+			(SELECT to_huge_ns <= end_ts - start_ts FROM phase WHERE kind = 'disable')")" "0 1"
+done
+
+f=disable-preempted
+check "$f: imports" imp "$f"
+check_eq "$f: one disable, not cut at the 40 ms pause" \
+	"$(q "$f" "SELECT count(*) FROM phase WHERE kind = 'disable'")" 1
+check_eq "$f: the disable zaps both regions (the vCPU maps elsewhere meanwhile)" \
+	"$(q "$f" "SELECT classes FROM phase WHERE kind = 'disable'")" "map=4 zap-subtree=2 teardown-child=1024"
+check_eq "$f: ... and inside the workload's disable_dirty_logging" \
+	"$(q "$f" "SELECT d.end_ts <= w.end_ts AND d.end_ts - d.start_ts > 40000000 FROM phase d, phase w
+		WHERE d.kind = 'disable' AND w.name = 'disable_dirty_logging'")" 1
+check_eq "$f: census equals the counters at every point" \
+	"$(q "$f" "SELECT count(*) FROM kvm_stats_check WHERE diff_4k OR diff_2m OR diff_1g")" 0
+
+f=late-split
+check "$f: imports" imp "$f"
+check_eq "$f: one enable with both splits" \
+	"$(q "$f" "SELECT count(*) || ' ' || sum(splits) FROM phase WHERE kind = 'enable'")" "1 2"
+
+f=fault-outcomes
+check "$f: imports" imp "$f"
+check_eq "$f: NPF exits by outcome: slow 2, fast 1, spurious 1 inside the phase" \
+	"$(q "$f" "SELECT faults_slow || ' ' || faults_fast || ' ' || faults_spurious FROM phase WHERE name = 'faults'")" \
+	"2 1 1"
+check_eq "$f: stored as 5 exits and 3 fast-path verdicts on them" \
+	"$(q "$f" "SELECT group_concat(kind || '=' || n, ' ') FROM (SELECT kind, count(*) AS n FROM fault GROUP BY kind ORDER BY kind)")" \
+	"fast-fixed=1 fast-other=1 fast-spurious=1 npf=5"
+check_eq "$f: the exit the capture ended on is slow, counted once in the activity table" \
+	"$(q "$f" "SELECT total(faults_slow) || ' ' || total(faults_fast) FROM activity")" "3.0 2.0"
+done_testing
