@@ -274,6 +274,17 @@ static void dec_harvest(const struct entry *e, const uint64_t *v, const struct t
 	};
 }
 
+static void dec_ioctl(const struct entry *e, const uint64_t *v, const struct tep_record *rec,
+		      struct msc_event *ev)
+{
+	bool exit = !strcmp(e->event->name, "sys_exit_ioctl");
+
+	ev->ioctl = (struct msc_ev_ioctl){
+		.exit = exit, .fd = exit ? -1 : (int32_t)v[0], .cmd = exit ? 0 : (uint32_t)v[1],
+		.arg = exit ? 0 : v[2], .ret = exit ? (int64_t)v[3] : 0,
+	};
+}
+
 static const struct decoder decoders[] = {
 	{ .system = "kvmmmu", .name = "kvm_tdp_mmu_spte_changed", .type = MSC_EV_SPTE_CHANGED,
 	  .fields = { "gfn", "old_spte", "new_spte", "level", "as_id" }, .required = 0x0f,
@@ -338,6 +349,13 @@ static const struct decoder decoders[] = {
 	  .fields = { "vm_id", "vm_pid", "as_id", "slot_id", "start_gfn", "npages", "dirty",
 		      "clear", "protect", "flush", "duration_ns" },
 	  .required = 0x3f0, .decode = dec_harvest },
+	/* the KVM ioctls (stable ABI): what bounds the kernel's work on any kernel */
+	{ .system = "syscalls", .name = "sys_enter_ioctl", .type = MSC_EV_IOCTL,
+	  .fields = { "fd", "cmd", "arg", "" }, .required = 0x03, .ignored = "__syscall_nr",
+	  .decode = dec_ioctl },
+	{ .system = "syscalls", .name = "sys_exit_ioctl", .type = MSC_EV_IOCTL,
+	  .fields = { "", "", "", "ret" }, .required = 0x08, .ignored = "__syscall_nr",
+	  .decode = dec_ioctl },
 	/* any event with a __probe_ip field, whatever its group */
 	{ .system = NULL, .name = NULL, .type = MSC_EV_KPROBE,
 	  .fields = { "__probe_ip" }, .required = 0x01, .decode = dec_kprobe },

@@ -164,6 +164,12 @@ static const struct field harvest_fields[] = {
 	F(harvest.duration_ns, "ns", UDEC),
 };
 
+static const struct field ioctl_fields[] = {
+	F(ioctl.exit, "exit", UDEC),	    F(ioctl.fd, "fd", SDEC),
+	F(ioctl.cmd, "cmd", HEX),	    F(ioctl.arg, "arg", HEX),
+	F(ioctl.ret, "ret", SDEC),
+};
+
 struct layout {
 	const struct field *fields;
 	size_t nr;
@@ -192,7 +198,60 @@ static const struct layout layouts[MSC_EV_NR] = {
 	[MSC_EV_SPLIT_SPAN] = L(split_span_fields),
 	[MSC_EV_COLLAPSE_SPAN] = L(collapse_span_fields),
 	[MSC_EV_HARVEST] = L(harvest_fields),
+	[MSC_EV_IOCTL] = L(ioctl_fields),
 };
+
+/*
+ * The KVM ioctls mmuscope reads phases from: _IO/_IOW/_IOWR(KVMIO = 0xae,
+ * nr, struct) of include/uapi/linux/kvm.h, whose numbers are ABI.
+ */
+static const struct {
+	uint32_t cmd;
+	const char *name;
+	bool record;		/* live recording asks for it (KVM_RUN is too frequent) */
+} kvm_ioctls[] = {
+	{ 0xae01, "KVM_CREATE_VM", true },
+	{ 0xae41, "KVM_CREATE_VCPU", false },
+	{ 0xae80, "KVM_RUN", false },
+	{ 0x4020ae46, "KVM_SET_USER_MEMORY_REGION", true },	/* struct kvm_userspace_memory_region */
+	{ 0x40a0ae49, "KVM_SET_USER_MEMORY_REGION2", true },	/* ..._region2, 160 bytes */
+	{ 0x4010ae42, "KVM_GET_DIRTY_LOG", true },		/* struct kvm_dirty_log */
+	{ 0xc018aec0, "KVM_CLEAR_DIRTY_LOG", true },		/* struct kvm_clear_dirty_log */
+	{ 0x4068aea3, "KVM_ENABLE_CAP", false },		/* struct kvm_enable_cap */
+};
+
+/**
+ * msc_kvm_ioctl_filter - the sys_enter_ioctl filter of the ioctls that bound
+ *	dirty-log work: "cmd == 0xae01 || cmd == 0x4020ae46 || ..."
+ *
+ * Returns what snprintf() returns.
+ */
+int msc_kvm_ioctl_filter(char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(kvm_ioctls); i++) {
+		int n;
+
+		if (!kvm_ioctls[i].record)
+			continue;
+		n = snprintf(buf + min(len, size), len < size ? size - len : 0, "%scmd == %#x",
+			     len ? " || " : "", kvm_ioctls[i].cmd);
+		if (n > 0)
+			len += (size_t)n;
+	}
+	return (int)len;
+}
+
+/** msc_kvm_ioctl_name - "KVM_GET_DIRTY_LOG", ...; NULL for other requests */
+const char *msc_kvm_ioctl_name(uint32_t cmd)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(kvm_ioctls); i++)
+		if (kvm_ioctls[i].cmd == cmd)
+			return kvm_ioctls[i].name;
+	return NULL;
+}
 
 const char *msc_event_type_name(enum msc_event_type type)
 {

@@ -464,12 +464,19 @@ static int workload_marker(struct msc_history *h, const struct msc_event *ev)
 	return 0;
 }
 
-/* A remote TLB flush (kprobe or the patch's tracepoint): flushes are traced. */
-static void flush_seen(struct msc_history *h, bool ioctl)
+/*
+ * A remote TLB flush (kprobe or the patch's tracepoint): flushes are traced.
+ * The ioctl's closing flush belongs to its sweep: made by the sweep's own
+ * task, however long after its last change (it may have been preempted),
+ * or by another non-vCPU task right after it.
+ */
+static void flush_seen(struct msc_history *h, const struct msc_event *ev, bool ioctl)
 {
+	struct hphase *ph = cur_dirty(h);
+
 	h->st.flush_probes = 1;
-	/* the ioctl's closing flush belongs to its sweep */
-	if (ioctl && cur_dirty(h) && h->last_ts - cur_dirty(h)->pending.last_ts <= FLUSH_GAP_NS)
+	if (ph && (ev->pid == h->st.sweep_pid ||
+		   (ioctl && h->last_ts - ph->pending.last_ts <= FLUSH_GAP_NS)))
 		h->sweep_hit = true;
 }
 
@@ -532,13 +539,13 @@ int hphase_event(struct msc_history *h, const struct msc_event *ev)
 
 		if (!strncmp(ev->kprobe.name, "kvm_flush_remote_tlbs", 21) ||
 		    !strcmp(ev->kprobe.name, "kvm_arch_flush_remote_tlbs_memslot"))
-			flush_seen(h, ioctl);
+			flush_seen(h, ev, ioctl);
 		if (kind == MSC_PHASE_WORKLOAD || h->opts.infer_only)
 			return 0;
 		return activity(h, ev, kind, MSC_PHASE_SRC_KPROBE);
 	}
 	case MSC_EV_TLB_FLUSH:
-		flush_seen(h, ioctl);
+		flush_seen(h, ev, ioctl);
 		return 0;
 	case MSC_EV_DIRTY_LOG: {
 		/* the companion patch: dirty logging turned on or off, exactly */

@@ -190,6 +190,24 @@ static int enable(struct tracefs_source *t, const char *system, const char *even
 	return n;
 }
 
+/*
+ * The KVM ioctls that bound dirty-log work (stable ABI, on every kernel):
+ * their enters filtered by request, their exits all (an exit has no
+ * request: it is the exit of its task's last enter).
+ */
+static void enable_ioctls(struct tracefs_source *t)
+{
+	char filter[512];
+
+	if (!tree_has("events/syscalls/sys_enter_ioctl", true))
+		return;
+	msc_kvm_ioctl_filter(filter, sizeof(filter));
+	if (tracefs_event_file_write(t->inst, "syscalls", "sys_enter_ioctl", "filter", filter) < 0)
+		return;		/* unfiltered, every ioctl of the host would come */
+	if (enable(t, "syscalls", "sys_enter_ioctl"))
+		enable(t, "syscalls", "sys_exit_ioctl");
+}
+
 static int enable_events(struct tracefs_source *t)
 {
 	if (!enable(t, "kvmmmu", NULL))
@@ -197,6 +215,7 @@ static int enable_events(struct tracefs_source *t)
 			    tracefs_tracing_dir());
 	for (size_t i = 0; i < ARRAY_SIZE(kvm_events); i++)
 		enable(t, "kvm", kvm_events[i]);
+	enable_ioctls(t);
 	if (t->nr_kprobes && enable(t, t->group, NULL)) {
 		t->status.mode = MSC_LIVE_KPROBES;
 		snprintf(t->mode_detail, sizeof(t->mode_detail), "%u kprobe events",

@@ -143,7 +143,8 @@ int msc_store_get_pids(struct msc_store *s, int **ret, size_t *ret_nr)
 		"UNION SELECT pid FROM mmio_spte WHERE seq BETWEEN ?1 AND ?2 "
 		"UNION SELECT pid FROM zap_all_fast WHERE seq BETWEEN ?1 AND ?2 "
 		"UNION SELECT pid FROM hva_range WHERE seq BETWEEN ?1 AND ?2 "
-		"UNION SELECT pid FROM kprobe WHERE seq BETWEEN ?1 AND ?2 ORDER BY 1";
+		"UNION SELECT pid FROM kprobe WHERE seq BETWEEN ?1 AND ?2 "
+		"UNION SELECT pid FROM ioctl WHERE seq BETWEEN ?1 AND ?2 ORDER BY 1";
 	sqlite3_stmt *st;
 	int *pids = NULL;
 	size_t nr = 0, cap = 0;

@@ -242,6 +242,21 @@ static void read_harvest(sqlite3_stmt *st, struct msc_event *ev)
 	};
 }
 
+static void read_ioctl(sqlite3_stmt *st, struct msc_event *ev)
+{
+	const char *op = (const char *)sqlite3_column_text(st, 4);
+
+	ev->type = MSC_EV_IOCTL;
+	ev->ioctl = (struct msc_ev_ioctl){ .exit = op && !strcmp(op, "exit"), .fd = -1 };
+	if (ev->ioctl.exit) {
+		ev->ioctl.ret = sqlite3_column_int64(st, 9);
+		return;
+	}
+	ev->ioctl.fd = sqlite3_column_int(st, 5);
+	ev->ioctl.cmd = (uint32_t)sqlite3_column_int64(st, 6);
+	ev->ioctl.arg = column_u64(st, 8);
+}
+
 /* Every event table; columns 0..2 are seq, ts, cpu, and 3 is pid except in lost_events. */
 static const struct {
 	const char *sql;
@@ -266,6 +281,7 @@ static const struct {
 	{ "SELECT * FROM collapse_span WHERE seq BETWEEN ? AND ? ORDER BY seq",
 	  read_collapse_span },
 	{ "SELECT * FROM harvest WHERE seq BETWEEN ? AND ? ORDER BY seq", read_harvest },
+	{ "SELECT * FROM ioctl WHERE seq BETWEEN ? AND ? ORDER BY seq", read_ioctl },
 };
 
 struct table_cursor {

@@ -65,6 +65,7 @@ static const struct {
 	[MSC_EV_SPLIT_SPAN] = { "split_span", "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)" },
 	[MSC_EV_COLLAPSE_SPAN] = { "collapse_span", "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)" },
 	[MSC_EV_HARVEST] = { "harvest", "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)" },
+	[MSC_EV_IOCTL] = { "ioctl", "(?,?,?,?,?,?,?,?,?,?)" },
 };
 
 /** msc_store_event_table - the table that holds events of @type */
@@ -545,6 +546,25 @@ static int bind_vm_slot(sqlite3_stmt *st, int c, uint32_t vm_id, int32_t vm_pid,
 	return c + 4;
 }
 
+/*
+ * ioctl (schema step 7): op, fd, cmd, name, arg, ret; an exit has only ret.
+ * Every parameter is bound: a batch statement keeps the last row's values.
+ */
+static void bind_ioctl(sqlite3_stmt *st, int i, const struct msc_ev_ioctl *io)
+{
+	sqlite3_bind_text(st, i, io->exit ? "exit" : "enter", -1, SQLITE_STATIC);
+	for (int k = 1; k <= 5; k++)
+		sqlite3_bind_null(st, i + k);
+	if (io->exit) {
+		sqlite3_bind_int64(st, i + 5, io->ret);
+		return;
+	}
+	sqlite3_bind_int(st, i + 1, io->fd);
+	sqlite3_bind_int64(st, i + 2, io->cmd);
+	bind_text_or_null(st, i + 3, msc_kvm_ioctl_name(io->cmd));
+	bind_u64(st, i + 4, io->arg);
+}
+
 /* Bind one event's row; its parameters start after @b. */
 static void bind_row(sqlite3_stmt *st, int b, const struct msc_event *ev,
 		     const struct msc_spte_layout *l)
@@ -715,6 +735,9 @@ static void bind_row(sqlite3_stmt *st, int b, const struct msc_event *ev,
 		sqlite3_bind_int(st, b + 13, ev->harvest.protect);
 		sqlite3_bind_int(st, b + 14, ev->harvest.flush);
 		bind_u64(st, b + 15, ev->harvest.duration_ns);
+		break;
+	case MSC_EV_IOCTL:
+		bind_ioctl(st, b + 5, &ev->ioctl);
 		break;
 	}
 }

@@ -46,7 +46,8 @@
 	X(DIRTY_LOG, "dirty_logging")                                          \
 	X(SPLIT_SPAN, "split_span")                                            \
 	X(COLLAPSE_SPAN, "collapse_span")                                      \
-	X(HARVEST, "harvest")
+	X(HARVEST, "harvest")                                                  \
+	X(IOCTL, "ioctl")
 
 enum msc_event_type {
 #define X(name, str) MSC_EV_##name,
@@ -254,6 +255,23 @@ struct msc_ev_harvest {		/* kvm:kvm_dirty_log_harvest */
 	uint8_t flush;		/* a memslot TLB flush followed */
 };
 
+/*
+ * syscalls:sys_enter_ioctl / sys_exit_ioctl: the KVM ioctls are stable ABI,
+ * so they bound what the kernel did on every kernel (docs/kvm-mmu.md,
+ * "KVM ioctls").  An exit carries only its return value: it is the exit of
+ * the last enter of the same task.
+ */
+struct msc_ev_ioctl {
+	uint64_t arg;		/* enter: the argument (KVM's are user pointers) */
+	int64_t ret;		/* exit: the return value */
+	uint32_t cmd;		/* enter: the request number */
+	int32_t fd;		/* enter: the file descriptor */
+	uint8_t exit;		/* 1: sys_exit_ioctl */
+};
+
+const char *msc_kvm_ioctl_name(uint32_t cmd);
+int msc_kvm_ioctl_filter(char *buf, size_t size);
+
 struct msc_event {
 	uint64_t ts;		/* trace clock, nanoseconds for the ns clocks */
 	uint64_t seq;		/* position in the merged stream */
@@ -278,6 +296,7 @@ struct msc_event {
 		struct msc_ev_dirty_log dirty_log;
 		struct msc_ev_span span;
 		struct msc_ev_harvest harvest;
+		struct msc_ev_ioctl ioctl;
 	};
 };
 

@@ -73,13 +73,20 @@ static const struct msc_event events[] = {
 	  .slot_id = -1, .target_level = 1, .reason = 9 } },	/* a reason the format did not name */
 	{ .type = MSC_EV_COLLAPSE_SPAN, .ts = 29, .pid = 328, .span = { .vm_id = 1, .vm_pid = 328,
 	  .slot_id = 1, .start_gfn = 0x40000, .end_gfn = 0x42000, .count_2m = 16, .other = 1,
-	  .flushes = 16, .duration_ns = 9705199 } },
+	  .flushes = 16, .duration_ns = 9705199, .reason_name = "zap" } },
+	{ .type = MSC_EV_COLLAPSE_SPAN, .ts = 29, .pid = 328, .span = { .vm_id = 1, .vm_pid = 328,
+	  .slot_id = 1, .start_gfn = 0x40000, .end_gfn = 0x42000, .count_2m = 16, .flushes = 1,
+	  .duration_ns = 7281000, .reason_name = "recover" } },	/* 7.x in-place recovery */
 	{ .type = MSC_EV_HARVEST, .ts = 30, .pid = 328, .harvest = { .vm_id = 1, .vm_pid = 328,
 	  .slot_id = 1, .start_gfn = 0x40000, .npages = 4096, .dirty = 4096, .clear = 1,
 	  .protect = 1, .flush = 1, .duration_ns = 6446548 } },
 	{ .type = MSC_EV_HARVEST, .ts = 31, .pid = 328, .harvest = { .vm_id = 1, .vm_pid = 328,
 	  .slot_id = 1, .start_gfn = 0x40000, .npages = 4096, .dirty = 4096,
 	  .duration_ns = 89800 } },	/* a GET under manual protect: no re-protection */
+	{ .type = MSC_EV_IOCTL, .ts = 32, .pid = 328, .ioctl = { .fd = 7, .cmd = 0x4010ae42,
+	  .arg = 0x7ffd12345000 } },			/* KVM_GET_DIRTY_LOG */
+	{ .type = MSC_EV_IOCTL, .ts = 33, .pid = 328, .ioctl = { .exit = 1, .fd = -1, .ret = -14 } },
+	{ .type = MSC_EV_IOCTL, .ts = 34, .pid = 328, .ioctl = { .fd = 3, .cmd = 0x5401 } },
 };
 
 #define NR_EVENTS (sizeof(events) / sizeof(events[0]))
