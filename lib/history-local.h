@@ -132,6 +132,9 @@ struct hstate {
 	int32_t last_dirty;		/* index of the last dirty-log phase, -1 */
 	uint32_t faults_since_sweep;	/* vCPU faults since the last sweep activity */
 	int32_t sweep_pid;		/* the task doing the open dirty-log phase's work */
+	uint8_t sweep_task_moved;	/* ... did something else since its last activity */
+	int32_t ioctl_pid;		/* the task in the KVM ioctl that bounds the open phase */
+	uint8_t ioctl_open;		/* ... until its sys_exit_ioctl: no gap closes the phase */
 	uint64_t split_integral;	/* sum over time of split cells, ns */
 	uint64_t split_cells;		/* cells huge before and not huge now */
 	uint64_t vcpu_pids[16];		/* tasks seen taking page faults */

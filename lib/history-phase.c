@@ -10,7 +10,15 @@
  * subtree zaps or promotions is a disable.  A disable ends when its task
  * does something else, not at a pause: the ioctl thread is preempted by
  * the vCPUs it competes with, for longer than any gap rule could allow,
- * and a second memslot of the same ioctl continues the same disable.  A kprobe on the KVM function
+ * and a second memslot of the same ioctl continues the same disable.
+ *
+ * Where the KVM ioctls are traced (syscalls:sys_enter/exit_ioctl, stable ABI
+ * on every kernel) a dirty-log phase is the ioctl: it starts at the enter
+ * and ends at the exit, and its kind comes from the MMU work inside it
+ * (KVM_GET/CLEAR_DIRTY_LOG: harvest; a memslot update: enable for splits
+ * and write-protection, disable for zapped or recovered tables, and a
+ * memslot phase for none, which the first harvest after it calls the enable
+ * it was under manual protect).  A kprobe on the KVM function
  * that starts the work makes the phase's start and kind exact.  The
  * companion patch's tracepoints make phases exact: _begin/_end bound an
  * enable or disable (no quiet gap ends it in between), a harvest event
@@ -310,6 +318,21 @@ void hphase_cell_huge(struct msc_history *h, struct hcell *c, bool huge)
 	}
 }
 
+/* @ph is now a phase of @kind: what dirty logging is, what a disable awaits. */
+static int become(struct msc_history *h, struct hphase *ph, enum msc_phase_kind kind)
+{
+	ph->p.kind = (uint8_t)kind;
+	snprintf(ph->p.name, sizeof(ph->p.name), "%s", msc_phase_kind_name(kind));
+	if (kind == MSC_PHASE_MEMSLOT)
+		return 0;
+	h->st.dirty_active = kind != MSC_PHASE_DISABLE;
+	if (kind != MSC_PHASE_DISABLE)
+		return 0;
+	h->st.disable_start = ph->p.start_ts;
+	h->st.awaiting = 0;
+	return hmodel_for_each_cell(h, mark_awaiting_now, NULL);
+}
+
 static int open_dirty(struct msc_history *h, const struct msc_event *ev,
 		      enum msc_phase_kind kind, enum msc_phase_source source)
 {
@@ -326,14 +349,10 @@ static int open_dirty(struct msc_history *h, const struct msc_event *ev,
 	ph->p.start_ts = ev->ts > h->last_ts ? h->last_ts : ev->ts;
 	h->st.cur_dirty = h->st.last_dirty = (int32_t)(ph->p.id - 1);
 	h->st.sweep_pid = ev ? ev->pid : -1;
-	h->st.dirty_active = kind != MSC_PHASE_DISABLE;
+	h->st.sweep_task_moved = 0;
 	h->sweep_hit = true;
 	h->st.faults_since_sweep = 0;
-	if (kind != MSC_PHASE_DISABLE)
-		return 0;
-	h->st.disable_start = ph->p.start_ts;
-	h->st.awaiting = 0;
-	return hmodel_for_each_cell(h, mark_awaiting_now, NULL);
+	return become(h, ph, kind);
 }
 
 /*
@@ -343,7 +362,7 @@ static int open_dirty(struct msc_history *h, const struct msc_event *ev,
  */
 static bool sweep_alive(const struct msc_history *h, const struct hphase *ph, uint64_t ts)
 {
-	return h->st.dirty_log_open || ph->p.kind == MSC_PHASE_DISABLE ||
+	return h->st.dirty_log_open || h->st.ioctl_open || ph->p.kind == MSC_PHASE_DISABLE ||
 	       ts - ph->pending.last_ts <= SWEEP_GAP_NS;
 }
 
@@ -374,6 +393,21 @@ static int activity(struct msc_history *h, const struct msc_event *ev,
 
 	if (kind == MSC_PHASE_HARVEST && !h->st.dirty_active && source == MSC_PHASE_SRC_INFERRED)
 		kind = MSC_PHASE_ENABLE;
+	/* inside a KVM ioctl all work is its phase's; a memslot update's work names it */
+	if (ph && h->st.ioctl_open) {
+		int r = 0;
+
+		if (ph->p.kind == MSC_PHASE_MEMSLOT && kind != MSC_PHASE_HARVEST) {
+			if (kind == MSC_PHASE_ENABLE || kind == MSC_PHASE_DISABLE)
+				close_repromote(h, false);
+			r = become(h, ph, kind);
+		}
+		if (ph->p.kind == kind && source < ph->p.source)
+			ph->p.source = (uint8_t)source;
+		h->sweep_hit = true;
+		h->st.faults_since_sweep = 0;
+		return r;
+	}
 	/* between the patch's _begin and _end, all activity is that phase's */
 	if (ph && (h->st.dirty_log_open ||
 		   (sweep_alive(h, ph, h->last_ts) &&
@@ -467,15 +501,15 @@ static int workload_marker(struct msc_history *h, const struct msc_event *ev)
 /*
  * A remote TLB flush (kprobe or the patch's tracepoint): flushes are traced.
  * The ioctl's closing flush belongs to its sweep: made by the sweep's own
- * task, however long after its last change (it may have been preempted),
- * or by another non-vCPU task right after it.
+ * task before it did anything else, however long after its last change (it
+ * may have been preempted), or by another non-vCPU task right after it.
  */
 static void flush_seen(struct msc_history *h, const struct msc_event *ev, bool ioctl)
 {
 	struct hphase *ph = cur_dirty(h);
 
 	h->st.flush_probes = 1;
-	if (ph && (ev->pid == h->st.sweep_pid ||
+	if (ph && ((ev->pid == h->st.sweep_pid && !h->st.sweep_task_moved) ||
 		   (ioctl && h->last_ts - ph->pending.last_ts <= FLUSH_GAP_NS)))
 		h->sweep_hit = true;
 }
@@ -501,12 +535,79 @@ static void harvest_began(struct msc_history *h, struct hphase *ph, const struct
 	ph->p.start_ts = min(ph->p.start_ts, start);
 }
 
+/* The phase a KVM ioctl is, before the work inside says more. */
+static enum msc_phase_kind ioctl_kind(uint32_t cmd)
+{
+	const char *name = msc_kvm_ioctl_name(cmd);
+
+	if (!name)
+		return MSC_PHASE_WORKLOAD;
+	if (!strcmp(name, "KVM_GET_DIRTY_LOG") || !strcmp(name, "KVM_CLEAR_DIRTY_LOG"))
+		return MSC_PHASE_HARVEST;
+	if (!strncmp(name, "KVM_SET_USER_MEMORY_REGION", 26))
+		return MSC_PHASE_MEMSLOT;
+	return MSC_PHASE_WORKLOAD;	/* not a dirty-log step */
+}
+
+/*
+ * A harvest after a memslot update that did no MMU work while dirty
+ * logging looked off: that update turned logging on under manual protect
+ * (KVM_DIRTY_LOG_INITIALLY_SET), which has nothing to split or protect.
+ */
+static void manual_protect_enable(struct msc_history *h)
+{
+	struct hphase *last = h->st.last_dirty >= 0 ? &h->phases[h->st.last_dirty] : NULL;
+
+	if (h->st.dirty_active || !last || last->p.kind != MSC_PHASE_MEMSLOT ||
+	    last->cost.spte_changes)
+		return;
+	last->p.kind = MSC_PHASE_ENABLE;
+	snprintf(last->p.name, sizeof(last->p.name), "%s", msc_phase_kind_name(MSC_PHASE_ENABLE));
+	h->st.dirty_active = true;
+}
+
+/*
+ * sys_enter_ioctl of a dirty-log step opens its phase there; the exit of the
+ * same task ends it there, the kernel's own bounds.
+ */
+static int ioctl_event(struct msc_history *h, const struct msc_event *ev)
+{
+	enum msc_phase_kind kind;
+	struct hphase *ph;
+	int r;
+
+	if (ev->ioctl.exit) {
+		if (!h->st.ioctl_open || ev->pid != h->st.ioctl_pid)
+			return 0;
+		h->st.ioctl_open = 0;
+		/* the phase takes in everything up to here, and ends */
+		h->sweep_hit = h->end_dirty = cur_dirty(h) != NULL;
+		return 0;
+	}
+	kind = ioctl_kind(ev->ioctl.cmd);
+	if (kind == MSC_PHASE_WORKLOAD)
+		return 0;
+	if (kind == MSC_PHASE_HARVEST)
+		manual_protect_enable(h);
+	h->st.ioctl_open = 0;
+	r = open_dirty(h, ev, kind, MSC_PHASE_SRC_IOCTL);
+	if (r)
+		return r;
+	ph = cur_dirty(h);
+	ph->p.start_ts = ev->ts;
+	h->st.ioctl_open = 1;
+	h->st.ioctl_pid = ev->pid;
+	return 0;
+}
+
 static void learn_vcpu(struct msc_history *h, int32_t pid)
 {
 	if (hphase_is_vcpu(h, pid) || h->st.nr_vcpu_pids >= ARRAY_SIZE(h->st.vcpu_pids))
 		return;
 	h->st.vcpu_pids[h->st.nr_vcpu_pids++] = (uint64_t)pid;
 }
+
+static int phase_event(struct msc_history *h, const struct msc_event *ev);
 
 /**
  * hphase_event - let the phase detector see an event before the model does
@@ -516,13 +617,24 @@ static void learn_vcpu(struct msc_history *h, int32_t pid)
  */
 int hphase_event(struct msc_history *h, const struct msc_event *ev)
 {
+	int r = phase_event(h, ev);
+
+	/* what the sweep's task does besides the sweep */
+	if (!r && ev->pid == h->st.sweep_pid)
+		h->st.sweep_task_moved = !h->sweep_hit;
+	return r;
+}
+
+static int phase_event(struct msc_history *h, const struct msc_event *ev)
+{
 	bool ioctl = !hphase_is_vcpu(h, ev->pid);
 	struct hphase *open = cur_dirty(h);
 	int r;
 
 	h->sweep_hit = false;
 	if (open && open->p.kind == MSC_PHASE_DISABLE && !h->st.dirty_log_open &&
-	    ev->pid == h->st.sweep_pid && !disable_work(ev) && (r = close_dirty(h, ev)))
+	    !h->st.ioctl_open && ev->pid == h->st.sweep_pid && !disable_work(ev) &&
+	    (r = close_dirty(h, ev)))
 		return r;
 	switch (ev->type) {
 	case MSC_EV_PAGE_FAULT:
@@ -534,6 +646,8 @@ int hphase_event(struct msc_history *h, const struct msc_event *ev)
 		return 0;
 	case MSC_EV_MARKER:
 		return workload_marker(h, ev);
+	case MSC_EV_IOCTL:
+		return h->opts.infer_only ? 0 : ioctl_event(h, ev);
 	case MSC_EV_KPROBE: {
 		enum msc_phase_kind kind = kprobe_kind(ev->kprobe.name);
 

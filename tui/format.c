@@ -377,12 +377,15 @@ static bool is_dirty_kind(unsigned int kind)
 	return kind != MSC_PHASE_WORKLOAD;
 }
 
-/** fmt_phase_letter - E enable, H harvest, D disable, R re-promotion; lower case when inferred */
+/**
+ * fmt_phase_letter - E enable, H harvest, D disable, R re-promotion, M memslot
+ *	update; lower case when inferred
+ */
 char fmt_phase_letter(const struct msc_phase *p)
 {
 	static const char letters[MSC_PHASE_KIND_NR] = {
 		[MSC_PHASE_WORKLOAD] = 'W', [MSC_PHASE_ENABLE] = 'E', [MSC_PHASE_HARVEST] = 'H',
-		[MSC_PHASE_DISABLE] = 'D', [MSC_PHASE_REPROMOTE] = 'R',
+		[MSC_PHASE_DISABLE] = 'D', [MSC_PHASE_REPROMOTE] = 'R', [MSC_PHASE_MEMSLOT] = 'M',
 	};
 	char ch = p->kind < MSC_PHASE_KIND_NR ? letters[p->kind] : '?';
 
@@ -511,6 +514,7 @@ static const char *source_short(unsigned int source)
 {
 	static const char *const names[MSC_PHASE_SRC_NR] = {
 		[MSC_PHASE_SRC_MARKER] = "mark", [MSC_PHASE_SRC_TRACEPOINT] = "tp",
+		[MSC_PHASE_SRC_IOCTL] = "ioctl",
 		[MSC_PHASE_SRC_KPROBE] = "kprb", [MSC_PHASE_SRC_INFERRED] = "INF",
 	};
 

@@ -127,7 +127,8 @@ static inline uint64_t msc_census_mapped(const struct msc_census *c)
 	X(ENABLE, "enable")		/* dirty logging enabled: split + protect */ \
 	X(HARVEST, "harvest")		/* get/clear dirty log sweep */        \
 	X(DISABLE, "disable")		/* zap collapsible / in-place recovery */ \
-	X(REPROMOTE, "re-promotion")	/* until each region is huge again */
+	X(REPROMOTE, "re-promotion")	/* until each region is huge again */  \
+	X(MEMSLOT, "memslot")		/* a memslot update without dirty-log work */
 
 enum msc_phase_kind {
 #define X(name, str) MSC_PHASE_##name,
@@ -140,6 +141,7 @@ enum msc_phase_kind {
 #define MSC_PHASE_SOURCES(X)                                                   \
 	X(MARKER, "marker")		/* the workload said so */             \
 	X(TRACEPOINT, "tracepoint")	/* companion patch tracepoints: exact */ \
+	X(IOCTL, "ioctl")		/* bounded by its KVM ioctl: exact */  \
 	X(KPROBE, "kprobe")		/* kprobe on the KVM function: exact start */ \
 	X(INFERRED, "inferred")		/* from SPTE change patterns */
 

@@ -7,7 +7,10 @@
 #   - a disable whose ioctl thread is preempted for 40 ms is one disable;
 #   - an eager split's split event 8 ms after its SPTE change is counted in
 #     its enable;
-#   - every NPF exit is counted once, by what became of it.
+#   - every NPF exit is counted once, by what became of it;
+#   - with the KVM ioctls traced each dirty-log phase is its ioctl, exactly,
+#     its kind from the work inside (a memslot update with none is the
+#     manual-protect enable once a harvest follows), its late flush its own.
 . "$(dirname "$0")/lib.sh"
 
 EV=$MSC_TEST_DATA/events
@@ -58,4 +61,21 @@ check_eq "$f: stored as 5 exits and 3 fast-path verdicts on them" \
 	"fast-fixed=1 fast-other=1 fast-spurious=1 npf=5"
 check_eq "$f: the exit the capture ended on is slow, counted once in the activity table" \
 	"$(q "$f" "SELECT total(faults_slow) || ' ' || total(faults_fast) FROM activity")" "3.0 2.0"
+for f in ioctl-phases ioctl-phases-manual; do
+	check "$f: imports" imp "$f"
+	check_eq "$f: every phase starts and ends with its ioctl" \
+		"$(q "$f" "SELECT count(*) || '/' || sum(EXISTS (SELECT 1 FROM ioctl_call c
+			WHERE c.start_ts = p.start_ts AND c.end_ts = p.end_ts)) FROM phase p WHERE source = 'ioctl'")" "5/5"
+	check_eq "$f: memslot creation, enable, two harvests, disable: named by their work" \
+		"$(q "$f" "SELECT group_concat(kind, ' ') FROM (SELECT kind FROM phase WHERE source = 'ioctl' ORDER BY start_ts)")" \
+		"memslot enable harvest harvest disable"
+	check_eq "$f: the harvest preempted for 30 ms is one harvest, its late flush counted" \
+		"$(q "$f" "SELECT count(*) || ' ' || min(flushes) FROM phase WHERE kind = 'harvest'")" "2 1"
+	check_eq "$f: census equals the counters at every point, nothing unapplied" \
+		"$(q "$f" "SELECT count(*) FROM kvm_stats_check WHERE diff_4k OR diff_2m OR diff_1g")|$(q "$f" "SELECT count(*) FROM anomaly")" "0|0"
+done
+check_eq "ioctl-phases-manual: the first CLEAR splits, and it is a harvest" \
+	"$(q ioctl-phases-manual "SELECT kind || ' ' || splits FROM phase WHERE splits > 0")" "harvest 1"
+check_eq "ioctl-phases-manual: the enable under manual protect did no MMU work" \
+	"$(q ioctl-phases-manual "SELECT spte_changes || ' ' || after_2m FROM phase WHERE kind = 'enable'")" "0 1"
 done_testing

@@ -83,6 +83,9 @@ static void t_every_type(void)
 		{ .type = MSC_EV_HARVEST, .ts = 21, .harvest = { .vm_id = 1, .vm_pid = 329,
 		  .slot_id = 1, .start_gfn = 0x40000, .npages = 8192, .dirty = 8192, .protect = 1,
 		  .flush = 1, .duration_ns = 6393274 } },
+		{ .type = MSC_EV_IOCTL, .ts = 22, .pid = 329, .ioctl = { .fd = 9, .cmd = 0xc018aec0,
+		  .arg = 0x7f0012345000 } },
+		{ .type = MSC_EV_IOCTL, .ts = 23, .pid = 329, .ioctl = { .exit = 1, .fd = -1, .ret = -4 } },
 	};
 	char line[MSC_EVENT_LINE_MAX], again[MSC_EVENT_LINE_MAX];
 	int seen[MSC_EV_NR] = { 0 };
