@@ -7,7 +7,7 @@
  *
  * The formats come from --formats DIR, else $MSC_FORMATS_DIR/<name>, else
  * tests/data/formats/<name> beside the program's build directory, where
- * <name> is the kernel's formats directory (6.1, 6.12, 6.18).
+ * <name> is the kernel's formats directory (6.1, 6.12, 6.18, 7.3).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -47,14 +47,16 @@ const char cmd_synth_usage[] =
 	"  --cycles N                      enable .. repopulate cycles [1]\n"
 	"  --passes N                      dirty passes per cycle [1]\n"
 	"  --percent P                     pages written per dirty pass [100]\n"
-	"  --kernel 6.1|6.12|6.13|6.18     behaviour and formats [6.12]; 6.13+ recovers\n"
-	"                                  huge pages in place (6.13 uses 6.18's formats)\n"
+	"  --kernel 6.1|6.12|6.13|6.18|7.3 behaviour and formats [6.12]; 6.13+ recovers\n"
+	"                                  huge pages in place (6.13 uses 6.18's formats);\n"
+	"                                  7.3: 4-bit role access, FROZEN 0x...1a0, a\n"
+	"                                  removed table traced before its parent\n"
 	"  --vendor npt|ept                SPTE layout [npt]\n"
 	"  --eager-split on|off            kvm.eager_page_split [on]\n"
 	"  --pml on|off                    EPT page-modification logging [off]\n"
 	"  --clear-log on|off              manual protect + KVM_CLEAR_DIRTY_LOG [off]\n"
 	"  --kprobes on|off                the captures' kprobe events, if the formats\n"
-	"                                  have them (6.1, 6.12) [on]\n"
+	"                                  have them (6.1, 6.12, 7.3) [on]\n"
 	"  --lost-events N                 drop N events on CPU 0 from the first enable on\n"
 	"  --stop-after PHASE              end after a phase, e.g. enable_dirty_logging\n"
 	"  --seed N                        timing jitter [1]\n"

@@ -18,8 +18,8 @@
  *             written to one file descriptor per CPU.
  *  model      `mmuscope synth`: the dirty-logging life cycle of a VM
  *             (populate, enable, dirty passes, harvests, disable,
- *             repopulate, teardown) as the TDP MMU of 6.1, 6.12 or 6.13+
- *             traces it, with KVM's page counters in trace_marker lines.
+ *             repopulate, teardown) as the TDP MMU of 6.1, 6.12, 6.13+ or
+ *             7.3 traces it, with KVM's page counters in trace_marker lines.
  *
  * A fake tracing directory (msc_synth_dir_create()) is what a live reader
  * sees under /sys/kernel/tracing, with per_cpu/cpuN/trace_pipe_raw as
@@ -194,7 +194,7 @@ struct msc_synth_opts {
 	unsigned int cycles;	/* enable .. repopulate repeated */
 	unsigned int passes;	/* dirty passes per cycle */
 	unsigned int percent;	/* pages written per dirty pass */
-	const char *kernel;	/* "6.1", "6.12", "6.13", "6.18" */
+	const char *kernel;	/* "6.1", "6.12", "6.13", "6.18", "7.3" */
 	enum msc_vendor vendor;	/* NPT or EPT SPTE layout */
 	bool eager_split;	/* kvm.eager_page_split */
 	bool pml;		/* EPT page-modification logging */

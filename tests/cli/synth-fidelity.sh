@@ -5,14 +5,29 @@
 # kvm_params.txt), both traces are imported, and per phase every event
 # kind, with the level and change class of SPTE changes, must come out in
 # the same numbers; so must KVM's own page counters after each phase.
+# Where one vCPU runs (nothing races), the whole trace must also be the
+# capture's event for event, in order: kind, level, class, page role,
+# requested access, kprobe and marker text (e.g. 7.3 traces a removed
+# table before the change of the SPTE that pointed to it, 6.12 after).
 #
 # Known, documented differences:
 #  - k61-*: the older harness wrote no setup/teardown markers, so its
 #    teardown events count under repopulate, and its marker lines differ;
-#  - k612-npt_tdp_32m_2vcpu: two vCPUs race to fault the same pages while
+#  - *_2vcpu (RACY 1): two vCPUs race to fault the same pages while
 #    populating (extra page_fault, spte_requested and get_page events that
-#    vary between runs); the model has no races, so there it must stay at
-#    or below the capture.
+#    vary between runs; on 7.3 the second vCPU also takes a spurious fault
+#    on the code page the first one has just mapped); and on 7.3, where the
+#    recovery walk of a disable batches its flush, the walk sometimes yields
+#    the CPU halfway (tdp_mmu_iter_cond_resched() with a flush pending: one
+#    more kvm_flush_remote_tlbs, and remote_tlb_flush_requests one higher
+#    from then on).  The model has neither races nor preemption, so there
+#    those kinds and the flush counter must stay at or below the capture;
+#  - k73-*: the 7.3 guest ran DAMON (a kdamond thread), which clears the
+#    accessed bit of sampled SPTEs through the MMU notifiers at times of
+#    its own (spte_changed class age, 0 to a few thousand per phase).  They
+#    are the host's, not the workload's: the events of a thread whose every
+#    event is such an aging change are left out of the capture's counts
+#    (the ok line says how many).
 . "$(dirname "$0")/lib.sh"
 MSC_FORMATS_DIR=$MSC_TEST_DATA/formats
 # under make asan: the libraries' own leaks (see tests/unit/t-synth.c), and
@@ -76,6 +91,28 @@ STATS='
 }
 '
 
+# The order check's view of a dump: one line per event, without times,
+# CPUs, threads, GFNs and SPTE values.
+ORDER='
+$1 ~ /^#/ { next }
+$4 == "marker" { k = $0; sub(/^[^ ]+ [^ ]+ [^ ]+ /, "", k); print k; next }
+{
+	k = $4
+	for (i = 5; i <= NF; i++)
+		if ($i ~ /^(level|class|name|result|role|access)=/)
+			k = k " " $i
+	print k
+}
+'
+
+# The dump without the aging of threads that do nothing else (read twice:
+# first which threads do something else, then the events).
+AGING='
+function aging() { return $4 == "spte_changed" && / class=age( |$)/ }
+NR == FNR { if ($1 !~ /^#/ && !aging()) busy[$3] = 1; next }
+$1 ~ /^#/ || busy[$3] || !aging()
+'
+
 # compare CAPTURE MERGE RACY SYNTH-ARGS...
 compare() {
 	name=$1 merge=$2 racy=$3
@@ -83,7 +120,9 @@ compare() {
 	dir=$TRACES/$name
 	[ -f "$dir/trace.dat" ] || { diag "$name: no capture, skipped"; return; }
 	"$MSC" import -q "$dir/trace.dat" -o "$T/$name.db" 2>/dev/null
-	"$MSC" dump "$T/$name.db" >"$T/$name.real"
+	"$MSC" dump "$T/$name.db" >"$T/$name.all"
+	awk "$AGING" "$T/$name.all" "$T/$name.all" >"$T/$name.real"
+	aged=$(($(wc -l <"$T/$name.all") - $(wc -l <"$T/$name.real")))
 	if ! "$MSC" synth -q -o "$T/$name.dat" "$@"; then
 		not_ok "$name: synth $*"
 		return
@@ -97,6 +136,7 @@ compare() {
 		awk -F '\t' 'NR == FNR { want[$1 "\t" $2] = $3; next }
 			{ k = $1 "\t" $2; w = want[k]; delete want[k]
 			  racy = $1 == "populate" && $2 ~ /^(get_page|page_fault|spte_requested)/
+			  racy = racy || ($1 ~ /disable_dirty_logging$/ && $2 == "kprobe kvm_flush_remote_tlbs")
 			  if (racy ? $3 > w : $3 != w) print "got " k " " $3 ", want " (w == "" ? 0 : w) }
 			END { for (k in want) if (!(k ~ /^populate\t(get_page|page_fault|spte_requested)/))
 				print "missing " k " " want[k] }' \
@@ -108,15 +148,30 @@ compare() {
 		not_ok "$name: per-phase events, levels and classes"
 		head -10 "$T/$name.diff" | sed 's/^/# /'
 	else
+		note=
+		[ "$aged" = 0 ] || note=", $aged aging by another thread left out"
 		ok "$name: per-phase events, levels and classes ($(awk -F '\t' '{n += $3} END {print n}' \
-			"$T/$name.want") events)"
+			"$T/$name.want") events$note)"
+	fi
+	if [ "$racy$merge" = 00 ]; then
+		awk "$ORDER" "$T/$name.real" >"$T/$name.owant"
+		awk "$ORDER" "$T/$name.synth" >"$T/$name.ogot"
+		first=$(diff "$T/$name.owant" "$T/$name.ogot" | head -3)
+		if [ -z "$first" ]; then
+			ok "$name: the same $(wc -l <"$T/$name.owant") events in the same order"
+		else
+			not_ok "$name: the same events in the same order"
+			printf '%s\n' "$first" | sed 's/^/# /'
+		fi
 	fi
 	awk "$STATS" "$T/$name.real" | sort >"$T/$name.swant"
 	awk "$STATS" "$T/$name.synth" | sort >"$T/$name.sgot"
 	# every phase the capture reports, with the same counters
 	missing=$(join -v 1 "$T/$name.swant" "$T/$name.sgot" | head -1)
+	# (RACY: an early flush of the capture's may be missing from the model's count)
 	differ=$(join "$T/$name.swant" "$T/$name.sgot" |
-		awk '$2 != $6 || $3 != $7 || $4 != $8 || $5 != $9' | head -3)
+		awk -v racy="$racy" '$2 != $6 || $3 != $7 || $4 != $8 ||
+			(racy == 1 ? $9 > $5 : $5 != $9)' | head -3)
 	if [ -z "$missing$differ" ] && [ -s "$T/$name.swant" ]; then
 		ok "$name: KVM's page counters after each of $(wc -l <"$T/$name.swant") phases"
 	else
@@ -132,6 +187,12 @@ compare k612-npt_tdp_1g_hugetlb 0 0 --kernel 6.12 --guest-mib 1024 --backing 1g 
 compare k612-npt_tdp_16m_clear 0 0 --kernel 6.12 --guest-mib 16 --clear-log on --passes 2 --cycles 2
 compare k612-npt_tdp_32m_2vcpu 0 1 --kernel 6.12 --guest-mib 32 --vcpus 2 --cpus 2 --passes 2
 compare k612-npt_tdp_eager0_16m 0 0 --kernel 6.12 --guest-mib 16 --eager-split off --passes 2
+compare k73-npt_tdp_32m 0 0 --kernel 7.3 --guest-mib 32 --passes 2
+compare k73-npt_tdp_1g_hugetlb 0 0 --kernel 7.3 --guest-mib 1024 --backing 1g --passes 1
+compare k73-npt_tdp_16m_clear 0 0 --kernel 7.3 --guest-mib 16 --clear-log on --passes 2 --cycles 2
+compare k73-npt_tdp_32m_2vcpu 0 1 --kernel 7.3 --guest-mib 32 --vcpus 2 --cpus 2 --passes 2 \
+	--cycles 2
+compare k73-npt_tdp_eager0_16m 0 0 --kernel 7.3 --guest-mib 16 --eager-split off --passes 2
 
 # the comparison itself can fail: one event more in the model is caught
 awk -v merge_teardown=0 "$PHASES" "$T/k612-npt_tdp_32m.synth" |
@@ -139,5 +200,17 @@ awk -v merge_teardown=0 "$PHASES" "$T/k612-npt_tdp_32m.synth" |
 	sort >"$T/tampered"
 check_fails "a model with one write-protect too many would fail" \
 	cmp -s "$T/k612-npt_tdp_32m.want" "$T/tampered"
+# ... and so is a parent traced before its removed table (6.12's order) on 7.3
+if [ -f "$T/k73-npt_tdp_32m.ogot" ]; then
+	awk 'state == 0 && /^prepare_zap_page/ { state = 1 }
+		state == 1 { if (/class=promote/) { print; printf "%s", held; state = 2 }
+			     else held = held $0 "\n"
+			     next }
+		1' "$T/k73-npt_tdp_32m.ogot" >"$T/tampered"
+	check_eq "(the tampered trace has all the events)" \
+		"$(sort "$T/tampered" | cksum)" "$(sort "$T/k73-npt_tdp_32m.ogot" | cksum)"
+	check_fails "a 7.3 model tracing one parent before its removed table would fail" \
+		cmp -s "$T/k73-npt_tdp_32m.owant" "$T/tampered"
+fi
 
 done_testing

@@ -2,7 +2,8 @@
 # mmuscope synth: the fake tracing directory (layout, raw pages, FIFOs,
 # trickle), trace.dat in every file version read back by `trace-cmd report`
 # and by the importer, lost events, a real capture re-encoded event for
-# event (--from-events), the EPT layout and 6.13's in-place recovery.
+# event (--from-events), the EPT layout, 6.13's in-place recovery and
+# 7.3's formats, special values and removal order.
 . "$(dirname "$0")/lib.sh"
 MSC_FORMATS_DIR=$MSC_TEST_DATA/formats
 # under make asan: the libraries' own leaks (see tests/unit/t-synth.c), and
@@ -159,5 +160,44 @@ between="seq > (select seq from marker where text like '%phase=repopulate begin'
 check_eq "6.13: repopulate makes the 16 huge pages writable on the fast path, maps nothing" \
 	"$(db "$T/613.db" "select (select count(*) from fault where kind = 'fast-fixed' and $between),
 		(select count(*) from spte_requested where $between)")" "16|0"
+
+# ---- 7.3: the real 7.3.4 formats, FROZEN_SPTE 0x...1a0, 4-bit role access
+check "--kernel 7.3" "$MSC" synth -q --kernel 7.3 --guest-mib 32 --passes 2 -o "$T/73.dat" \
+	--tracing-dir "$T/t73"
+check "7.3: formats are copies of the real 7.3 files" \
+	cmp "$T/t73/events/kvmmmu/kvm_mmu_spte_requested/format" \
+	"$FORMATS/7.3/events/kvmmmu/kvm_mmu_spte_requested/format"
+"$MSC" import -q "$T/73.dat" -o "$T/73.db"
+check_eq "7.3: the importer learns FROZEN_SPTE and the 4-bit role access from the events" \
+	"$(db "$T/73.db" "select kernel_release, printf('%#x', frozen_spte), role_access_bits
+		from capture")" "7.3.0-synth-amd64|0x80000000000001a0|4"
+check_eq "7.3: every fault requests the root's access, ACC_ALL (15), every table is rwux" \
+	"$(db "$T/73.db" "select group_concat(access) from (select distinct access
+		from spte_requested)") $(db "$T/73.db" "select group_concat(access_str) from
+		(select distinct access_str from page_table)")" "15 rwux"
+"$MSC" dump "$T/73.db" >"$T/73.events"
+check_eq "7.3: each table's children go FROZEN before the parent is promoted" \
+	"$(awk 'function gfn(v, x, i) { v = $0; sub(/.* gfn=(0x)?/, "", v); sub(/ .*/, "", v)
+			for (i = 1; i <= length(v); i++)
+				x = x * 16 + index("0123456789abcdef", substr(v, i, 1)) - 1
+			return x }
+		/ class=promote/ { n++; if (prev ~ /class=teardown-child/ && pgfn == gfn() + 511) k++ }
+		{ prev = $0; pgfn = gfn() } END { print n + 0, k + 0 }' "$T/73.events")" "16 16"
+check_eq "7.3: ... and teardown zaps a table's entries before the one that pointed to it" \
+	"$(awk '/phase=teardown begin/ { t = 1 }
+		{ gfn = ""; if (match($0, / gfn=[^ ]+/)) gfn = substr($0, RSTART, RLENGTH) }
+		t && / class=zap-subtree/ { n++; if (prev ~ / prepare_zap_page / && gfn == pgfn) k++ }
+		{ prev = $0; pgfn = gfn } END { print n + 0, k + 0 }' "$T/73.events")" "4 4"
+# a real 7.3 capture (with kdamond's aging and spte_requested's access) re-encoded
+"$MSC" import -q "$TRACES/k73-npt_tdp_16m_clear/trace.dat" -o "$T/real73.db"
+"$MSC" dump "$T/real73.db" >"$T/real73.events"
+check "--from-events re-encodes a real 7.3 capture" \
+	"$MSC" synth -q --from-events "$T/real73.events" --formats "$FORMATS/7.3" -o "$T/re73.dat"
+"$MSC" import -q "$T/re73.dat" -o "$T/re73.db"
+"$MSC" dump "$T/re73.db" >"$T/re73.events"
+grep -v '^#' "$T/real73.events" >"$T/a"
+grep -v '^#' "$T/re73.events" >"$T/b"
+check_eq "... and the importer reads back the same $(wc -l <"$T/a") events" \
+	"$(cmp "$T/a" "$T/b" && echo same)" same
 
 done_testing

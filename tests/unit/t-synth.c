@@ -89,6 +89,14 @@ static void t_formats(void)
 		check_int(msc_ringbuf_page_size(msc_synth_formats_layout(f)), ==, 4096);
 	}
 	msc_synth_formats_free(f);
+	f = formats("7.3");
+	if (check(f)) {
+		check(msc_synth_formats_has(f, NULL, "kvm_mmu_recover_huge_pages"));
+		check(!msc_synth_formats_has(f, NULL, "kvm_mmu_zap_collapsible_sptes"));
+		check_str(msc_synth_formats_release(f), "7.3.4+deb13-amd64");
+		check_int(msc_ringbuf_page_size(msc_synth_formats_layout(f)), ==, 4096);
+	}
+	msc_synth_formats_free(f);
 	f = NULL;
 	check_int(msc_synth_formats_open("/nonexistent", &f, err, sizeof(err)), ==, -ENOENT);
 	check(f == NULL);
@@ -274,9 +282,9 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-static void t_tracedat(void)
+static void t_tracedat(const char *kernel)
 {
-	struct msc_synth_formats *f = formats("6.1");
+	struct msc_synth_formats *f = formats(msc_synth_formats_name(kernel));
 	struct capture c = { 0 };
 	struct msc_synth_stats st;
 	struct msc_synth_opts o;
@@ -284,13 +292,16 @@ static void t_tracedat(void)
 	struct msc_source *src = NULL;
 	char dir[256], dat[300], kallsyms[300], cpu0[300], cpu1[300];
 	char *files[NCPUS] = { cpu0, cpu1 }, **want = NULL, **got = NULL;
+	char uname[64], release[32];
 	size_t n = 0, ngot = 0, bad = 0;
 	struct msc_event ev;
 	int r;
 
 	tmpdir(dir, sizeof(dir));
-	scenario(&o, "6.1", 16);
+	scenario(&o, kernel, 16);
 	o.lost_events = 7;
+	snprintf(release, sizeof(release), "%s.0-synth", kernel);
+	snprintf(uname, sizeof(uname), "Linux synth %s x86_64", release);
 	d = (struct msc_synth_dir){ .path = dir, .nr_cpus = NCPUS };
 	if (!f || !check_int(generate(&o, f, &d, &c, &st), ==, 0))
 		goto out;
@@ -298,13 +309,13 @@ static void t_tracedat(void)
 	snprintf(kallsyms, sizeof(kallsyms), "%s/kallsyms", dir);
 	msc_synth_dir_cpu_path(&d, 0, cpu0, sizeof(cpu0));
 	msc_synth_dir_cpu_path(&d, 1, cpu1, sizeof(cpu1));
-	if (!check_int(msc_tracedat_write(dat, dir, kallsyms, NCPUS, files, 7, "zstd",
-					  "Linux synth 6.1.0-synth x86_64"), ==, 0) ||
+	if (!check_int(msc_tracedat_write(dat, dir, kallsyms, NCPUS, files, 7, "zstd", uname),
+		       ==, 0) ||
 	    !check_int(msc_source_open_tracedat(dat, &src), ==, 0))
 		goto out;
 	check_str(msc_source_info(src)->compression, "zstd");
 	check_int(msc_source_info(src)->file_version, ==, 7);
-	check_str(msc_source_info(src)->host.release, "6.1.0-synth");
+	check_str(msc_source_info(src)->host.release, release);
 	want = calloc(st.events, sizeof(char *));
 	got = calloc(st.events + 1, sizeof(char *));
 	for (int cpu = 0; cpu < NCPUS; cpu++)
@@ -389,6 +400,79 @@ static void t_recover_613(void)
 	check_uint(st.by_type[MSC_EV_KPROBE], ==, 0);	/* 6.18's formats have no lab probes */
 out:
 	capture_free(&c);
+}
+
+/* The first event of @type on @cpu's lines, parsed; false if there is none. */
+static bool first_event(const struct capture *c, unsigned int cpu, int type,
+			struct msc_event *ret)
+{
+	for (size_t i = 0; i < c->nr[cpu]; i++)
+		if (!msc_event_parse(c->lines[cpu][i], ret) && ret->type == type)
+			return true;
+	return false;
+}
+
+static void t_kernel_73(void)
+{
+	struct capture c = { 0 }, old = { 0 };
+	struct msc_synth_stats st, ost;
+	struct msc_synth_opts o;
+	struct msc_event ev, prev = { 0 };
+	size_t roles = 0, bad_roles = 0, promotes = 0, after_children = 0;
+	bool disable = false;
+
+	scenario(&o, "7.3", 32);
+	o.stop_after = "disable_dirty_logging";
+	if (!check_int(run_classified(&o, &c, &st), ==, 0))
+		goto out;
+	/* 7.3's formats have the access field: the root's ACC_ALL, R|W|U|X */
+	check(first_event(&c, 1, MSC_EV_SPTE_REQUESTED, &ev) && ev.req.access == 15);
+	/* 4-bit role access: direct rwux, efer_nx and cr0_wp one bit up from 6.x */
+	for (int cpu = 0; cpu < NCPUS; cpu++)
+		for (size_t i = 0; i < c.nr[cpu]; i++)
+			if (!msc_event_parse(c.lines[cpu][i], &ev) &&
+			    (ev.type == MSC_EV_GET_PAGE || ev.type == MSC_EV_ZAP_PAGE)) {
+				roles++;
+				bad_roles += (ev.sp.role & ~0xfu) != 0x6f80;
+			}
+	check_uint(roles, >, 16);
+	check_uint(bad_roles, ==, 0);
+	/* the disable: each table's children go FROZEN (0x1a0) before the parent is promoted */
+	for (size_t i = 0; i < c.nr[0]; i++) {
+		if (msc_event_parse(c.lines[0][i], &ev))
+			continue;
+		if (ev.type == MSC_EV_MARKER)
+			disable = strstr(ev.marker.text, "phase=disable_dirty_logging begin") ||
+				  (disable && !strstr(ev.marker.text, "phase=disable_dirty_logging end"));
+		if (disable && ev.type == MSC_EV_SPTE_CHANGED && ev.spte.level == 2 &&
+		    (ev.spte.new_spte & (1ULL << 7))) {
+			promotes++;
+			/* the last of its own children, not the previous table's */
+			after_children += prev.type == MSC_EV_SPTE_CHANGED && prev.spte.level == 1 &&
+					  prev.spte.new_spte == 0x80000000000001a0ULL &&
+					  prev.spte.gfn == ev.spte.gfn + 511;
+		}
+		prev = ev;
+	}
+	check_uint(promotes, ==, 16);
+	check_uint(after_children, ==, 16);
+	check_uint(c.by_class[MSC_CLASS_PROMOTE], ==, 16);
+	check_uint(c.by_class[MSC_CLASS_TEARDOWN_CHILD], ==, 8192);
+	check_uint(st.pages_2m, ==, 16);
+	check_uint(st.remote_tlb_flush_requests, ==, 4);
+	/* the capture's probes: recovery, then one memslot flush at the end */
+	check_uint(st.by_type[MSC_EV_KPROBE], ==, 4 + 2 * (128 + 1) + 2 + 2);
+
+	/* the same scenario on 6.12: no access field (-1), 3-bit roles */
+	scenario(&o, "6.12", 32);
+	o.stop_after = "populate";
+	if (!check_int(run_classified(&o, &old, &ost), ==, 0))
+		goto out;
+	check(first_event(&old, 1, MSC_EV_SPTE_REQUESTED, &ev) && ev.req.access == -1);
+	check(first_event(&old, 1, MSC_EV_GET_PAGE, &ev) && ev.sp.role == 0x3784);
+out:
+	capture_free(&c);
+	capture_free(&old);
 }
 
 static void t_ept_pml(void)
@@ -592,12 +676,15 @@ const char *__lsan_default_suppressions(void)
 
 int main(void)
 {
-	TEST(t_formats(), "format directories of 6.1, 6.12 load; a missing one is named");
+	TEST(t_formats(), "format directories of 6.1, 7.3 load; a missing one is named");
 	TEST(t_tracefs_instance(), "fake tracing dir: libtracefs opens the instance, reads every "
 				   "event back with the 100 lost");
-	TEST(t_tracedat(), "trace.dat v7 zstd from the directory: libtracecmd gives back every "
-			   "event");
+	TEST(t_tracedat("6.1"), "trace.dat v7 zstd from the directory: libtracecmd gives back "
+				"every event");
+	TEST(t_tracedat("7.3"), "... on 7.3's formats too, spte_requested's access included");
 	TEST(t_recover_613(), "6.13 disable recovers 2M pages in place with one flush");
+	TEST(t_kernel_73(), "7.3: access 15 requested, roles 0x6f8x, children FROZEN (0x1a0) "
+			    "before their parent's promotion");
 	TEST(t_ept_pml(), "EPT with PML: EPT layout inferred, D bits cleared, no write faults");
 	TEST(t_ept_samples(), "EPT SPTEs of 6.1 and 6.12 teardowns look like the real EPT samples");
 	TEST(t_lazy_split_61(), "6.1 without eager split zaps and remaps 4K on fault");
