@@ -22,12 +22,14 @@
 #include "mmuscope/history.h"
 #include "mmuscope/store.h"
 #include "mmuscope/util.h"
+#include "report.h"
 
 #define REPORT_ANOMALIES 20
 
 struct report {
 	const char *db;
 	bool json;
+	bool selftest;		/* --selftest: dirty_log_perf_test's step lines */
 	const char *svg_dir;	/* --svg: write the pictures here too */
 	struct svg_opts svg;	/* --at: the memory maps' times */
 	FILE *f;
@@ -326,6 +328,15 @@ static void report_free(struct report *rp)
 	msc_hview_close(rp->v);
 }
 
+static int by_start(const void *a, const void *b)
+{
+	const struct msc_phase *x = a, *y = b;
+
+	if (x->start_ts != y->start_ts)
+		return x->start_ts < y->start_ts ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
 static int report_capture(struct report *rp, struct msc_store *s, const struct msc_capture_row *c)
 {
 	int r;
@@ -345,7 +356,10 @@ static int report_capture(struct report *rp, struct msc_store *s, const struct m
 		r = msc_hview_anomalies(rp->v, REPORT_ANOMALIES, &rp->anomalies, &rp->nr_anomalies);
 	if (!r)
 		r = msc_hview_lost_marks(rp->v, &rp->lost, &rp->nr_lost);
-	if (!r) {
+	if (!r && rp->selftest) {
+		qsort(rp->phases, rp->nr_phases, sizeof(*rp->phases), by_start);
+		r = report_selftest(rp->f, rp->v, rp->phases, rp->nr_phases, c->first_seq);
+	} else if (!r) {
 		if (rp->json)
 			json_report(rp);
 		else
@@ -379,6 +393,7 @@ int cmd_report(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "svg", required_argument, NULL, 's' },
 		{ "at", required_argument, NULL, 'a' },
+		{ "selftest", no_argument, NULL, 't' },
 		{ 0 }
 	};
 	struct report rp = { .f = stdout };
@@ -393,6 +408,8 @@ int cmd_report(int argc, char **argv)
 			only = strtoll(optarg, NULL, 10);
 		} else if (c == 'j') {
 			rp.json = true;
+		} else if (c == 't') {
+			rp.selftest = true;
 		} else if (c == 's') {
 			rp.svg_dir = optarg;
 		} else if (c == 'a' && svg_parse_times(optarg, &rp.svg)) {

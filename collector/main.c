@@ -25,7 +25,7 @@ static const struct cli_command commands[] = {
 	  .usage = "DB [--capture ID] [--rebuild] [--infer-only] [-q]",
 	  .summary = "rebuild page-table history, census, phases, anomalies (import runs it)" },
 	{ .name = "report", .run = cmd_report,
-	  .usage = "DB [--capture ID] [--json] [--svg DIR [--at MS,...]]",
+	  .usage = "DB [--capture ID] [--json | --selftest] [--svg DIR [--at MS,...]]",
 	  .summary = "per-phase summary: census before/after, costs, anomalies" },
 	{ .name = "synth", .run = cmd_synth, .usage = cmd_synth_usage,
 	  .summary = "write a synthetic TDP MMU trace: a trace.dat and/or a fake tracing directory" },

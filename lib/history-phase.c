@@ -18,7 +18,11 @@
  * (KVM_GET/CLEAR_DIRTY_LOG: harvest; a memslot update: enable for splits
  * and write-protection, disable for zapped or recovered tables, and a
  * memslot phase for none, which the first harvest after it calls the enable
- * it was under manual protect).  A kprobe on the KVM function
+ * it was under manual protect).
+ *
+ * The VM going away (the top-level tables zapped, or the VMM's own task
+ * unmapping while dirty logging is off) is a teardown phase: a re-promotion
+ * still open then ends, not huge again.  A kprobe on the KVM function
  * that starts the work makes the phase's start and kind exact.  The
  * companion patch's tracepoints make phases exact: _begin/_end bound an
  * enable or disable (no quiet gap ends it in between), a harvest event
@@ -325,7 +329,7 @@ static int become(struct msc_history *h, struct hphase *ph, enum msc_phase_kind 
 	snprintf(ph->p.name, sizeof(ph->p.name), "%s", msc_phase_kind_name(kind));
 	if (kind == MSC_PHASE_MEMSLOT)
 		return 0;
-	h->st.dirty_active = kind != MSC_PHASE_DISABLE;
+	h->st.dirty_active = kind == MSC_PHASE_ENABLE || kind == MSC_PHASE_HARVEST;
 	if (kind != MSC_PHASE_DISABLE)
 		return 0;
 	h->st.disable_start = ph->p.start_ts;
@@ -341,7 +345,7 @@ static int open_dirty(struct msc_history *h, const struct msc_event *ev,
 
 	if (r)
 		return r;
-	if (kind == MSC_PHASE_ENABLE || kind == MSC_PHASE_DISABLE)
+	if (kind == MSC_PHASE_ENABLE || kind == MSC_PHASE_DISABLE || kind == MSC_PHASE_TEARDOWN)
 		close_repromote(h, false);
 	ph = phase_new(h, kind, source, NULL, ev);
 	if (!ph)
@@ -370,9 +374,10 @@ static bool sweep_alive(const struct msc_history *h, const struct hphase *ph, ui
 static bool disable_work(const struct msc_event *ev)
 {
 	switch (ev->type) {
-	case MSC_EV_SPTE_CHANGED:
-		return ev->spte.class == MSC_CLASS_ZAP_SUBTREE || ev->spte.class == MSC_CLASS_PROMOTE ||
-		       ev->spte.class == MSC_CLASS_TEARDOWN_CHILD || ev->spte.class == MSC_CLASS_UNMAP;
+	case MSC_EV_SPTE_CHANGED:	/* tables zapped or made huge, and their children */
+		return (ev->spte.class == MSC_CLASS_ZAP_SUBTREE && ev->spte.level < 4) ||
+		       ev->spte.class == MSC_CLASS_PROMOTE ||
+		       ev->spte.class == MSC_CLASS_TEARDOWN_CHILD;
 	case MSC_EV_ZAP_PAGE:
 	case MSC_EV_KPROBE:	/* its own probes and flushes; another phase's kind opens that phase */
 	case MSC_EV_TLB_FLUSH:
@@ -535,6 +540,26 @@ static void harvest_began(struct msc_history *h, struct hphase *ph, const struct
 	ph->p.start_ts = min(ph->p.start_ts, start);
 }
 
+/*
+ * The VM's tables going away: its top-level tables zapped (VM destroy), or
+ * with dirty logging off the VMM's own task unmapping or zapping (memslot
+ * deletion; a notifier's unmaps come from other tasks), and what follows
+ * in that teardown.
+ */
+static bool is_teardown(const struct msc_history *h, const struct msc_event *ev)
+{
+	const struct hphase *ph = h->st.cur_dirty >= 0 ? &h->phases[h->st.cur_dirty] : NULL;
+	enum msc_spte_class c = ev->spte.class;
+	bool zap = c == MSC_CLASS_UNMAP || c == MSC_CLASS_ZAP_SUBTREE;
+
+	if (ph && ph->p.kind == MSC_PHASE_TEARDOWN)
+		return (zap || c == MSC_CLASS_TEARDOWN_CHILD) && ev->pid == h->st.sweep_pid;
+	if (c == MSC_CLASS_ZAP_SUBTREE && ev->spte.level >= 4)
+		return true;
+	return zap && !h->st.dirty_active && h->st.last_dirty >= 0 && ev->pid == h->st.sweep_pid &&
+	       !ph;
+}
+
 /* The phase a KVM ioctl is, before the work inside says more. */
 static enum msc_phase_kind ioctl_kind(uint32_t cmd)
 {
@@ -595,6 +620,10 @@ static int ioctl_event(struct msc_history *h, const struct msc_event *ev)
 		return r;
 	ph = cur_dirty(h);
 	ph->p.start_ts = ev->ts;
+	if (kind == MSC_PHASE_HARVEST)	/* as the selftests and QEMU name the steps */
+		snprintf(ph->p.name, sizeof(ph->p.name), "%s",
+			 strstr(msc_kvm_ioctl_name(ev->ioctl.cmd), "CLEAR") ? "clear_dirty_log"
+									     : "get_dirty_log");
 	h->st.ioctl_open = 1;
 	h->st.ioctl_pid = ev->pid;
 	return 0;
@@ -732,9 +761,11 @@ static int phase_event(struct msc_history *h, const struct msc_event *ev)
 	default:
 		break;
 	}
-	/* a disable's zaps are followed by their teardown: part of the sweep */
+	if (is_teardown(h, ev))
+		return activity(h, ev, MSC_PHASE_TEARDOWN, MSC_PHASE_SRC_INFERRED);
+	/* a disable's zaps are followed by the children of the tables: part of the sweep */
 	if (cur_dirty(h) && cur_dirty(h)->p.kind == MSC_PHASE_DISABLE &&
-	    sweep_alive(h, cur_dirty(h), h->last_ts))
+	    ev->spte.class == MSC_CLASS_TEARDOWN_CHILD)
 		h->sweep_hit = true;
 	return 0;
 }

@@ -1366,6 +1366,44 @@ int msc_hview_phase_harvest(struct msc_hview *v, const struct msc_phase *p,
 	return r;
 }
 
+/**
+ * msc_hview_fault_span - the page faults of the events [@seq0, @seq1]: how
+ *	many, the first's and the last's time (a vCPU pass as the VM ran it)
+ * @v: the view
+ * @seq0: first seq
+ * @seq1: last seq
+ * @ret: filled in; n = 0 when there were none.  With ret->by_kvm_run set on
+ *	entry, the KVM_RUN calls of the range instead (schema step 7).
+ */
+int msc_hview_fault_span(struct msc_hview *v, int64_t seq0, int64_t seq1,
+			 struct msc_fault_span *ret)
+{
+	static const char faults[] = "SELECT count(*), min(ts), max(ts) FROM fault "
+				     "WHERE seq BETWEEN ?1 AND ?2";
+	/* KVM_RUN calls inside the range, where traced: the vCPUs' own bounds */
+	static const char runs[] = "SELECT count(*), min(start_ts), max(end_ts) FROM ioctl_call "
+				   "WHERE name = 'KVM_RUN' AND seq BETWEEN ?1 AND ?2 AND end_ts IS NOT NULL";
+	sqlite3_stmt *st;
+	int r = msc_store_prepare(v->s, ret->by_kvm_run ? runs : faults, &st);
+
+	*ret = (struct msc_fault_span){ .by_kvm_run = ret->by_kvm_run };
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, seq0);
+	sqlite3_bind_int64(st, 2, seq1);
+	r = sqlite3_step(st);
+	if (r == SQLITE_ROW) {
+		ret->n = (uint64_t)sqlite3_column_int64(st, 0);
+		ret->first_ts = column_u64(st, 1);
+		ret->last_ts = column_u64(st, 2);
+		r = 0;
+	} else {
+		r = msc_store_error(v->s, r);
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
 struct gfn_rows {
 	struct msc_interval *rows;
 	size_t nr, alloc;

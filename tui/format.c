@@ -386,6 +386,7 @@ char fmt_phase_letter(const struct msc_phase *p)
 	static const char letters[MSC_PHASE_KIND_NR] = {
 		[MSC_PHASE_WORKLOAD] = 'W', [MSC_PHASE_ENABLE] = 'E', [MSC_PHASE_HARVEST] = 'H',
 		[MSC_PHASE_DISABLE] = 'D', [MSC_PHASE_REPROMOTE] = 'R', [MSC_PHASE_MEMSLOT] = 'M',
+		[MSC_PHASE_TEARDOWN] = 'T',
 	};
 	char ch = p->kind < MSC_PHASE_KIND_NR ? letters[p->kind] : '?';
 

@@ -33,6 +33,7 @@ static const char *const phase_colors[MSC_PHASE_KIND_NR] = {
 	[MSC_PHASE_WORKLOAD] = "#999999", [MSC_PHASE_ENABLE] = "#7b3fb5",
 	[MSC_PHASE_HARVEST] = "#a0522d", [MSC_PHASE_DISABLE] = "#d0307f",
 	[MSC_PHASE_REPROMOTE] = "#138d9c", [MSC_PHASE_MEMSLOT] = "#6b8e23",
+	[MSC_PHASE_TEARDOWN] = "#555555",
 };
 
 /** svg_escape - @text as XML character data */

@@ -8,6 +8,7 @@
 #   - an eager split's split event 8 ms after its SPTE change is counted in
 #     its enable;
 #   - every NPF exit is counted once, by what became of it;
+#   - a VM destroyed while a re-promotion waits ends it, in a teardown phase;
 #   - with the KVM ioctls traced each dirty-log phase is its ioctl, exactly,
 #     its kind from the work inside (a memslot update with none is the
 #     manual-protect enable once a harvest follows), its late flush its own.
@@ -61,6 +62,14 @@ check_eq "$f: stored as 5 exits and 3 fast-path verdicts on them" \
 	"fast-fixed=1 fast-other=1 fast-spurious=1 npf=5"
 check_eq "$f: the exit the capture ended on is slow, counted once in the activity table" \
 	"$(q "$f" "SELECT total(faults_slow) || ' ' || total(faults_fast) FROM activity")" "3.0 2.0"
+f=teardown
+check "$f: imports" imp "$f"
+check_eq "$f: disable, re-promotion ended by the VM's teardown, not huge again" \
+	"$(q "$f" "SELECT group_concat(kind || ':' || coalesce(to_huge_ns, 'never'), ' ') FROM (SELECT kind, to_huge_ns FROM phase WHERE kind != 'workload' ORDER BY start_ts)")" \
+	"enable:never disable:never re-promotion:never teardown:never"
+check_eq "$f: the re-promotion ends where the teardown begins" \
+	"$(q "$f" "SELECT r.end_ts <= t.start_ts AND r.open = 0 FROM phase r, phase t WHERE r.kind = 're-promotion' AND t.kind = 'teardown'")" 1
+
 for f in ioctl-phases ioctl-phases-manual; do
 	check "$f: imports" imp "$f"
 	check_eq "$f: every phase starts and ends with its ioctl" \

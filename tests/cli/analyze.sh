@@ -12,9 +12,15 @@ for dir in "$TRACES"/*/; do
 	name=$(basename "$dir")
 	db=$T/$name.db
 	check "$name: import with inline analysis" "$MSC" import -q "$dir/trace.dat" -o "$db"
-	want=$(grep -c 'KVM stats after' "$dir/harness.log")
-	got=$(q "$db" "SELECT count(*) FROM kvm_stats")
-	check_eq "$name: one census check per KVM stats marker" "$got" "$want"
+	# the upstream selftests' captures (k*st-*) have no workload markers:
+	# tests/cli/selftests.sh checks their phases against the ioctls
+	markers=0
+	[ -e "$dir/harness.log" ] && markers=1
+	if [ $markers = 1 ]; then
+		want=$(grep -c 'KVM stats after' "$dir/harness.log")
+		got=$(q "$db" "SELECT count(*) FROM kvm_stats")
+		check_eq "$name: one census check per KVM stats marker" "$got" "$want"
+	fi
 	case $name in
 	*shadow*)
 		check_eq "$name: census marked approximate" \
@@ -27,7 +33,7 @@ for dir in "$TRACES"/*/; do
 	check_eq "$name: census equals pages_4k/2m/1g at every marker" \
 		"$(q "$db" "SELECT count(*) FROM kvm_stats_check WHERE diff_4k OR diff_2m OR diff_1g")" 0
 	check_eq "$name: exact census (not approximate)" \
-		"$(q "$db" "SELECT max(census_flags & 1) FROM kvm_stats")" 0
+		"$(q "$db" "SELECT coalesce(max(census_flags & 1), 0) FROM kvm_stats")" 0
 	check_eq "$name: no bad-spte anomaly, no change left unclassified" \
 		"$(q "$db" "SELECT (SELECT count(*) FROM anomaly WHERE kind = 'bad-spte') ||
 			'|' || (SELECT count(*) FROM spte_change WHERE class = 'anomaly')")" "0|0"
@@ -58,6 +64,7 @@ for dir in "$TRACES"/*/; do
 		"$(q "$db" "SELECT frozen_completed FROM analysis")" \
 		"$(q "$db" "SELECT count(*) FROM spte_change WHERE new_spte = (SELECT frozen_spte FROM capture)")"
 	# detected phases lie inside the workload phase of the matching name
+	[ $markers = 1 ] || continue
 	for mode in kprobe infer; do
 		[ $mode = infer ] && "$MSC" analyze -q --rebuild --infer-only "$db"
 		bad=$(q "$db" "SELECT count(*) FROM phase d WHERE d.kind IN ('enable','harvest','disable')

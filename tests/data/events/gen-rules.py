@@ -230,5 +230,25 @@ def ioctl_phases(name, manual):
     out.append(stats(t, IOCTL, "disable_dirty_logging", 1, 0, 0)); t += 100
     open(name, "w").write("\n".join(out) + "\n")
 
+def teardown(name):
+    out = []
+    head(out, ["A zap-collapsible disable (<= 6.12), then the VM is destroyed before any vCPU",
+               "faults the region back: the re-promotion ends there, not huge again, and the",
+               "destruction (the top-level table zapped) is a teardown phase.",
+               "Generated for tests/cli/analyze-rules.sh."], "6.12.0")
+    t = populate(out, 1000, 1, 0x3784)
+    t = enable(out, t + 1 * MS, 1)
+    t += 1 * MS
+    out.append(spte(t, IOCTL, 0x40000, 2, L2T, NP)); t += 100
+    out.append(page(t, IOCTL, "prepare_zap_page", 0x40000, 0x3781)); t += 100
+    for i in range(512):
+        out.append(spte(t, IOCTL, 0x40000 + i, 1, ((0x40000 + i) << 12) | 0xe67, NP | 0x5a0)); t += 10
+    out.append(stats(t, IOCTL, "disable_dirty_logging", 0, 0, 0)); t += 200 * MS
+    out.append(spte(t, IOCTL, 0x40000, 3, L3, NP)); t += 100
+    out.append(spte(t, IOCTL, 0, 4, ROOT, NP)); t += 100
+    out.append(stats(t, IOCTL, "teardown", 0, 0, 0)); t += 100
+    open(name, "w").write("\n".join(out) + "\n")
+
+teardown(f"{d}/teardown.events")
 ioctl_phases(f"{d}/ioctl-phases.events", False)
 ioctl_phases(f"{d}/ioctl-phases-manual.events", True)

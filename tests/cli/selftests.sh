@@ -1,0 +1,56 @@
+#!/bin/sh
+# The upstream KVM selftests' captures (tests/data/traces/k*st-*: 6.12 and
+# 7.3, dirty_log_perf_test and x86/dirty_log_page_splitting_test, built
+# unchanged in the nested rig, tests/nested/README.md):
+#   - with the KVM ioctls traced, every dirty-log ioctl is a phase with its
+#     exact bounds, and no dirty-log phase is outside an ioctl;
+#   - `report --selftest` prints the test's own step lines, and the steps
+#     the kernel bounds (enable, get, clear, disable) are within 1 ms of the
+#     kernel's ioctl time and within the test's own time (which adds its
+#     user-space work around the ioctl);
+#   - faults: each NPF exit counted once (exits = slow + fast + spurious).
+. "$(dirname "$0")/lib.sh"
+
+q() { sqlite3 "$1" "$2"; }
+n=0
+for dir in "$TRACES"/k*st-*/; do
+	[ -e "$dir/selftest.log" ] || continue
+	name=$(basename "$dir")
+	db=$T/$name.db
+	n=$((n + 1))
+	check "$name: import" "$MSC" import -q "$dir/trace.dat" -o "$db"
+	ioctls=$(q "$db" "SELECT count(*) FROM ioctl")
+	if [ "$ioctls" -gt 0 ]; then
+		check_eq "$name: every dirty-log ioctl is a phase with its exact bounds" \
+			"$(q "$db" "SELECT count(*) FROM ioctl_call c WHERE (c.name LIKE 'KVM_SET_USER_MEMORY_REGION%'
+				OR c.name IN ('KVM_GET_DIRTY_LOG', 'KVM_CLEAR_DIRTY_LOG')) AND c.end_ts IS NOT NULL
+				AND NOT EXISTS (SELECT 1 FROM phase p WHERE p.source IN ('ioctl', 'tracepoint')
+					AND p.start_ts >= c.start_ts AND p.end_ts <= c.end_ts
+					AND p.start_ts - c.start_ts < 1000000 AND c.end_ts - p.end_ts < 1000000)")" 0
+		check_eq "$name: no dirty-log phase outside its ioctl" \
+			"$(q "$db" "SELECT count(*) FROM phase p WHERE p.kind IN ('enable', 'harvest', 'disable')
+				AND p.source != 'ioctl'")" 0
+	fi
+	check_eq "$name: NPF exits counted once: slow + resolved by the fast path = exits" \
+		"$(q "$db" "SELECT total(faults_slow + faults_fast) FROM activity")" \
+		"$(q "$db" "SELECT count(*) || '.0' FROM fault WHERE kind = 'npf'")"
+	"$MSC" report --selftest "$db" > "$T/$name.ours" 2>&1
+	grep ' time: [0-9.]*s$' "$dir/selftest.log" > "$T/$name.test"
+	# each of the test's lines that names a step the kernel bounds, next to ours
+	for step in "Enabling dirty logging" "get dirty log" "clear dirty log" "Disabling dirty logging"; do
+		grep "$step time" "$T/$name.test" > "$T/a" || continue
+		grep "$step time" "$T/$name.ours" > "$T/b"
+		# without the ioctls a manual-protect enable leaves no trace at all
+		[ "$ioctls" -gt 0 ] || [ "$(grep -c . "$T/a")" = "$(grep -c . "$T/b")" ] || continue
+		bad=$(paste -d' ' "$T/a" "$T/b" | awk -v ioctl="$ioctls" '
+			{ t = $(NF / 2); o = $NF; sub(/s$/, "", t); sub(/s$/, "", o)
+			  # ours is the kernel part of the test time; never more than it
+			  if (o > t + 0.001 || (ioctl > 0 && t - o > 0.05 + 0.5 * t)) print }
+			END { if (NR == 0) print "none" }' | head -n 3)
+		check_eq "$name: '$step' as the test measured it, from the trace" "$bad" ""
+	done
+	[ "$ioctls" -gt 0 ] && [ -s "$T/$name.test" ] && check_eq "$name: one line per step the test printed" \
+		"$(grep -c . "$T/$name.ours")" "$(grep -c . "$T/$name.test")"
+done
+check "selftest captures found" test "$n" -gt 0
+done_testing
