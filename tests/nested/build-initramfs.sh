@@ -1,5 +1,6 @@
 #!/bin/bash
-# build-initramfs.sh - build the nested guest's initramfs:
+# build-initramfs.sh - build the nested guest's initramfs for one kernel
+# release:
 #
 #   /init                      tests/nested/guest-init.sh
 #   /bin/busybox + applets     from busybox-static
@@ -9,17 +10,26 @@
 #   /usr/bin/trace-cmd         the host's trace-cmd with its shared libraries
 #   /usr/bin/<name>            every EXTRA binary, with its shared libraries
 #
-# Usage: build-initramfs.sh [-f] [EXTRA_BINARY...]
-#   -f  rebuild even when the initramfs is up to date
-# Output: $NESTED_DIR/initramfs.cpio.gz (rebuilt only when an input changed).
+# Usage: build-initramfs.sh [-f] [-k RELEASE] [EXTRA_BINARY...]
+#   -f          rebuild even when the initramfs is up to date
+#   -k RELEASE  the kernel release (or $NESTED_KVER; default
+#               $NESTED_DIR/kernel/current); fetched with fetch-kernel.sh
+#               when it is not unpacked yet
+# Output: $NESTED_DIR/kernel/<release>/initramfs.cpio.gz, one per release
+# (rebuilt only when an input changed), so that kernels can alternate
+# without a rebuild each time.
 set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 FORCE=0
-if [ "${1:-}" = -f ]; then
-	FORCE=1
-	shift
-fi
+KVER=${NESTED_KVER:-}
+while [ $# -gt 0 ]; do
+	case $1 in
+	-f) FORCE=1; shift ;;
+	-k) [ $# -ge 2 ] || die "-k needs a release"; KVER=$2; shift 2 ;;
+	*) break ;;
+	esac
+done
 EXTRA=()
 for b in "$@"; do
 	[ -f "$b" ] && [ -x "$b" ] || die "extra binary '$b' is not an executable file"
@@ -30,13 +40,18 @@ need_static_busybox
 need cpio:cpio gzip:gzip depmod:kmod trace-cmd:trace-cmd gcc:gcc ldd:libc-bin
 [ -e /usr/include/linux/kvm.h ] || need __no_such_command__:linux-libc-dev
 
-KVER=$(kernel_current)
-if [ -z "$KVER" ] || [ ! -e "$NESTED_DIR/kernel/$KVER/.complete" ]; then
-	KVER=$("$NESTED_SRC/fetch-kernel.sh")
+if [ -n "$KVER" ]; then
+	[ -e "$NESTED_DIR/kernel/$KVER/.complete" ] ||
+		KVER=$("$NESTED_SRC/fetch-kernel.sh" "$KVER")
+else
+	KVER=$(kernel_current)
+	if [ -z "$KVER" ] || [ ! -e "$NESTED_DIR/kernel/$KVER/.complete" ]; then
+		KVER=$("$NESTED_SRC/fetch-kernel.sh")
+	fi
 fi
 KDIR=$NESTED_DIR/kernel/$KVER
-OUT=$NESTED_DIR/initramfs.cpio.gz
-STAMP=$NESTED_DIR/initramfs.inputs
+OUT=$KDIR/initramfs.cpio.gz
+STAMP=$KDIR/initramfs.inputs
 
 # The workload: static, so it needs nothing from the initramfs.
 DIRTYLOG=$NESTED_DIR/dirtylog
@@ -62,7 +77,7 @@ if [ "$FORCE" = 0 ] && [ -e "$OUT" ] && [ "$(cat "$STAMP" 2>/dev/null)" = "$inpu
 	fi
 fi
 
-R=$NESTED_DIR/rootfs
+R=$KDIR/rootfs
 rm -rf "$R"
 mkdir -p "$R"/{bin,sbin,etc,proc,sys,dev,tmp,mnt/out,root,usr/bin,usr/sbin,lib/modules}
 

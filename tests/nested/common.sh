@@ -46,6 +46,17 @@ need_static_busybox() {
 	fi
 }
 
+# private_apt_opts: set APT_OPTS to the apt options of the private apt state
+# in $NESTED_DIR/apt/ (fetch-kernel.sh --series 7 writes its sources.list):
+# its own sources.list, lists and cache; the machine's configuration is not
+# read for sources and never changed.
+private_apt_opts() {
+	local a=$NESTED_DIR/apt
+
+	APT_OPTS=(-o "Dir::Etc::sourcelist=$a/sources.list" -o Dir::Etc::sourceparts=/dev/null
+		  -o "Dir::State::Lists=$a/lists" -o "Dir::Cache=$a/cache")
+}
+
 kernel_current() {
 	cat "$NESTED_DIR/kernel/current" 2>/dev/null
 }

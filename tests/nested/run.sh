@@ -1,8 +1,12 @@
 #!/bin/bash
-# run.sh - boot Debian's 6.12 kernel under QEMU TCG with an SVM+NPT vCPU,
-# run one job inside (see guest-init.sh) and bring the results out.
+# run.sh - boot one of Debian's kernels (6.12 by default, see
+# fetch-kernel.sh) under QEMU TCG with an SVM+NPT vCPU, run one job inside
+# (see guest-init.sh) and bring the results out.
 #
 # Usage: run.sh [options] [-- COMMAND [ARG...]]
+#   -k RELEASE   kernel release to boot, e.g. 7.3.4+deb13-amd64 (or
+#                $NESTED_KVER; default $NESTED_DIR/kernel/current, the
+#                6.12 one); fetched first when it is not unpacked
 #   -m MiB       guest memory (default 2048)
 #   -s N         guest vCPUs, -smp (default 2)
 #   -c CPU       QEMU -cpu (default EPYC,+svm,+npt)
@@ -30,14 +34,16 @@ SCRIPT=""
 EXTRA=()
 OUTDIR=$NESTED_DIR/runs/last
 TIMEOUT=600
+KOPT=${NESTED_KVER:-}
 
 usage() {
 	sed -n '2,/^set -euo/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2
 	exit 2
 }
 
-while getopts "m:s:c:a:S:e:o:t:h" opt; do
+while getopts "k:m:s:c:a:S:e:o:t:h" opt; do
 	case $opt in
+	k) KOPT=$OPTARG ;;
 	m) MEM=$OPTARG ;;
 	s) SMP=$OPTARG ;;
 	c) CPU=$OPTARG ;;
@@ -55,10 +61,10 @@ shift $((OPTIND - 1))
 
 need qemu-system-x86_64:qemu-system-x86 timeout:coreutils
 
-"$NESTED_SRC/build-initramfs.sh" ${EXTRA[@]+"${EXTRA[@]}"}
-KVER=$(kernel_current)
+"$NESTED_SRC/build-initramfs.sh" ${KOPT:+-k "$KOPT"} ${EXTRA[@]+"${EXTRA[@]}"}
+KVER=${KOPT:-$(kernel_current)}
 KERNEL=$NESTED_DIR/kernel/$KVER/vmlinuz
-INITRD=$NESTED_DIR/initramfs.cpio.gz
+INITRD=$NESTED_DIR/kernel/$KVER/initramfs.cpio.gz
 [ -e "$KERNEL" ] && [ -e "$INITRD" ] || die "kernel or initramfs missing"
 
 mkdir -p "$OUTDIR"
@@ -91,7 +97,12 @@ QEMU=(qemu-system-x86_64 -accel "tcg,thread=${MSC_TCG_THREAD:-single}" -cpu "$CP
 	-display none -serial stdio -monitor none -no-reboot
 	-virtfs "local,path=$OUTDIR,mount_tag=out,security_model=none,id=out")
 {
-	echo "kernel: linux-image-$KVER-unsigned (Debian)"
+	if [ -s "$NESTED_DIR/kernel/$KVER/packages" ] &&
+	   ! grep -q '^linux-image-' "$NESTED_DIR/kernel/$KVER/packages"; then
+		echo "kernel: $(awk '{ print $1 }' "$NESTED_DIR/kernel/$KVER/packages" | tr '\n' ' ')(Debian)"
+	else
+		echo "kernel: linux-image-$KVER-unsigned (Debian)"
+	fi
 	printf '%q ' timeout -k 10 "$TIMEOUT" "${QEMU[@]}"
 	echo
 } > "$OUTDIR/qemu_cmd.txt"
