@@ -1,13 +1,16 @@
 #!/bin/sh
-# check-events.sh - check the new tracepoints of kernel/*.patch in a capture
-# made on the patched kernel (kernel/test/capture.sh): they fired, and every
-# value agrees with the workload (harness.log), the module parameters
-# (kvm_params.txt), KVM's own counters (the "KVM stats after" markers) and
-# the per-SPTE kvmmmu events of the same trace.
+# check-events.sh - check the new tracepoints of kernel/<series>/*.patch in
+# a capture made on the patched kernel (kernel/test/capture.sh): they fired,
+# and every value agrees with the workload (harness.log), the module
+# parameters (kvm_params.txt), KVM's own counters (the "KVM stats after"
+# markers) and the per-SPTE kvmmmu events of the same trace.
 #
 # Usage: check-events.sh CAPTURE_DIR
 # Prints TAP lines ("ok N - ..."); exit status 0 when all pass.
 # Fields are read by name from `trace-cmd report -R` (raw field=value).
+# The guest's release (the capture's uname) picks the collapse pass the
+# kernel has: kvm_mmu_zap_collapsible_sptes up to 6.12, from 6.13 on
+# kvm_mmu_recover_huge_pages (huge pages recovered in place).
 set -u
 D=${1:?usage: check-events.sh CAPTURE_DIR}
 NAME=$(basename "$D")
@@ -20,9 +23,18 @@ INIT=$(sed -n 's/^dirtylog: manual_protect .*initially_set=\([01]\).*/\1/p' "$D/
 EAGER=$(sed -n 's/^kvm\.eager_page_split=//p' "$D/kvm_params.txt")
 # pages each KVM_GET_DIRTY_LOG reported: "get_dirty_log_1=4096 ..."
 DIRTY=$(sed -n 's/^dirtylog: \(get_dirty_log_[0-9]*\) dirty_pages=\([0-9]*\)\/.*/\1=\2/p' "$D/harness.log" | tr '\n' ' ')
+# the guest kernel's release: "6.12.117+deb12-amd64" -> 6 12
+# shellcheck disable=SC2046
+set -- $(sed -n '1s/^\([0-9]*\)\.\([0-9]*\).*/\1 \2/p' "$D/uname" 2>/dev/null)
+if [ "${1:-6}" -gt 6 ] || { [ "${1:-6}" = 6 ] && [ "${2:-12}" -ge 13 ]; }; then
+	COLLAPSE=kvm_mmu_recover_huge_pages
+else
+	COLLAPSE=kvm_mmu_zap_collapsible_sptes
+fi
 
 trace-cmd report -R -i "$D/trace.dat" 2>/dev/null | awk -v name="$NAME" \
-	-v mib="$MIB" -v gpa="$GPA" -v init="${INIT:-0}" -v eager="$EAGER" -v dirty="$DIRTY" '
+	-v mib="$MIB" -v gpa="$GPA" -v init="${INIT:-0}" -v eager="$EAGER" -v dirty="$DIRTY" \
+	-v collapse="$COLLAPSE" '
 function hex(s,    i, c, v) {		# "0x1f" or "1f" -> number (< 2^53)
 	sub(/^0x/, "", s)
 	v = 0
@@ -105,14 +117,18 @@ ev == "print" && buf ~ /^mmuscope-dirtylog: KVM stats after / {
 		fail("after " buf ": " flush_all " full flushes traced, KVM counted " rtfr " requests")
 	if (flush_done != rtf)
 		fail("after " buf ": " flush_done " flushes with a kick traced, KVM counted " rtf)
+	# 2M pages KVM gained in a disable: those recovered (none by a zap)
+	if (buf ~ / after disable_dirty_logging:/ && pages_2m - last_2m != disable_2m)
+		fail("after " buf ": KVM gained " pages_2m - last_2m " 2M pages, " disable_2m + 0 " recovered")
+	disable_2m = 0
 	last_2m = pages_2m
 	next
 }
 # kprobes of the same name (group lab in the rig'"'"'s captures) have no vm_id
-ev ~ /^kvm_flush_remote_tlbs$|^kvm_mmu_slot_dirty_logging|^kvm_mmu_split_huge_pages$|^kvm_mmu_zap_collapsible_sptes$|^kvm_dirty_log_harvest$/ && !("vm_id" in f) {
+ev ~ /^kvm_flush_remote_tlbs$|^kvm_mmu_slot_dirty_logging|^kvm_mmu_split_huge_pages$|^kvm_mmu_zap_collapsible_sptes$|^kvm_mmu_recover_huge_pages$|^kvm_dirty_log_harvest$/ && !("vm_id" in f) {
 	next
 }
-ev ~ /^kvm_flush_remote_tlbs$|^kvm_mmu_slot_dirty_logging|^kvm_mmu_split_huge_pages$|^kvm_mmu_zap_collapsible_sptes$|^kvm_dirty_log_harvest$/ {
+ev ~ /^kvm_flush_remote_tlbs$|^kvm_mmu_slot_dirty_logging|^kvm_mmu_split_huge_pages$|^kvm_mmu_zap_collapsible_sptes$|^kvm_mmu_recover_huge_pages$|^kvm_dirty_log_harvest$/ {
 	count[ev]++
 	if (vm_id == "")
 		vm_id = f["vm_id"]
@@ -126,11 +142,12 @@ ev == "kvm_flush_remote_tlbs" {
 		if (f["kicked"] == 1 || f["arch_flush"] == 1)
 			flush_done++
 	}
-	if (f["range"] == 0 && (f["start_gfn"] != 0 || f["nr_pages"] != 0))
+	if (f["range"] == 0 && (hex(f["start_gfn"]) != 0 || f["nr_pages"] != 0))
 		fail("full flush at " ts " names a range")
 	if (f["caller"] == "" || f["caller"] ~ /^0x0*$/)
 		fail("flush at " ts " has no caller")
 	flushes_by[pid]++
+	last_flush[pid] = f["range"] " " hex(f["start_gfn"]) " " f["nr_pages"]
 	next
 }
 ev == "kvm_mmu_slot_dirty_logging_begin" {
@@ -165,7 +182,7 @@ ev == "kvm_mmu_slot_dirty_logging_end" {
 	if (f["duration_ns"] <= 0)
 		fail("end at " ts ": duration_ns " f["duration_ns"])
 	if (!(f["new_flags"] % 2) && zap_seen != 1)
-		fail("disable at " ts ": " zap_seen " kvm_mmu_zap_collapsible_sptes events")
+		fail("disable at " ts ": " zap_seen " " collapse " events")
 	next
 }
 ev == "kvm_mmu_split_huge_page" {
@@ -223,14 +240,42 @@ ev == "kvm_dirty_log_harvest" {
 	next
 }
 ev == "kvm_tdp_mmu_spte_changed" && open_begin && !(bf["new_flags"] % 2) {
-	# disable: a 4K table (level 2, present, not huge) zapped
+	# disable: a 4K table (level 2, present, not huge) zapped, or
+	# replaced by a present 2M leaf; the same at level 3 for 1G
 	o = low12(f["old_spte"]); nw = low12(f["new_spte"])
 	if (f["level"] == 2 && bit(o, 11) && !bit(o, 7) && !bit(nw, 11) && f["new_spte"] != "80000000000005a0")
 		zapped2++
+	if (bit(o, 11) && !bit(o, 7) && bit(nw, 11) && bit(nw, 7))
+		recovered[f["level"]]++
+	next
+}
+ev == "kvm_mmu_zap_collapsible_sptes" || ev == "kvm_mmu_recover_huge_pages" {
+	zap_seen++
+	if (ev != collapse)
+		fail(ev " at " ts ": this kernel'"'"'s collapse pass is " collapse)
+}
+ev == "kvm_mmu_recover_huge_pages" {
+	if (f["recovered_2m"] != recovered[2] + 0 || f["recovered_1g"] != recovered[3] + 0)
+		fail("recovery at " ts ": recovered 1g " f["recovered_1g"] " 2m " f["recovered_2m"] ", spte_changed shows " recovered[3] + 0 " 1G and " recovered[2] + 0 " 2M tables replaced by a huge leaf")
+	n_rec = f["recovered_2m"] + f["recovered_1g"]
+	nfl = f["flushes"] + 0
+	# one memslot flush when something was recovered, plus one per yield
+	# that had recovered something; never one for nothing
+	if (nfl != flushes_by[pid] - zap_flushes0 || (n_rec > 0) != (nfl > 0) || nfl > n_rec)
+		fail("recovery at " ts ": flushes " f["flushes"] ", " flushes_by[pid] - zap_flushes0 " kvm_flush_remote_tlbs traced, " n_rec " pages recovered")
+	if (n_rec > 0 && last_flush[pid] != "1 " hex(bf["base_gfn"]) " " bf["npages"])
+		fail("recovery at " ts ": the last flush is \"" last_flush[pid] "\", not the memslot")
+	if (f["start_gfn"] != bf["base_gfn"] || hex(f["end_gfn"]) != hex(bf["base_gfn"]) + bf["npages"] || f["slot_id"] != bf["slot_id"])
+		fail("recovery at " ts ": slot " f["slot_id"] " " f["start_gfn"] "-" f["end_gfn"] " is not the toggled slot")
+	if (f["duration_ns"] <= 0)
+		fail("recovery at " ts ": duration_ns " f["duration_ns"])
+	recovered_total += f["recovered_2m"]
+	disable_2m = f["recovered_2m"]
+	zaps++
+	delete recovered
 	next
 }
 ev == "kvm_mmu_zap_collapsible_sptes" {
-	zap_seen++
 	if (f["zapped_2m"] != zapped2 || f["zapped_1g"] != 0)
 		fail("zap at " ts ": zapped 1g " f["zapped_1g"] " 2m " f["zapped_2m"] ", spte_changed shows " zapped2 " 4K tables zapped")
 	if (f["flushes"] != f["zapped_2m"] + f["zapped_1g"] || f["flushes"] != flushes_by[pid] - zap_flushes0)
@@ -245,9 +290,9 @@ ev == "kvm_mmu_zap_collapsible_sptes" {
 }
 END {
 	check(count["kvm_flush_remote_tlbs"] > 0 && count["kvm_mmu_slot_dirty_logging_begin"] > 0 &&
-	      count["kvm_mmu_split_huge_pages"] > 0 && count["kvm_mmu_zap_collapsible_sptes"] > 0 &&
+	      count["kvm_mmu_split_huge_pages"] > 0 && count[collapse] > 0 &&
 	      count["kvm_dirty_log_harvest"] > 0,
-	      "the new events fired (flush " count["kvm_flush_remote_tlbs"] ", dirty-logging " count["kvm_mmu_slot_dirty_logging_begin"] "+" count["kvm_mmu_slot_dirty_logging_end"] ", split spans " count["kvm_mmu_split_huge_pages"] ", zap " count["kvm_mmu_zap_collapsible_sptes"] ", harvest " count["kvm_dirty_log_harvest"] ")")
+	      "the new events fired (flush " count["kvm_flush_remote_tlbs"] ", dirty-logging " count["kvm_mmu_slot_dirty_logging_begin"] "+" count["kvm_mmu_slot_dirty_logging_end"] ", split spans " count["kvm_mmu_split_huge_pages"] ", " (collapse == "kvm_mmu_recover_huge_pages" ? "recovery " : "zap ") count[collapse] ", harvest " count["kvm_dirty_log_harvest"] ")")
 	npids = 0
 	for (p in vm_pids)
 		npids++
@@ -256,7 +301,7 @@ END {
 	check(pairs == toggles && pairs == count["kvm_mmu_slot_dirty_logging_end"] && !open_begin,
 	      "dirty-logging begin/end: " pairs " pairs for " toggles " enable/disable phases")
 	check(accounted == splits && splits > 0, "split spans account for all " splits " kvm_mmu_split_huge_page events (enable " spans[0] + 0 ", clear " spans[1] + 0 ", fault " spans[2] + 0 ")")
-	check(zaps > 0 && zaps * 2 == toggles, "one kvm_mmu_zap_collapsible_sptes per disable (" zaps ")")
+	check(zaps > 0 && zaps * 2 == toggles, "one " collapse " per disable (" zaps (collapse == "kvm_mmu_recover_huge_pages" ? ", " recovered_total + 0 " 2M pages recovered" : "") ")")
 	check(ioctls > 0 && harvests["get"] + harvests["clear"] == ioctls,
 	      "one kvm_dirty_log_harvest per dirty-log ioctl (" harvests["get"] + 0 " get, " harvests["clear"] + 0 " clear), " protected + 0 " pages re-protected, each a traced write-protection")
 	check(nfail == 0, "every field agrees with the workload, KVM stats and kvmmmu events")
