@@ -458,22 +458,28 @@ static int load_one(const struct msc_interval *iv, void *ctx)
 	return hmodel_load_interval(ctx, iv);
 }
 
-/**
- * hstore_load_open - feed the open intervals of the last run back to the
- *	model, upper levels first
- */
-int hstore_load_open(struct hstore *hs, int64_t capture_id, struct msc_history *h)
+static int load_was_huge(const struct msc_interval *iv, void *ctx)
 {
-	sqlite3_stmt *st;
-	int r = msc_store_prepare(hs->s, "SELECT " RUN_COLS " FROM mapping_run "
-				  "WHERE capture_id = ? AND end_cause = 0 "
-				  "ORDER BY level DESC, as_id, gfn", &st);
+	hmodel_mark_was_huge(ctx, iv);
+	return 0;
+}
 
+/* Every interval of the capture's runs that @where selects, to @fn. */
+static int load_runs(struct hstore *hs, int64_t capture_id, const char *where,
+		     int (*fn)(const struct msc_interval *iv, void *ctx), struct msc_history *h)
+{
+	char sql[512];
+	sqlite3_stmt *st;
+	int r;
+
+	snprintf(sql, sizeof(sql), "SELECT " RUN_COLS " FROM mapping_run WHERE capture_id = ? AND %s",
+		 where);
+	r = msc_store_prepare(hs->s, sql, &st);
 	if (r)
 		return r;
 	sqlite3_bind_int64(st, 1, capture_id);
 	while ((r = msc_store_step(hs->s, st)) == 1) {
-		r = run_intervals(st, -1, load_one, h);
+		r = run_intervals(st, -1, fn, h);
 		if (r)
 			break;
 	}
@@ -481,10 +487,14 @@ int hstore_load_open(struct hstore *hs, int64_t capture_id, struct msc_history *
 	return r < 0 ? r : 0;
 }
 
-static int load_was_huge(const struct msc_interval *iv, void *ctx)
+/**
+ * hstore_load_open - feed the open intervals of the last run back to the
+ *	model, upper levels first
+ */
+int hstore_load_open(struct hstore *hs, int64_t capture_id, struct msc_history *h)
 {
-	hmodel_mark_was_huge(ctx, iv);
-	return 0;
+	return load_runs(hs, capture_id, "end_cause = 0 ORDER BY level DESC, as_id, gfn", load_one,
+			 h);
 }
 
 /**
@@ -493,20 +503,7 @@ static int load_was_huge(const struct msc_interval *iv, void *ctx)
  */
 int hstore_load_was_huge(struct hstore *hs, int64_t capture_id, struct msc_history *h)
 {
-	sqlite3_stmt *st;
-	int r = msc_store_prepare(hs->s, "SELECT " RUN_COLS " FROM mapping_run "
-				  "WHERE capture_id = ? AND level >= 2 AND end_cause != 0", &st);
-
-	if (r)
-		return r;
-	sqlite3_bind_int64(st, 1, capture_id);
-	while ((r = msc_store_step(hs->s, st)) == 1) {
-		r = run_intervals(st, -1, load_was_huge, h);
-		if (r)
-			break;
-	}
-	sqlite3_finalize(st);
-	return r < 0 ? r : 0;
+	return load_runs(hs, capture_id, "level >= 2 AND end_cause != 0", load_was_huge, h);
 }
 
 /** hstore_delete_open - delete the open runs (end_cause 0 exactly while open) */

@@ -8,7 +8,8 @@
  * mmuscope's own lib/spte.c: page size, non-present/table/leaf, W/D/A, pfn,
  * and the change class of docs/kvm-mmu.md ("Classifying a change").  It also prints the events
  * the kernel/ patch series adds (kvm_flush_remote_tlbs, kvm_mmu_slot_dirty_logging_*,
- * kvm_mmu_split_huge_pages, kvm_mmu_zap_collapsible_sptes, kvm_dirty_log_harvest)
+ * kvm_mmu_split_huge_pages, kvm_mmu_zap_collapsible_sptes or on 7.x
+ * kvm_mmu_recover_huge_pages, kvm_dirty_log_harvest)
  * from their fields, so their output does not depend on how a tool renders the
  * print fmt.
  *
@@ -336,7 +337,12 @@ static const struct field_fmt split_span_fields[] = {
 	{ .name = NULL },
 };
 
-static const struct field_fmt zap_fields[] = {
+/*
+ * The pass that restores huge pages at disable: the 6.12 series' zap of
+ * collapsible SPTEs, or the 7.3 series' in-place recovery (6.13+); each
+ * event has the counts of its own pass, the other's are not in its format.
+ */
+static const struct field_fmt collapse_fields[] = {
 	{ .name = "vm_id", .label = "vm", .kind = 'u' },
 	{ .name = "vm_pid", .label = "pid", .kind = 'd' },
 	{ .name = "as_id", .label = "as", .kind = 'u' },
@@ -345,6 +351,8 @@ static const struct field_fmt zap_fields[] = {
 	{ .name = "end_gfn", .label = "-", .kind = 'x' },
 	{ .name = "zapped_1g", .label = "zapped 1G", .kind = 'u' },
 	{ .name = "zapped_2m", .label = "2M", .kind = 'u' },
+	{ .name = "recovered_1g", .label = "recovered 1G", .kind = 'u' },
+	{ .name = "recovered_2m", .label = "2M", .kind = 'u' },
 	{ .name = "skipped", .label = "skipped", .kind = 'u' },
 	{ .name = "flushes", .label = "flushes", .kind = 'u' },
 	{ .name = "duration_ns", .label = "ns", .kind = 'u' },
@@ -452,7 +460,8 @@ static const struct {
 	{ "kvmmmu", "kvm_mmu_slot_dirty_logging_begin", fields_handler, slot_fields },
 	{ "kvmmmu", "kvm_mmu_slot_dirty_logging_end", fields_handler, slot_fields },
 	{ "kvmmmu", "kvm_mmu_split_huge_pages", fields_handler, split_span_fields },
-	{ "kvmmmu", "kvm_mmu_zap_collapsible_sptes", fields_handler, zap_fields },
+	{ "kvmmmu", "kvm_mmu_zap_collapsible_sptes", fields_handler, collapse_fields },
+	{ "kvmmmu", "kvm_mmu_recover_huge_pages", fields_handler, collapse_fields },
 	{ "kvm", "kvm_dirty_log_harvest", fields_handler, harvest_fields },
 };
 

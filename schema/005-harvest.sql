@@ -1,5 +1,5 @@
 -- mmuscope schema 5: dirty-log harvests, from the companion kernel patch's
--- kvm:kvm_dirty_log_harvest (kernel/0006, docs/kernel-events.md).
+-- kvm:kvm_dirty_log_harvest (kernel/*/0006, docs/kernel-events.md).
 
 -- One KVM_GET_DIRTY_LOG or KVM_CLEAR_DIRTY_LOG of one memslot, when done.
 CREATE TABLE harvest (

@@ -45,7 +45,7 @@ summarize() {
 		split(substr($0, RSTART, RLENGTH), h, " ")
 		ev = h[3]
 		sub(/:$/, "", ev)
-		if (ev ~ /^(kvm_tdp_mmu_spte_changed|kvm_mmu_split_huge_page|fast_page_fault|kvm_mmu_get_page|kvm_mmu_prepare_zap_page|kvm_flush_remote_tlbs|kvm_mmu_slot_dirty_logging_begin|kvm_mmu_slot_dirty_logging_end|kvm_mmu_split_huge_pages|kvm_mmu_zap_collapsible_sptes|kvm_dirty_log_harvest)$/) {
+		if (ev ~ /^(kvm_tdp_mmu_spte_changed|kvm_mmu_split_huge_page|fast_page_fault|kvm_mmu_get_page|kvm_mmu_prepare_zap_page|kvm_flush_remote_tlbs|kvm_mmu_slot_dirty_logging_begin|kvm_mmu_slot_dirty_logging_end|kvm_mmu_split_huge_pages|kvm_mmu_zap_collapsible_sptes|kvm_mmu_recover_huge_pages|kvm_dirty_log_harvest)$/) {
 			events[ev]++
 			if (events[ev] <= 3)
 				first[ev] = first[ev] $0 "\n"
@@ -58,7 +58,7 @@ summarize() {
 		}
 	}
 	END {
-		n = split("kvm_tdp_mmu_spte_changed kvm_mmu_split_huge_page fast_page_fault kvm_mmu_get_page kvm_mmu_prepare_zap_page kvm_flush_remote_tlbs kvm_mmu_slot_dirty_logging_begin kvm_mmu_slot_dirty_logging_end kvm_mmu_split_huge_pages kvm_mmu_zap_collapsible_sptes kvm_dirty_log_harvest", order, " ")
+		n = split("kvm_tdp_mmu_spte_changed kvm_mmu_split_huge_page fast_page_fault kvm_mmu_get_page kvm_mmu_prepare_zap_page kvm_flush_remote_tlbs kvm_mmu_slot_dirty_logging_begin kvm_mmu_slot_dirty_logging_end kvm_mmu_split_huge_pages kvm_mmu_zap_collapsible_sptes kvm_mmu_recover_huge_pages kvm_dirty_log_harvest", order, " ")
 		for (i = 1; i <= n; i++)
 			if (events[order[i]]) {
 				print "== " order[i] ": " events[order[i]] " events, first ones"
