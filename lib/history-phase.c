@@ -560,6 +560,26 @@ static bool is_teardown(const struct msc_history *h, const struct msc_event *ev)
 	       !ph;
 }
 
+/*
+ * An inferred enable that splits after it write-protected is a
+ * KVM_CLEAR_DIRTY_LOG under manual protect: an enable splits the whole slot
+ * first and write-protects it after, a clear splits and protects one 64-page
+ * mask after the other (kvm_arch_mmu_enable_log_dirty_pt_masked()).  The
+ * enable itself did no MMU work and left no trace.
+ */
+static bool clear_not_enable(struct msc_history *h)
+{
+	struct hphase *ph = cur_dirty(h);
+
+	if (!ph || ph->p.kind != MSC_PHASE_ENABLE || ph->p.source != MSC_PHASE_SRC_INFERRED ||
+	    h->st.ioctl_open || !(ph->cost.by_class[MSC_CLASS_WRITE_PROTECT] +
+				  ph->pending.by_class[MSC_CLASS_WRITE_PROTECT]))
+		return false;
+	h->sweep_hit = true;
+	h->st.faults_since_sweep = 0;
+	return true;
+}
+
 /* The phase a KVM ioctl is, before the work inside says more. */
 static enum msc_phase_kind ioctl_kind(uint32_t cmd)
 {
@@ -749,6 +769,9 @@ static int phase_event(struct msc_history *h, const struct msc_event *ev)
 		return 0;
 	switch (ev->spte.class) {
 	case MSC_CLASS_SPLIT:
+		if (clear_not_enable(h))
+			return become(h, cur_dirty(h), MSC_PHASE_HARVEST);
+		/* fall through */
 	case MSC_CLASS_WRITE_PROTECT:
 	case MSC_CLASS_CLEAR_DIRTY:
 		return activity(h, ev, MSC_PHASE_HARVEST, MSC_PHASE_SRC_INFERRED);
