@@ -261,15 +261,16 @@ void msc_host_guess_add(struct msc_host_guess *g, const struct msc_event *ev)
  */
 bool msc_host_guess_settled(const struct msc_host_guess *g, const struct msc_host *host)
 {
-	uint64_t vendor = g->ept_votes + g->npt_votes, np;
+	uint64_t vendor = g->ept_votes + g->npt_votes, value;
 
 	if (host->vendor_source <= MSC_HOST_INFERRED &&
 	    (vendor < SETTLE_VOTES || (g->ept_votes && g->npt_votes)))
 		return false;
 	if (host->nonpresent.from >= MSC_LEARNT_EVENTS)
 		return true;
-	np = msc_votes_best(&g->installs, &np);
-	return np >= SETTLE_NONPRESENT || (!g->tdp_events && host->vendor_source > MSC_HOST_INFERRED);
+	/* enough installs showed the non-present value; a live host without TDP events has none */
+	return msc_votes_best(&g->installs, &value) >= SETTLE_NONPRESENT ||
+	       (!g->tdp_events && host->vendor_source > MSC_HOST_INFERRED);
 }
 
 /* The non-present value: what installs replace, else the era bit 63 shows. */

@@ -37,8 +37,7 @@
 #define FROZEN_LOW_BITS_MBEC 0x1a0ULL
 
 static const char *const learnt_names[] = {
-	[MSC_LEARNT_NONE] = "unknown",
-	[MSC_LEARNT_RELEASE] = "release",
+	[MSC_LEARNT_NONE] = "release",
 	[MSC_LEARNT_VALUES] = "values",
 	[MSC_LEARNT_EVENTS] = "events",
 	[MSC_LEARNT_OVERRIDE] = "override",

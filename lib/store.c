@@ -417,7 +417,7 @@ static void bind_special(sqlite3_stmt *st, int i, const struct msc_special *sp)
 	char from[48];
 
 	msc_special_describe(sp, from, sizeof(from));
-	sqlite3_bind_text(st, i, sp->from ? from : "release", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, i, from, -1, SQLITE_TRANSIENT);
 }
 
 /* Where the layout's special values came from, from parameter @i on. */

@@ -92,8 +92,8 @@ static void phases_draw(struct view *v, struct tui *t, int top, int lines)
 		ph->scroll = ph->sel;
 	if (ph->sel >= ph->scroll + (size_t)rows)
 		ph->scroll = ph->sel - (size_t)rows + 1;
-	snprintf(line, sizeof(line), "Phases: %zu  (src: mark marker, kprb kprobe, tp tracepoint, "
-		 "INF inferred)", d->l.nr_phases);
+	snprintf(line, sizeof(line), "Phases: %zu  (src: mark marker, tp tracepoint, ioctl KVM ioctl, "
+		 "kprb kprobe, INF inferred)", d->l.nr_phases);
 	draw_line(y++, display_attr(t, ATTR_HEAD), line);
 	draw_line(y++, A_UNDERLINE, fmt_phase_header(line, (size_t)min(t->cols, 1000)));
 	for (int r = 0; r < rows; r++, y++) {

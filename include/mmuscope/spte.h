@@ -38,12 +38,11 @@ enum msc_host_source {
 /*
  * How one special value of a host (the non-present SPTE, FROZEN_SPTE, the
  * width of the page role's access field) was found, weakest first.  Only
- * MSC_LEARNT_RELEASE consults a version table; the others come from the
- * capture or the user.
+ * MSC_LEARNT_NONE consults a version table (a cited boundary of spte.c);
+ * the others come from the capture or the user.
  */
 enum msc_learnt {
-	MSC_LEARNT_NONE,	/* not known yet: the release decides (see spte.c) */
-	MSC_LEARNT_RELEASE,	/* from the kernel release, by a cited boundary */
+	MSC_LEARNT_NONE,	/* not shown by the capture: the release decides */
 	MSC_LEARNT_VALUES,	/* from a weak sign in the values (bit 63 of non-present SPTEs) */
 	MSC_LEARNT_EVENTS,	/* from what the capture's events do with the value */
 	MSC_LEARNT_OVERRIDE,	/* given by the user */
