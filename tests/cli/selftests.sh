@@ -9,6 +9,9 @@
 #     kernel's ioctl time and within the test's own time (which adds its
 #     user-space work around the ioctl);
 #   - faults: each NPF exit counted once (exits = slow + fast + spurious);
+#   - the splitting test's DEBUG build prints KVM's counters after each
+#     stage: after enabling, clearing and disabling they equal the census
+#     at the end of the matching group of ioctl phases (both VMs, both slots);
 #   - without ioctls and kprobes, under manual protect (the perf test's
 #     default) the first KVM_CLEAR_DIRTY_LOG, where the splitting happens,
 #     is a harvest, not an enable.
@@ -46,6 +49,20 @@ for dir in "$TRACES"/k*st-*/; do
 			"harvest harvest disable"
 		;;
 	esac
+	if grep -q '^Page stats after' "$dir/selftest.log" && [ "$ioctls" -gt 0 ]; then
+		# KVM's counters after each stage the kernel bounds, in order
+		sed -n 's/^Page stats after \(enabling dirty logging\|clearing dirty log\|disabling dirty logging\): 4K: \([0-9]*\) 2M: \([0-9]*\) 1G: \([0-9]*\).*/\1|\2 \3 \4/p' \
+			"$dir/selftest.log" | sed 's/^enabling.*|/enable|/; s/^clearing.*|/clear|/; s/^disabling.*|/disable|/' > "$T/$name.kvm"
+		# the census at the end of each group of same-kind dirty-log phases
+		q "$db" "SELECT kind, name, after_4k || ' ' || after_2m || ' ' || after_1g FROM phase
+			WHERE kind IN ('enable', 'harvest', 'disable') ORDER BY start_ts" | awk -F'|' '
+			function flush() { if (k != "") print (k == "harvest" ? (c ? "clear" : "") : k) "|" last }
+			{ if ($1 != k || ($2 == "get_dirty_log" && c)) { flush(); c = 0 }	# a get after a clear: the next iteration
+			  k = $1; last = $3; if ($2 == "clear_dirty_log") c = 1 }
+			END { flush() }' | grep -v '^|' > "$T/$name.census"
+		check_eq "$name: KVM's counters after each stage = the census after its phases" \
+			"$(cat "$T/$name.census")" "$(cat "$T/$name.kvm")"
+	fi
 	"$MSC" report --selftest "$db" > "$T/$name.ours" 2>&1
 	grep ' time: [0-9.]*s$' "$dir/selftest.log" > "$T/$name.test"
 	# each of the test's lines that names a step the kernel bounds, next to ours
