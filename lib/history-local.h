@@ -135,6 +135,16 @@ struct hstate {
 	uint8_t sweep_task_moved;	/* ... did something else since its last activity */
 	int32_t ioctl_pid;		/* the task in the KVM ioctl that bounds the open phase */
 	uint8_t ioctl_open;		/* ... until its sys_exit_ioctl: no gap closes the phase */
+	/*
+	 * A memslot ioctl right after an enable's or disable's, by the same
+	 * task with nothing in between, continues that step (one slot after
+	 * the other) until its work shows it is not the same: then the step
+	 * ends where the previous ioctl ended (these), the rest is its own.
+	 */
+	uint8_t grp_pending;		/* a continued step, its work not seen yet */
+	uint64_t grp_end_ts, grp_start_ts, grp_split_ns;
+	int64_t grp_end_seq, grp_start_seq;
+	struct msc_census grp_after;
 	uint64_t split_integral;	/* sum over time of split cells, ns */
 	uint64_t split_cells;		/* cells huge before and not huge now */
 	uint64_t vcpu_pids[16];		/* tasks seen taking page faults */

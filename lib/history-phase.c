@@ -390,6 +390,8 @@ static bool disable_work(const struct msc_event *ev)
 	}
 }
 
+static int split_step(struct msc_history *h, const struct msc_event *ev, enum msc_phase_kind kind);
+
 /* One event of dirty-log activity of @kind (by kprobe or by inference). */
 static int activity(struct msc_history *h, const struct msc_event *ev,
 		    enum msc_phase_kind kind, enum msc_phase_source source)
@@ -402,6 +404,13 @@ static int activity(struct msc_history *h, const struct msc_event *ev,
 	if (ph && h->st.ioctl_open) {
 		int r = 0;
 
+		if (h->st.grp_pending) {
+			/* a continued step: the same work goes on, other work is its own */
+			h->st.grp_pending = 0;
+			if (kind != ph->p.kind && (r = split_step(h, ev, kind)))
+				return r;
+			ph = cur_dirty(h);
+		}
 		if (ph->p.kind == MSC_PHASE_MEMSLOT && kind != MSC_PHASE_HARVEST) {
 			if (kind == MSC_PHASE_ENABLE || kind == MSC_PHASE_DISABLE)
 				close_repromote(h, false);
@@ -548,7 +557,8 @@ static void harvest_began(struct msc_history *h, struct hphase *ph, const struct
  */
 static bool is_teardown(const struct msc_history *h, const struct msc_event *ev)
 {
-	const struct hphase *ph = h->st.cur_dirty >= 0 ? &h->phases[h->st.cur_dirty] : NULL;
+	const struct hphase *ph = h->st.cur_dirty >= 0 && !h->st.grp_pending ?
+				  &h->phases[h->st.cur_dirty] : NULL;	/* a continued step may end */
 	enum msc_spte_class c = ev->spte.class;
 	bool zap = c == MSC_CLASS_UNMAP || c == MSC_CLASS_ZAP_SUBTREE;
 
@@ -615,6 +625,68 @@ static void manual_protect_enable(struct msc_history *h)
  * sys_enter_ioctl of a dirty-log step opens its phase there; the exit of the
  * same task ends it there, the kernel's own bounds.
  */
+/*
+ * The next memslot ioctl of the step that just ended (its task, nothing in
+ * between): the step goes on, and the re-promotion a disable handed over
+ * to is taken back.
+ */
+static bool continue_step(struct msc_history *h, const struct msc_event *ev)
+{
+	struct hphase *last = h->st.last_dirty >= 0 ? &h->phases[h->st.last_dirty] : NULL;
+
+	if (!last || cur_dirty(h) || last->p.source != MSC_PHASE_SRC_IOCTL ||
+	    (last->p.kind != MSC_PHASE_ENABLE && last->p.kind != MSC_PHASE_DISABLE) ||
+	    ev->pid != h->st.sweep_pid || h->st.sweep_task_moved || h->st.faults_since_sweep)
+		return false;
+	if (h->st.cur_repromote == (int32_t)h->nr_phases - 1 &&
+	    h->phases[h->nr_phases - 1].p.start_ts == last->p.end_ts) {
+		h->nr_phases--;		/* the re-promotion it handed over to: not yet */
+		h->st.cur_repromote = -1;
+	}
+	h->st.grp_pending = 1;
+	h->st.grp_end_ts = last->p.end_ts;
+	h->st.grp_end_seq = last->p.end_seq;
+	h->st.grp_after = last->p.after;
+	h->st.grp_split_ns = last->p.region_split_ns;
+	h->st.grp_start_ts = ev->ts;
+	h->st.grp_start_seq = (int64_t)ev->seq;
+	last->open = true;
+	h->st.cur_dirty = h->st.last_dirty;
+	h->sweep_hit = true;
+	return true;
+}
+
+/*
+ * The continued step's next ioctl does other work (@kind): the step ends
+ * where the previous ioctl ended, this ioctl is a phase of its own.
+ */
+static int split_step(struct msc_history *h, const struct msc_event *ev, enum msc_phase_kind kind)
+{
+	struct hphase *ph = cur_dirty(h);
+	struct hcost mine;
+	int r;
+
+	h->st.grp_pending = 0;
+	mine = ph->pending;
+	cost_reset(&ph->pending);
+	ph->p.end_ts = h->st.grp_end_ts;
+	ph->p.end_seq = h->st.grp_end_seq;
+	ph->p.after = h->st.grp_after;
+	ph->p.region_split_ns = h->st.grp_split_ns;
+	ph->pending.last_ts = h->st.grp_end_ts;
+	r = close_dirty(h, ev);
+	if (!r)
+		r = open_dirty(h, ev, kind, MSC_PHASE_SRC_IOCTL);
+	if (r)
+		return r;
+	ph = cur_dirty(h);
+	ph->p.start_ts = h->st.grp_start_ts;
+	ph->p.start_seq = h->st.grp_start_seq;
+	ph->p.before = h->st.grp_after;
+	ph->pending = mine;
+	return 0;
+}
+
 static int ioctl_event(struct msc_history *h, const struct msc_event *ev)
 {
 	enum msc_phase_kind kind;
@@ -625,6 +697,9 @@ static int ioctl_event(struct msc_history *h, const struct msc_event *ev)
 		if (!h->st.ioctl_open || ev->pid != h->st.ioctl_pid)
 			return 0;
 		h->st.ioctl_open = 0;
+		/* a continued step whose ioctl did no MMU work: a memslot update */
+		if (h->st.grp_pending && (r = split_step(h, ev, MSC_PHASE_MEMSLOT)))
+			return r;
 		/* the phase takes in everything up to here, and ends */
 		h->sweep_hit = h->end_dirty = cur_dirty(h) != NULL;
 		return 0;
@@ -632,6 +707,12 @@ static int ioctl_event(struct msc_history *h, const struct msc_event *ev)
 	kind = ioctl_kind(ev->ioctl.cmd);
 	if (kind == MSC_PHASE_WORKLOAD)
 		return 0;
+	h->st.grp_pending = 0;
+	if (kind == MSC_PHASE_MEMSLOT && continue_step(h, ev)) {
+		h->st.ioctl_open = 1;
+		h->st.ioctl_pid = ev->pid;
+		return 0;
+	}
 	if (kind == MSC_PHASE_HARVEST)
 		manual_protect_enable(h);
 	h->st.ioctl_open = 0;
@@ -788,7 +869,7 @@ static int phase_event(struct msc_history *h, const struct msc_event *ev)
 		return activity(h, ev, MSC_PHASE_TEARDOWN, MSC_PHASE_SRC_INFERRED);
 	/* a disable's zaps are followed by the children of the tables: part of the sweep */
 	if (cur_dirty(h) && cur_dirty(h)->p.kind == MSC_PHASE_DISABLE &&
-	    ev->spte.class == MSC_CLASS_TEARDOWN_CHILD)
+	    ev->spte.class == MSC_CLASS_TEARDOWN_CHILD && !h->st.grp_pending)
 		h->sweep_hit = true;
 	return 0;
 }
