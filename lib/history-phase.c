@@ -404,6 +404,9 @@ static int activity(struct msc_history *h, const struct msc_event *ev,
 	if (ph && h->st.ioctl_open) {
 		int r = 0;
 
+		/* splits and write-protection in a memslot update are its enable */
+		if (kind == MSC_PHASE_HARVEST && ph->p.kind != MSC_PHASE_HARVEST)
+			kind = MSC_PHASE_ENABLE;
 		if (h->st.grp_pending) {
 			/* a continued step: the same work goes on, other work is its own */
 			h->st.grp_pending = 0;
@@ -411,8 +414,9 @@ static int activity(struct msc_history *h, const struct msc_event *ev,
 				return r;
 			ph = cur_dirty(h);
 		}
-		if (ph->p.kind == MSC_PHASE_MEMSLOT && kind != MSC_PHASE_HARVEST) {
-			if (kind == MSC_PHASE_ENABLE || kind == MSC_PHASE_DISABLE)
+		if (ph->p.kind == MSC_PHASE_MEMSLOT) {
+			if (kind == MSC_PHASE_ENABLE || kind == MSC_PHASE_DISABLE ||
+			    kind == MSC_PHASE_TEARDOWN)
 				close_repromote(h, false);
 			r = become(h, ph, kind);
 		}
@@ -566,6 +570,8 @@ static bool is_teardown(const struct msc_history *h, const struct msc_event *ev)
 		return (zap || c == MSC_CLASS_TEARDOWN_CHILD) && ev->pid == h->st.sweep_pid;
 	if (c == MSC_CLASS_ZAP_SUBTREE && ev->spte.level >= 4)
 		return true;
+	if (ph && ph->p.kind == MSC_PHASE_MEMSLOT && h->st.ioctl_open)
+		return zap;	/* a memslot update that zaps: the memslot is deleted */
 	return zap && !h->st.dirty_active && h->st.last_dirty >= 0 && ev->pid == h->st.sweep_pid &&
 	       !ph;
 }
@@ -857,7 +863,10 @@ static int phase_event(struct msc_history *h, const struct msc_event *ev)
 	case MSC_CLASS_CLEAR_DIRTY:
 		return activity(h, ev, MSC_PHASE_HARVEST, MSC_PHASE_SRC_INFERRED);
 	case MSC_CLASS_ZAP_SUBTREE:
-		if (ev->spte.level >= 2 && h->st.dirty_active)
+		/* while logging, or in the memslot ioctls of a disable (its next slot) */
+		if (ev->spte.level >= 2 && ev->spte.level < 4 &&
+		    (h->st.dirty_active || (h->st.ioctl_open && cur_dirty(h) &&
+					    cur_dirty(h)->p.kind == MSC_PHASE_DISABLE)))
 			return activity(h, ev, MSC_PHASE_DISABLE, MSC_PHASE_SRC_INFERRED);
 		break;
 	case MSC_CLASS_PROMOTE:

@@ -9,6 +9,8 @@
 #     its enable;
 #   - every NPF exit is counted once, by what became of it;
 #   - a VM destroyed while a re-promotion waits ends it, in a teardown phase;
+#   - the memslots of one step are one phase (two enable ioctls, two disable
+#     ioctls), the memslot deletion after them a teardown;
 #   - with the KVM ioctls traced each dirty-log phase is its ioctl, exactly,
 #     its kind from the work inside (a memslot update with none is the
 #     manual-protect enable once a harvest follows), its late flush its own.
@@ -87,4 +89,11 @@ check_eq "ioctl-phases-manual: the first CLEAR splits, and it is a harvest" \
 	"$(q ioctl-phases-manual "SELECT kind || ' ' || splits FROM phase WHERE splits > 0")" "harvest 1"
 check_eq "ioctl-phases-manual: the enable under manual protect did no MMU work" \
 	"$(q ioctl-phases-manual "SELECT spte_changes || ' ' || after_2m FROM phase WHERE kind = 'enable'")" "0 1"
+f=ioctl-two-slots
+check "$f: imports" imp "$f"
+check_eq "$f: one enable and one disable for the two memslots; the re-promotion ends at the teardown" \
+	"$(q "$f" "SELECT group_concat(kind || ':' || spte_changes, ' ') FROM (SELECT kind, spte_changes FROM phase
+		WHERE kind != 'workload' ORDER BY start_ts)")" "enable:1026 disable:1026 re-promotion:0 teardown:1"
+check_eq "$f: census equals the counters at every point" \
+	"$(q "$f" "SELECT count(*) FROM kvm_stats_check WHERE diff_4k OR diff_2m OR diff_1g")" 0
 done_testing

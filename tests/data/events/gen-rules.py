@@ -249,6 +249,38 @@ def teardown(name):
     out.append(stats(t, IOCTL, "teardown", 0, 0, 0)); t += 100
     open(name, "w").write("\n".join(out) + "\n")
 
+def two_slots(name):
+    out = []
+    head(out, ["Two memslots, one ioctl each, no kprobes: enabling splits and write-protects",
+               "one 2M region per slot, disabling zaps them, then the memslots are deleted.",
+               "One enable and one disable for the two slots; the deletions are a teardown.",
+               "Generated for tests/cli/analyze-rules.sh."], "6.12.0")
+    t = populate(out, 1000, 2, 0x3784)
+    t += 1 * MS
+    for r in range(2):
+        g = 0x40000 + r * 512
+        out.append(ioctl(t, IOCTL, SLOT)); t += 100
+        out.append(spte(t, IOCTL, g, 2, (g << 12) | 0xee7, L2T + (r << 12))); t += 100
+        out.append(split(t, IOCTL, g, (g << 12) | 0xee7, 2)); t += 100
+        for i in range(512):
+            out.append(spte(t, IOCTL, g + i, 1, ((g + i) << 12) | 0xe67, ((g + i) << 12) | 0xe65)); t += 10
+        out.append(ioctl(t, IOCTL, ret=0)); t += 100
+    out.append(stats(t, IOCTL, "enable_dirty_logging", 1024, 0, 0)); t += 1 * MS
+    for r in range(2):
+        g = 0x40000 + r * 512
+        out.append(ioctl(t, IOCTL, SLOT)); t += 100
+        out.append(spte(t, IOCTL, g, 2, L2T + (r << 12), NP)); t += 100
+        out.append(page(t, IOCTL, "prepare_zap_page", g, 0x3781)); t += 100
+        for i in range(512):
+            out.append(spte(t, IOCTL, g + i, 1, ((g + i) << 12) | 0xe65, NP | 0x5a0)); t += 10
+        out.append(ioctl(t, IOCTL, ret=0)); t += 100
+    out.append(stats(t, IOCTL, "disable_dirty_logging", 0, 0, 0)); t += 1 * MS
+    out.append(ioctl(t, IOCTL, SLOT)); t += 100
+    out.append(spte(t, IOCTL, 0x40000, 3, L3, NP)); t += 100
+    out.append(ioctl(t, IOCTL, ret=0)); t += 100
+    open(name, "w").write("\n".join(out) + "\n")
+
+two_slots(f"{d}/ioctl-two-slots.events")
 teardown(f"{d}/teardown.events")
 ioctl_phases(f"{d}/ioctl-phases.events", False)
 ioctl_phases(f"{d}/ioctl-phases-manual.events", True)
