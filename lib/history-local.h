@@ -119,6 +119,8 @@ struct hphase {
 };
 
 /* What must survive between two analyze runs besides the tables. */
+#define HNPF_SLOTS 512		/* power of two, above any VM's vCPU count */
+
 struct hstate {
 	uint32_t size;			/* sizeof(struct hstate): a version check */
 	uint8_t dirty_active;
@@ -154,12 +156,14 @@ struct hstate {
 	/*
 	 * NPF exits (kvm:kvm_page_fault) whose outcome is not known yet: the
 	 * vCPU's next event says it (its fast_page_fault fixing the same GFN:
-	 * the fast path; anything else: the slow path).  At most one per vCPU.
+	 * the fast path; anything else: the slow path).  At most one per vCPU,
+	 * an open-addressing table by pid (pid 0, the idle task, never faults
+	 * a guest: it marks a free slot).
 	 */
 	struct {
 		int32_t pid;
 		uint64_t gfn;
-	} npf[32];
+	} npf[HNPF_SLOTS];
 	uint32_t nr_npf;
 };
 

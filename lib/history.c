@@ -334,35 +334,68 @@ static int apply_spte(struct msc_history *h, const struct msc_event *ev)
  * spurious the same GFN resolved it (counted there); anything else means
  * the slow path took it.  An exit the table has no room for is slow.
  */
+#define NPF_MASK (HNPF_SLOTS - 1)
+
+/* The slot of @pid's waiting exit, or the free slot where it would go. */
+static uint32_t npf_slot(const struct msc_history *h, int32_t pid)
+{
+	uint32_t i = (uint32_t)pid & NPF_MASK;
+
+	while (h->st.npf[i].pid && h->st.npf[i].pid != pid)
+		i = (i + 1) & NPF_MASK;
+	return i;
+}
+
+/* Free slot @i, moving up the entries its probe sequence passes over. */
+static void npf_remove(struct msc_history *h, uint32_t i)
+{
+	for (uint32_t j = (i + 1) & NPF_MASK; h->st.npf[j].pid; j = (j + 1) & NPF_MASK) {
+		uint32_t home = (uint32_t)h->st.npf[j].pid & NPF_MASK;
+
+		/* j's entry may move to i unless its home lies in (i, j] */
+		if (((j - home) & NPF_MASK) >= ((j - i) & NPF_MASK)) {
+			h->st.npf[i] = h->st.npf[j];
+			i = j;
+		}
+	}
+	h->st.npf[i].pid = 0;
+	h->st.nr_npf--;
+}
+
 static void npf_settle(struct msc_history *h, const struct msc_event *ev)
 {
-	uint32_t i;
+	uint32_t i = npf_slot(h, ev->pid);
 
-	for (i = 0; i < h->st.nr_npf && h->st.npf[i].pid != ev->pid; i++)
-		;
-	if (i == h->st.nr_npf)
+	if (!h->st.npf[i].pid)
 		return;
 	if (ev->type != MSC_EV_FAST_PF || ev->fast_pf.result == MSC_FPF_OTHER ||
 	    ev->fast_pf.gpa >> 12 != h->st.npf[i].gfn)
 		hphase_cost(h, ev, HCOST_FAULT_SLOW, 1);
-	h->st.npf[i] = h->st.npf[--h->st.nr_npf];
+	npf_remove(h, i);
 }
 
 static void npf_pending(struct msc_history *h, const struct msc_event *ev)
 {
-	if (h->st.nr_npf == ARRAY_SIZE(h->st.npf)) {
-		hphase_cost(h, ev, HCOST_FAULT_SLOW, 1);
+	uint32_t i;
+
+	if (!ev->pid || h->st.nr_npf >= HNPF_SLOTS / 2) {
+		hphase_cost(h, ev, HCOST_FAULT_SLOW, 1);	/* no room to wait: slow */
 		return;
 	}
-	h->st.npf[h->st.nr_npf].pid = ev->pid;
-	h->st.npf[h->st.nr_npf++].gfn = ev->pf.gpa >> 12;
+	i = npf_slot(h, ev->pid);
+	h->st.npf[i].pid = ev->pid;
+	h->st.npf[i].gfn = ev->pf.gpa >> 12;
+	h->st.nr_npf++;
 }
 
 /* The exits still waiting at the end of the capture went the slow path. */
 static void npf_flush(struct msc_history *h)
 {
-	for (uint32_t i = 0; i < h->st.nr_npf; i++)
-		hphase_cost(h, NULL, HCOST_FAULT_SLOW, 1);
+	for (uint32_t i = 0; i < HNPF_SLOTS; i++)
+		if (h->st.npf[i].pid) {
+			h->st.npf[i].pid = 0;
+			hphase_cost(h, NULL, HCOST_FAULT_SLOW, 1);
+		}
 	h->st.nr_npf = 0;
 }
 

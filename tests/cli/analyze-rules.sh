@@ -20,6 +20,12 @@ EV=$MSC_TEST_DATA/events
 q() { sqlite3 "$T/$1.db" "$2"; }
 imp() { "$MSC" import -q --text "$EV/$1.events" -o "$T/$1.db" 2>"$T/$1.err"; }
 
+f=fault-collide
+check "$f: imports" imp "$f"
+check_eq "$f: three vCPUs in one table slot, resolved out of order: 3 slow, 3 fast, 3 spurious" \
+	"$(q "$f" "SELECT faults_slow || ' ' || faults_fast || ' ' || faults_spurious FROM phase WHERE name = 'faults'")" \
+	"3 3 3"
+
 for order in children-first parent-first; do
 	f=recover-$order
 	check "$f: imports" imp "$f"

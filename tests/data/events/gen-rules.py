@@ -280,6 +280,33 @@ def two_slots(name):
     out.append(ioctl(t, IOCTL, ret=0)); t += 100
     open(name, "w").write("\n".join(out) + "\n")
 
+def fault_collide(name):
+    out = []
+    head(out, ["Three vCPUs whose pids share one slot of the analyzer's table of waiting NPF",
+               "exits (30, 542, 1054: equal modulo 512), their exits resolved out of order:",
+               "per round one fast fix, one slow path, one spurious.  Generated for",
+               "tests/cli/analyze-rules.sh."], "6.12.0", "vendor=npt,nonpresent=0x8000000000000000")
+    t = 1000
+    out.append(phase(t, IOCTL, "faults", "begin")); t += 100
+    pids = (30, 542, 1054)
+    for rnd in range(3):
+        g = [0x40000000 + ((rnd * 3 + k) << 12) for k in range(3)]
+        for k, p in enumerate(pids):
+            out.append(npf(t, p, g[k], cpu=k % 2)); t += 100
+        order = [(1, "fixed"), (0, "slow"), (2, "spurious")] if rnd != 1 else [(2, "slow"), (1, "spurious"), (0, "fixed")]
+        for k, what in order:
+            a = g[k]
+            if what == "fixed":
+                out.append(fpf(t, pids[k], a, a | 0xe65, a | 0xe67, 5, "fixed", cpu=k % 2))
+            elif what == "spurious":
+                out.append(fpf(t, pids[k], a, a | 0xe67, a | 0xe67, 6, "spurious", cpu=k % 2))
+            else:
+                out.append(spte(t, pids[k], a >> 12, 1, NP, a | 0xe67, cpu=k % 2))
+            t += 100
+    out.append(phase(t, IOCTL, "faults", "end")); t += 100
+    open(name, "w").write("\n".join(out) + "\n")
+
+fault_collide(f"{d}/fault-collide.events")
 two_slots(f"{d}/ioctl-two-slots.events")
 teardown(f"{d}/teardown.events")
 ioctl_phases(f"{d}/ioctl-phases.events", False)
