@@ -56,13 +56,11 @@ static bool is_dirty_log(const struct msc_phase *p)
  */
 static int pass(struct msc_hview *v, int64_t seq0, int64_t seq1, struct step *ret)
 {
-	struct msc_fault_span fs = { .by_kvm_run = true };
-	int r = msc_hview_fault_span(v, seq0 + 1, seq1 - 1, &fs);
+	struct msc_vcpu_span fs;
+	int r = msc_hview_vcpu_span(v, seq0 + 1, seq1 - 1, true, &fs);
 
-	if (!r && !fs.n) {
-		fs.by_kvm_run = false;
-		r = msc_hview_fault_span(v, seq0 + 1, seq1 - 1, &fs);
-	}
+	if (!r && !fs.n)
+		r = msc_hview_vcpu_span(v, seq0 + 1, seq1 - 1, false, &fs);
 	*ret = (struct step){ 0 };
 	if (!r && fs.n)
 		step_add(ret, fs.first_ts, fs.last_ts);

@@ -206,6 +206,12 @@ static struct hphase *cur_dirty(struct msc_history *h)
 	return h->st.cur_dirty >= 0 ? &h->phases[h->st.cur_dirty] : NULL;
 }
 
+/* The last dirty-log phase, open or not. */
+static struct hphase *last_dirty(struct msc_history *h)
+{
+	return h->st.last_dirty >= 0 ? &h->phases[h->st.last_dirty] : NULL;
+}
+
 static int mark_awaiting_now(struct msc_history *h, struct hnode *n2, unsigned int i, void *ctx)
 {
 	struct hcell *c = &n2->cells[i];
@@ -596,11 +602,9 @@ static bool clear_not_enable(struct msc_history *h)
 	return true;
 }
 
-/* The phase a KVM ioctl is, before the work inside says more. */
-static enum msc_phase_kind ioctl_kind(uint32_t cmd)
+/* The phase a KVM ioctl (@name, NULL: not KVM's) is, before the work inside says more. */
+static enum msc_phase_kind ioctl_kind(const char *name)
 {
-	const char *name = msc_kvm_ioctl_name(cmd);
-
 	if (!name)
 		return MSC_PHASE_WORKLOAD;
 	if (!strcmp(name, "KVM_GET_DIRTY_LOG") || !strcmp(name, "KVM_CLEAR_DIRTY_LOG"))
@@ -617,7 +621,7 @@ static enum msc_phase_kind ioctl_kind(uint32_t cmd)
  */
 static void manual_protect_enable(struct msc_history *h)
 {
-	struct hphase *last = h->st.last_dirty >= 0 ? &h->phases[h->st.last_dirty] : NULL;
+	struct hphase *last = last_dirty(h);
 
 	if (h->st.dirty_active || !last || last->p.kind != MSC_PHASE_MEMSLOT ||
 	    last->cost.spte_changes)
@@ -628,17 +632,13 @@ static void manual_protect_enable(struct msc_history *h)
 }
 
 /*
- * sys_enter_ioctl of a dirty-log step opens its phase there; the exit of the
- * same task ends it there, the kernel's own bounds.
- */
-/*
  * The next memslot ioctl of the step that just ended (its task, nothing in
  * between): the step goes on, and the re-promotion a disable handed over
  * to is taken back.
  */
 static bool continue_step(struct msc_history *h, const struct msc_event *ev)
 {
-	struct hphase *last = h->st.last_dirty >= 0 ? &h->phases[h->st.last_dirty] : NULL;
+	struct hphase *last = last_dirty(h);
 
 	if (!last || cur_dirty(h) || last->p.source != MSC_PHASE_SRC_IOCTL ||
 	    (last->p.kind != MSC_PHASE_ENABLE && last->p.kind != MSC_PHASE_DISABLE) ||
@@ -693,8 +693,14 @@ static int split_step(struct msc_history *h, const struct msc_event *ev, enum ms
 	return 0;
 }
 
+/*
+ * sys_enter_ioctl of a dirty-log step opens its phase there (or continues
+ * the step before it); the exit of the same task ends it there, the
+ * kernel's own bounds.
+ */
 static int ioctl_event(struct msc_history *h, const struct msc_event *ev)
 {
+	const char *name = msc_kvm_ioctl_name(ev->ioctl.cmd);
 	enum msc_phase_kind kind;
 	struct hphase *ph;
 	int r;
@@ -710,27 +716,23 @@ static int ioctl_event(struct msc_history *h, const struct msc_event *ev)
 		h->sweep_hit = h->end_dirty = cur_dirty(h) != NULL;
 		return 0;
 	}
-	kind = ioctl_kind(ev->ioctl.cmd);
+	kind = ioctl_kind(name);
 	if (kind == MSC_PHASE_WORKLOAD)
 		return 0;
 	h->st.grp_pending = 0;
-	if (kind == MSC_PHASE_MEMSLOT && continue_step(h, ev)) {
-		h->st.ioctl_open = 1;
-		h->st.ioctl_pid = ev->pid;
-		return 0;
-	}
-	if (kind == MSC_PHASE_HARVEST)
-		manual_protect_enable(h);
 	h->st.ioctl_open = 0;
-	r = open_dirty(h, ev, kind, MSC_PHASE_SRC_IOCTL);
-	if (r)
-		return r;
-	ph = cur_dirty(h);
-	ph->p.start_ts = ev->ts;
-	if (kind == MSC_PHASE_HARVEST)	/* as the selftests and QEMU name the steps */
-		snprintf(ph->p.name, sizeof(ph->p.name), "%s",
-			 strstr(msc_kvm_ioctl_name(ev->ioctl.cmd), "CLEAR") ? "clear_dirty_log"
-									     : "get_dirty_log");
+	if (kind != MSC_PHASE_MEMSLOT || !continue_step(h, ev)) {
+		if (kind == MSC_PHASE_HARVEST)
+			manual_protect_enable(h);
+		r = open_dirty(h, ev, kind, MSC_PHASE_SRC_IOCTL);
+		if (r)
+			return r;
+		ph = cur_dirty(h);
+		ph->p.start_ts = ev->ts;
+		if (kind == MSC_PHASE_HARVEST)	/* as the selftests and QEMU name the steps */
+			snprintf(ph->p.name, sizeof(ph->p.name), "%s",
+				 strstr(name, "CLEAR") ? "clear_dirty_log" : "get_dirty_log");
+	}
 	h->st.ioctl_open = 1;
 	h->st.ioctl_pid = ev->pid;
 	return 0;

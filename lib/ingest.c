@@ -176,7 +176,6 @@ static int store_params(struct msc_ingest *ing)
 	if (!r)
 		r = msc_store_set_param(ing->store, "profile.era_source",
 					msc_host_source_name(h->kver_source));
-
 	if (!r && h->vendor == MSC_VENDOR_EPT)
 		r = msc_store_set_param(ing->store, "profile.ept_ad", h->ept_ad ? "Y" : "N");
 	snprintf(buf, sizeof(buf), "ept=%llu npt=%llu np63=%llu np0=%llu role3=%llu role4=%llu",

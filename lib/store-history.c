@@ -1364,16 +1364,16 @@ int msc_hview_phase_harvest(struct msc_hview *v, const struct msc_phase *p,
 }
 
 /**
- * msc_hview_fault_span - the page faults of the events [@seq0, @seq1]: how
- *	many, the first's and the last's time (a vCPU pass as the VM ran it)
+ * msc_hview_vcpu_span - a vCPU pass as the VM ran it in the events [@seq0,
+ *	@seq1]: how many page faults, the first's and the last's time
  * @v: the view
  * @seq0: first seq
  * @seq1: last seq
- * @ret: filled in; n = 0 when there were none.  With ret->by_kvm_run set on
- *	entry, the KVM_RUN calls of the range instead (schema step 7).
+ * @kvm_run: the KVM_RUN calls of the range instead (schema step 7)
+ * @ret: filled in; n = 0 when there were none
  */
-int msc_hview_fault_span(struct msc_hview *v, int64_t seq0, int64_t seq1,
-			 struct msc_fault_span *ret)
+int msc_hview_vcpu_span(struct msc_hview *v, int64_t seq0, int64_t seq1, bool kvm_run,
+			struct msc_vcpu_span *ret)
 {
 	static const char faults[] = "SELECT count(*), min(ts), max(ts) FROM fault "
 				     "WHERE seq BETWEEN ?1 AND ?2";
@@ -1381,9 +1381,9 @@ int msc_hview_fault_span(struct msc_hview *v, int64_t seq0, int64_t seq1,
 	static const char runs[] = "SELECT count(*), min(start_ts), max(end_ts) FROM ioctl_call "
 				   "WHERE name = 'KVM_RUN' AND seq BETWEEN ?1 AND ?2 AND end_ts IS NOT NULL";
 	sqlite3_stmt *st;
-	int r = msc_store_prepare(v->s, ret->by_kvm_run ? runs : faults, &st);
+	int r = msc_store_prepare(v->s, kvm_run ? runs : faults, &st);
 
-	*ret = (struct msc_fault_span){ .by_kvm_run = ret->by_kvm_run };
+	*ret = (struct msc_vcpu_span){ 0 };
 	if (r)
 		return r;
 	sqlite3_bind_int64(st, 1, seq0);

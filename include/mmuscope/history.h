@@ -362,15 +362,14 @@ int msc_hview_phase_coverage(struct msc_hview *v, int64_t phase_id, struct msc_c
 int msc_hview_phase_harvest(struct msc_hview *v, const struct msc_phase *p,
 			    struct msc_harvest_sum *ret);
 
-/* The page faults of a range of events (msc_hview_fault_span). */
-struct msc_fault_span {
-	uint64_t n;
+/* What the vCPUs did in a range of events (msc_hview_vcpu_span). */
+struct msc_vcpu_span {
+	uint64_t n;			/* page faults, or KVM_RUN calls */
 	uint64_t first_ts, last_ts;
-	bool by_kvm_run;	/* in: count KVM_RUN calls instead of faults */
 };
 
-int msc_hview_fault_span(struct msc_hview *v, int64_t seq0, int64_t seq1,
-			 struct msc_fault_span *ret);
+int msc_hview_vcpu_span(struct msc_hview *v, int64_t seq0, int64_t seq1, bool kvm_run,
+			struct msc_vcpu_span *ret);
 int msc_hview_cells_at(struct msc_hview *v, uint64_t ts, uint8_t as_id, uint64_t gfn_first,
 		       uint64_t gfn_end, struct msc_region_cell **ret, size_t *ret_nr);
 int msc_hview_gfn_history(struct msc_hview *v, uint8_t as_id, uint64_t gfn,

@@ -130,17 +130,21 @@ done
 check_eq "--trickle: the files end up with the same pages" "$same" 3
 
 # ---- a real capture, re-encoded event for event
-src=$TRACES/k612-npt_tdp_16m_clear/trace.dat
-"$MSC" import -q "$src" -o "$T/real.db"
-"$MSC" dump "$T/real.db" >"$T/real.events"
-check "--from-events re-encodes a real capture" \
-	"$MSC" synth -q --from-events "$T/real.events" --formats "$FORMATS/6.12" -o "$T/re.dat"
-"$MSC" import -q "$T/re.dat" -o "$T/re.db"
-"$MSC" dump "$T/re.db" >"$T/re.events"
-grep -v '^#' "$T/real.events" >"$T/a"
-grep -v '^#' "$T/re.events" >"$T/b"
-check_eq "... and the importer reads back the same $(wc -l <"$T/a") events" \
-	"$(cmp "$T/a" "$T/b" && echo same)" same
+# reencode TAG CAPTURE FORMATS WHAT: dump the capture, synth it again from
+# the dump with those formats, import that: the same events come back
+reencode() {
+	"$MSC" import -q "$TRACES/$2/trace.dat" -o "$T/real$1.db"
+	"$MSC" dump "$T/real$1.db" >"$T/real$1.events"
+	check "--from-events re-encodes $4" \
+		"$MSC" synth -q --from-events "$T/real$1.events" --formats "$FORMATS/$3" -o "$T/re$1.dat"
+	"$MSC" import -q "$T/re$1.dat" -o "$T/re$1.db"
+	"$MSC" dump "$T/re$1.db" >"$T/re$1.events"
+	grep -v '^#' "$T/real$1.events" >"$T/a"
+	grep -v '^#' "$T/re$1.events" >"$T/b"
+	check_eq "... and the importer reads back the same $(wc -l <"$T/a") events" \
+		"$(cmp "$T/a" "$T/b" && echo same)" same
+}
+reencode "" k612-npt_tdp_16m_clear 6.12 "a real capture"
 check_fails "--from-events refuses an event its formats lack" \
 	"$MSC" synth -q --from-events "$T/real.events" --formats "$FORMATS/6.18" -o "$T/no.dat"
 
@@ -189,15 +193,6 @@ check_eq "7.3: ... and teardown zaps a table's entries before the one that point
 		t && / class=zap-subtree/ { n++; if (prev ~ / prepare_zap_page / && gfn == pgfn) k++ }
 		{ prev = $0; pgfn = gfn } END { print n + 0, k + 0 }' "$T/73.events")" "4 4"
 # a real 7.3 capture (with kdamond's aging and spte_requested's access) re-encoded
-"$MSC" import -q "$TRACES/k73-npt_tdp_16m_clear/trace.dat" -o "$T/real73.db"
-"$MSC" dump "$T/real73.db" >"$T/real73.events"
-check "--from-events re-encodes a real 7.3 capture" \
-	"$MSC" synth -q --from-events "$T/real73.events" --formats "$FORMATS/7.3" -o "$T/re73.dat"
-"$MSC" import -q "$T/re73.dat" -o "$T/re73.db"
-"$MSC" dump "$T/re73.db" >"$T/re73.events"
-grep -v '^#' "$T/real73.events" >"$T/a"
-grep -v '^#' "$T/re73.events" >"$T/b"
-check_eq "... and the importer reads back the same $(wc -l <"$T/a") events" \
-	"$(cmp "$T/a" "$T/b" && echo same)" same
+reencode 73 k73-npt_tdp_16m_clear 7.3 "a real 7.3 capture"
 
 done_testing

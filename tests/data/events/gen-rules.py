@@ -40,6 +40,26 @@ def split(ts, pid, gfn, sp, level):
 IOCTL, VCPU = 20, 30
 ROOT, L3, L2T = 0x102f7f827, 0x102f7b827, 0x102f70827
 
+def children(out, t, g, old_low, new_low=None, new=None):
+    """The 512 4K SPTEs of the 2M region at @g change, 10 ns apart, by the
+    ioctl task: from their frame | @old_low to @new (a frozen or non-present
+    value) or to their frame | @new_low.  Returns the time after them."""
+    for i in range(512):
+        f = (g + i) << 12
+        out.append(spte(t, IOCTL, g + i, 1, f | old_low, new if new is not None else f | new_low))
+        t += 10
+    return t
+
+def zap_table(out, t, g, table, old_low):
+    """6.12's zap of a collapsible 2M table at @g: the table SPTE goes
+    non-present, its page is zapped, its children frozen.  Returns the time."""
+    out.append(spte(t, IOCTL, g, 2, table, NP)); t += 100
+    out.append(page(t, IOCTL, "prepare_zap_page", g, 0x3781)); t += 100
+    return children(out, t, g, old_low, new=NP | 0x5a0)
+
+def write(name, out):
+    open(name, "w").write("\n".join(out) + "\n")
+
 def populate(out, t, regions, role_root):
     out.append(page(t, VCPU, "get_page", 0, role_root)); t += 100
     out.append(phase(t, IOCTL, "populate", "begin")); t += 100
@@ -86,14 +106,13 @@ def recover(name, frozen, parent_first):
     if parent_first:
         out.append(spte(t, IOCTL, g, 2, L2T, huge)); t += 100
     out.append(page(t, IOCTL, "prepare_zap_page", g, 0x6f81)); t += 100
-    for i in range(512):
-        out.append(spte(t, IOCTL, g + i, 1, ((g + i) << 12) | 0xe67, frozen)); t += 10
+    t = children(out, t, g, 0xe67, new=frozen)
     if not parent_first:
         out.append(spte(t, IOCTL, g, 2, L2T, huge)); t += 100
     out.append(kprobe(t, IOCTL, "kvm_flush_remote_tlbs_memslot")); t += 100
     out.append(phase(t, IOCTL, "disable_dirty_logging", "end")); t += 100
     out.append(stats(t, IOCTL, "disable_dirty_logging", 0, 1, 0)); t += 100
-    open(name, "w").write("\n".join(out) + "\n")
+    write(name, out)
 
 def preempted(name):
     out = []
@@ -107,10 +126,7 @@ def preempted(name):
     out.append(phase(t, IOCTL, "disable_dirty_logging", "begin")); t += 100
     for r in range(2):
         g = 0x40000 + r * 512
-        out.append(spte(t, IOCTL, g, 2, L2T + (r << 12), NP)); t += 100
-        out.append(page(t, IOCTL, "prepare_zap_page", g, 0x3781)); t += 100
-        for i in range(512):
-            out.append(spte(t, IOCTL, g + i, 1, ((g + i) << 12) | 0xe67, NP | 0x5a0)); t += 10
+        t = zap_table(out, t, g, L2T + (r << 12), 0xe67)
         if r == 0:
             # the vCPU runs meanwhile: faults on memory outside the slot
             for k in range(4):
@@ -120,7 +136,7 @@ def preempted(name):
             t += 1 * MS
     out.append(phase(t, IOCTL, "disable_dirty_logging", "end")); t += 100
     out.append(stats(t, IOCTL, "disable_dirty_logging", 4, 0, 0)); t += 100
-    open(name, "w").write("\n".join(out) + "\n")
+    write(name, out)
 
 def late_split(name):
     out = []
@@ -129,7 +145,7 @@ def late_split(name):
                "splits both regions.  Generated for tests/cli/analyze-rules.sh."], "6.12.0")
     t = populate(out, 1000, 2, 0x3784)
     t = enable(out, t + 1 * MS, 2, gap_before_split=8 * MS)
-    open(name, "w").write("\n".join(out) + "\n")
+    write(name, out)
 
 def faults(name):
     out = []
@@ -153,7 +169,7 @@ def faults(name):
     out.append(spte(t, VCPU, d >> 12, 1, NP, d | 0xe67, cpu=1)); t += 100
     out.append(npf(t, VCPU, a)); t += 100
     out.append(phase(t, IOCTL, "faults", "end")); t += 100
-    open(name, "w").write("\n".join(out) + "\n")
+    write(name, out)
 
 d = sys.argv[1]
 recover(f"{d}/recover-children-first.events", 0x8000000000000320, False)
@@ -189,8 +205,7 @@ def ioctl_phases(name, manual):
     if not manual:
         out.append(spte(t, IOCTL, 0x40000, 2, 0x40000ee7, L2T)); t += 100
         out.append(split(t, IOCTL, 0x40000, 0x40000ee7, 2)); t += 100
-        for i in range(512):
-            out.append(spte(t, IOCTL, 0x40000 + i, 1, ((0x40000 + i) << 12) | 0xe67, ((0x40000 + i) << 12) | 0xe65)); t += 10
+        t = children(out, t, 0x40000, 0xe67, 0xe65)
         out.append(kprobe(t, IOCTL, "kvm_flush_remote_tlbs")); t += 100
     t += 200
     out.append(ioctl(t, IOCTL, ret=0)); t += 100
@@ -221,14 +236,11 @@ def ioctl_phases(name, manual):
     out.append(ioctl(t, IOCTL, SLOT)); t += 100
     out.append(kprobe(t, IOCTL, "kvm_flush_remote_tlbs_range")); t += 100
     out.append(kprobe(t, IOCTL, "kvm_flush_remote_tlbs")); t += 100
-    out.append(spte(t, IOCTL, 0x40000, 2, L2T, NP)); t += 100
-    out.append(page(t, IOCTL, "prepare_zap_page", 0x40000, 0x3781)); t += 100
-    for i in range(512):
-        out.append(spte(t, IOCTL, 0x40000 + i, 1, ((0x40000 + i) << 12) | 0xe65, NP | 0x5a0)); t += 10
+    t = zap_table(out, t, 0x40000, L2T, 0xe65)
     t += 100
     out.append(ioctl(t, IOCTL, ret=0)); t += 100
     out.append(stats(t, IOCTL, "disable_dirty_logging", 1, 0, 0)); t += 100
-    open(name, "w").write("\n".join(out) + "\n")
+    write(name, out)
 
 def teardown(name):
     out = []
@@ -239,15 +251,12 @@ def teardown(name):
     t = populate(out, 1000, 1, 0x3784)
     t = enable(out, t + 1 * MS, 1)
     t += 1 * MS
-    out.append(spte(t, IOCTL, 0x40000, 2, L2T, NP)); t += 100
-    out.append(page(t, IOCTL, "prepare_zap_page", 0x40000, 0x3781)); t += 100
-    for i in range(512):
-        out.append(spte(t, IOCTL, 0x40000 + i, 1, ((0x40000 + i) << 12) | 0xe67, NP | 0x5a0)); t += 10
+    t = zap_table(out, t, 0x40000, L2T, 0xe67)
     out.append(stats(t, IOCTL, "disable_dirty_logging", 0, 0, 0)); t += 200 * MS
     out.append(spte(t, IOCTL, 0x40000, 3, L3, NP)); t += 100
     out.append(spte(t, IOCTL, 0, 4, ROOT, NP)); t += 100
     out.append(stats(t, IOCTL, "teardown", 0, 0, 0)); t += 100
-    open(name, "w").write("\n".join(out) + "\n")
+    write(name, out)
 
 def two_slots(name):
     out = []
@@ -262,23 +271,19 @@ def two_slots(name):
         out.append(ioctl(t, IOCTL, SLOT)); t += 100
         out.append(spte(t, IOCTL, g, 2, (g << 12) | 0xee7, L2T + (r << 12))); t += 100
         out.append(split(t, IOCTL, g, (g << 12) | 0xee7, 2)); t += 100
-        for i in range(512):
-            out.append(spte(t, IOCTL, g + i, 1, ((g + i) << 12) | 0xe67, ((g + i) << 12) | 0xe65)); t += 10
+        t = children(out, t, g, 0xe67, 0xe65)
         out.append(ioctl(t, IOCTL, ret=0)); t += 100
     out.append(stats(t, IOCTL, "enable_dirty_logging", 1024, 0, 0)); t += 1 * MS
     for r in range(2):
         g = 0x40000 + r * 512
         out.append(ioctl(t, IOCTL, SLOT)); t += 100
-        out.append(spte(t, IOCTL, g, 2, L2T + (r << 12), NP)); t += 100
-        out.append(page(t, IOCTL, "prepare_zap_page", g, 0x3781)); t += 100
-        for i in range(512):
-            out.append(spte(t, IOCTL, g + i, 1, ((g + i) << 12) | 0xe65, NP | 0x5a0)); t += 10
+        t = zap_table(out, t, g, L2T + (r << 12), 0xe65)
         out.append(ioctl(t, IOCTL, ret=0)); t += 100
     out.append(stats(t, IOCTL, "disable_dirty_logging", 0, 0, 0)); t += 1 * MS
     out.append(ioctl(t, IOCTL, SLOT)); t += 100
     out.append(spte(t, IOCTL, 0x40000, 3, L3, NP)); t += 100
     out.append(ioctl(t, IOCTL, ret=0)); t += 100
-    open(name, "w").write("\n".join(out) + "\n")
+    write(name, out)
 
 def fault_collide(name):
     out = []
@@ -304,7 +309,7 @@ def fault_collide(name):
                 out.append(spte(t, pids[k], a >> 12, 1, NP, a | 0xe67, cpu=k % 2))
             t += 100
     out.append(phase(t, IOCTL, "faults", "end")); t += 100
-    open(name, "w").write("\n".join(out) + "\n")
+    write(name, out)
 
 fault_collide(f"{d}/fault-collide.events")
 two_slots(f"{d}/ioctl-two-slots.events")
