@@ -38,6 +38,8 @@ struct report {
 	struct msc_history_summary sum;
 	struct msc_phase *phases;
 	size_t nr_phases;
+	struct msc_vm *vms;
+	size_t nr_vms;
 	struct msc_region *regions;
 	size_t nr_regions;
 	struct msc_kvm_stats *stats;
@@ -78,9 +80,12 @@ static void text_phase(struct report *rp, const struct msc_phase *p)
 		if (p->by_class[c] && o < sizeof(classes))
 			o += (size_t)snprintf(classes + o, sizeof(classes) - o, " %s=%" PRIu64,
 					      msc_spte_class_name(c), p->by_class[c]);
-	fprintf(rp->f, "[%" PRId64 "] %-12s %-24s (%s) at %.3f ms, took %.3f ms\n", p->id,
+	fprintf(rp->f, "[%" PRId64 "] %-12s %-24s (%s) at %.3f ms, took %.3f ms", p->id,
 		msc_phase_kind_name(p->kind), p->name, msc_phase_source_name(p->source),
 		ms(rp, p->start_ts), (double)(p->end_ts - p->start_ts) / 1e6);
+	if (rp->nr_vms > 1)
+		fprintf(rp->f, ", VM %" PRId64, p->vm);
+	fputc('\n', rp->f);
 	fprintf(rp->f, "    census before: %s (%.1f%% huge)\n", a, huge_share(&p->before));
 	fprintf(rp->f, "    census after:  %s (%.1f%% huge)\n", b, huge_share(&p->after));
 	fprintf(rp->f, "    spte changes %" PRIu64 ":%s\n", p->spte_changes,
@@ -137,6 +142,27 @@ static void text_coverage(struct report *rp, const struct msc_phase *p)
 	free(cov);
 }
 
+/* One VM: where it began, what the kernel calls it, whether its census is its own. */
+static void text_vm(struct report *rp, const struct msc_vm *vm)
+{
+	fprintf(rp->f, "  %" PRId64 ": %.3f-%.3f ms, ", vm->id, ms(rp, vm->start_ts),
+		ms(rp, vm->end_ts));
+	if (vm->source == MSC_PHASE_SRC_IOCTL)
+		fprintf(rp->f, "KVM_CREATE_VM by pid %d (fd %d)", vm->pid, vm->fd);
+	else if (vm->id == 1 && vm->source == MSC_PHASE_SRC_INFERRED)
+		fprintf(rp->f, "from the capture's start");
+	else if (vm->source == MSC_PHASE_SRC_INFERRED)
+		fprintf(rp->f, "inferred: faults after a teardown left nothing mapped");
+	else
+		fprintf(rp->f, "the kernel's VM id changed");
+	if (vm->kernel_id)
+		fprintf(rp->f, ", kernel VM id %u (pid %d)", vm->kernel_id, vm->kernel_pid);
+	fputc('\n', rp->f);
+	if (vm->overlap)
+		fprintf(rp->f, "     OVERLAP: began while VM %" PRId64 " had memory mapped; the census "
+			"counts both\n", vm->id - 1);
+}
+
 static void text_report(struct report *rp)
 {
 	const struct msc_history_summary *s = &rp->sum;
@@ -164,6 +190,10 @@ static void text_report(struct report *rp)
 			rp->regions[i].gfn_first, rp->regions[i].gfn_end - 1,
 			(rp->regions[i].gfn_end - rp->regions[i].gfn_first) / 256,
 			rp->regions[i].exact ? "memslot" : "inferred from GFNs seen");
+
+	fprintf(rp->f, "\nVMs:\n");
+	for (size_t i = 0; i < rp->nr_vms; i++)
+		text_vm(rp, &rp->vms[i]);
 
 	fprintf(rp->f, "\nphases:\n");
 	for (size_t i = 0; i < rp->nr_phases; i++) {
@@ -247,14 +277,29 @@ static void json_report(struct report *rp)
 		s->synthesized, s->fast_applied, s->frozen_completed, s->resyncs, s->ad_resyncs,
 		s->out_of_order, s->lost_marks, s->lost_events, s->anomalies,
 		s->last_ts - s->first_ts);
-	fprintf(f, " \"phases\": [");
+	fprintf(f, " \"vms\": [");
+	for (size_t i = 0; i < rp->nr_vms; i++) {
+		const struct msc_vm *vm = &rp->vms[i];
+
+		fprintf(f, "%s\n  {\"id\": %" PRId64 ", \"source\": \"%s\", \"overlap\": %s, "
+			"\"start_ns\": %" PRIu64 ", \"end_ns\": %" PRIu64, i ? "," : "", vm->id,
+			msc_phase_source_name(vm->source), vm->overlap ? "true" : "false",
+			vm->start_ts - s->first_ts, vm->end_ts - s->first_ts);
+		if (vm->pid >= 0)
+			fprintf(f, ", \"pid\": %d, \"fd\": %d", vm->pid, vm->fd);
+		if (vm->kernel_id)
+			fprintf(f, ", \"kernel_vm_id\": %u, \"kernel_vm_pid\": %d", vm->kernel_id,
+				vm->kernel_pid);
+		fprintf(f, "}");
+	}
+	fprintf(f, "],\n \"phases\": [");
 	for (size_t i = 0; i < rp->nr_phases; i++) {
 		const struct msc_phase *p = &rp->phases[i];
 		struct msc_harvest_sum h;
 
-		fprintf(f, "%s\n  {\"id\": %" PRId64 ", \"kind\": \"%s\", \"source\": \"%s\", "
-			"\"name\": ", i ? "," : "", p->id, msc_phase_kind_name(p->kind),
-			msc_phase_source_name(p->source));
+		fprintf(f, "%s\n  {\"id\": %" PRId64 ", \"vm\": %" PRId64 ", \"kind\": \"%s\", "
+			"\"source\": \"%s\", \"name\": ", i ? "," : "", p->id, p->vm,
+			msc_phase_kind_name(p->kind), msc_phase_source_name(p->source));
 		json_str(f, p->name);
 		fprintf(f, ", \"start_ns\": %" PRIu64 ", \"duration_ns\": %" PRIu64
 			", \"spte_changes\": %" PRIu64 ", \"by_class\": {",
@@ -321,6 +366,7 @@ static void json_report(struct report *rp)
 static void report_free(struct report *rp)
 {
 	free(rp->phases);
+	free(rp->vms);
 	free(rp->regions);
 	free(rp->stats);
 	free(rp->anomalies);
@@ -349,6 +395,8 @@ static int report_capture(struct report *rp, struct msc_store *s, const struct m
 	if (!r)
 		r = msc_hview_phases(rp->v, &rp->phases, &rp->nr_phases);
 	if (!r)
+		r = msc_hview_vms(rp->v, &rp->vms, &rp->nr_vms);
+	if (!r)
 		r = msc_hview_regions(rp->v, &rp->regions, &rp->nr_regions);
 	if (!r)
 		r = msc_hview_kvm_stats(rp->v, &rp->stats, &rp->nr_stats);
@@ -358,7 +406,7 @@ static int report_capture(struct report *rp, struct msc_store *s, const struct m
 		r = msc_hview_lost_marks(rp->v, &rp->lost, &rp->nr_lost);
 	if (!r && rp->selftest) {
 		qsort(rp->phases, rp->nr_phases, sizeof(*rp->phases), by_start);
-		r = report_selftest(rp->f, rp->v, rp->phases, rp->nr_phases, c->first_seq);
+		report_selftest(rp->f, rp->vms, rp->nr_vms, rp->phases, rp->nr_phases);
 	} else if (!r) {
 		if (rp->json)
 			json_report(rp);

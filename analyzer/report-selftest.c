@@ -4,17 +4,17 @@
  * ("Populate memory time", "Enabling dirty logging time", "Iteration N dirty
  * memory / get dirty log / clear dirty log time", "Disabling dirty logging
  * time"), computed from the trace, so the two outputs can be laid side by
- * side.
+ * side; one block per VM.
  *
- * The steps are read off the dirty-log phases in time order: the enables
- * before the first harvest, then per iteration the vCPUs' pass (the page
- * faults from the end of the step before to the start of the iteration's
- * first harvest, or its KVM_RUN calls where they were traced) and its
- * harvests (a get and its clears; a harvest whose ioctl is not known counts
- * as a clear if harvests split pages, which only a clear does, else as the
- * get), then the disables.  A step spans
- * from its first phase's start to its last phase's end, as the test times
- * its loop over the memslots.
+ * The steps are the VM's phases in time order: the populate pass before
+ * the first dirty-log step, the enables, then per iteration the vCPUs'
+ * dirty pass and the harvests after it (its gets and clears, one per
+ * memslot; a harvest whose ioctl is not known counts as a clear if
+ * harvests split pages, which only a clear does, else as a get), then the
+ * disables.  Where no vCPU pass is known (no fault and no KVM_RUN traced),
+ * an iteration ends where the next get or clear cannot be the same one's.  A step spans from its
+ * first phase's start to its last phase's end, as the test times its loop
+ * over the memslots.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -29,12 +29,18 @@ struct step {
 	bool seen;
 };
 
-static void step_add(struct step *s, uint64_t start, uint64_t end)
+/* One iteration's steps. */
+struct iteration {
+	struct step dirty, get, clear;
+	bool got;			/* its get was seen */
+};
+
+static void step_add(struct step *s, const struct msc_phase *p)
 {
-	if (!s->seen || start < s->start)
-		s->start = start;
-	if (!s->seen || end > s->end)
-		s->end = end;
+	if (!s->seen || p->start_ts < s->start)
+		s->start = p->start_ts;
+	if (!s->seen || p->end_ts > s->end)
+		s->end = p->end_ts;
 	s->seen = true;
 }
 
@@ -42,29 +48,6 @@ static void print_step(FILE *f, const char *what, const struct step *s)
 {
 	if (s->seen)
 		fprintf(f, "%s time: %.9fs\n", what, (double)(s->end - s->start) / 1e9);
-}
-
-static bool is_dirty_log(const struct msc_phase *p)
-{
-	return p->kind == MSC_PHASE_ENABLE || p->kind == MSC_PHASE_HARVEST ||
-	       p->kind == MSC_PHASE_DISABLE;
-}
-
-/*
- * The vCPUs' pass in the events (@seq0, @seq1): its KVM_RUN calls where the
- * ioctls were traced with them, else its first and last page fault.
- */
-static int pass(struct msc_hview *v, int64_t seq0, int64_t seq1, struct step *ret)
-{
-	struct msc_vcpu_span fs;
-	int r = msc_hview_vcpu_span(v, seq0 + 1, seq1 - 1, true, &fs);
-
-	if (!r && !fs.n)
-		r = msc_hview_vcpu_span(v, seq0 + 1, seq1 - 1, false, &fs);
-	*ret = (struct step){ 0 };
-	if (!r && fs.n)
-		step_add(ret, fs.first_ts, fs.last_ts);
-	return r;
 }
 
 /*
@@ -78,82 +61,128 @@ static bool is_clear(const struct msc_phase *p, bool manual)
 	return strcmp(p->name, "get_dirty_log") && manual;
 }
 
+static bool iteration_seen(const struct iteration *it)
+{
+	return it->dirty.seen || it->get.seen || it->clear.seen;
+}
+
+static void print_iteration(FILE *f, unsigned int n, const struct iteration *it)
+{
+	static const char *const what[] = { "dirty memory", "get dirty log", "clear dirty log" };
+	const struct step *steps[] = { &it->dirty, &it->get, &it->clear };
+	char line[64];
+
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(line, sizeof(line), "Iteration %u %s", n, what[i]);
+		print_step(f, line, steps[i]);
+	}
+}
+
+/*
+ * Where the vCPUs' passes are not known, a harvest that cannot be the same
+ * iteration's: a get after its get or clears.
+ */
+static bool next_iteration(const struct iteration *it, const struct msc_phase *p, bool clear,
+			   bool manual)
+{
+	if (!clear)
+		return it->got || it->clear.seen;
+	/* gets leave no trace under manual protect: a clear after clears is the next */
+	return it->clear.seen && !it->got && manual && !strcmp(p->name, "harvest") &&
+	       !it->dirty.seen;
+}
+
+/* Iteration @n + 1 begins: the one before is printed, or before the first the steps ahead. */
+static void next(FILE *f, struct iteration *it, unsigned int *n, const struct step *populate,
+		 const struct step *enable)
+{
+	if (iteration_seen(it))
+		print_iteration(f, *n, it);
+	*it = (struct iteration){ 0 };
+	if (!(*n)++) {
+		print_step(f, "Populate memory", populate);
+		print_step(f, "Enabling dirty logging", enable);
+	}
+}
+
+static void report_vm(FILE *f, const struct msc_phase *ph, size_t nr, int64_t vm)
+{
+	struct step populate = { 0 }, enable = { 0 }, disable = { 0 };
+	struct iteration it = { 0 };
+	unsigned int n = 0;
+	bool manual = false, logging = false, passes = false;
+
+	for (size_t i = 0; i < nr; i++) {
+		manual |= ph[i].vm == vm && ph[i].kind == MSC_PHASE_HARVEST && ph[i].splits;
+		passes |= ph[i].vm == vm && ph[i].kind == MSC_PHASE_DIRTY_PASS;
+	}
+	for (size_t i = 0; i < nr; i++) {
+		const struct msc_phase *p = &ph[i];
+		bool clear;
+
+		if (p->vm != vm)
+			continue;
+		switch (p->kind) {
+		case MSC_PHASE_POPULATE:
+			if (!logging)
+				step_add(&populate, p);
+			break;
+		case MSC_PHASE_ENABLE:
+			if (!logging || !iteration_seen(&it))
+				step_add(&enable, p);
+			logging = true;
+			break;
+		case MSC_PHASE_DIRTY_PASS:
+			next(f, &it, &n, &populate, &enable);
+			step_add(&it.dirty, p);
+			break;
+		case MSC_PHASE_HARVEST:
+			clear = is_clear(p, manual);
+			if (!n || (!passes && next_iteration(&it, p, clear, manual)))
+				next(f, &it, &n, &populate, &enable);
+			step_add(clear ? &it.clear : &it.get, p);
+			it.got |= !clear;
+			logging = true;
+			break;
+		case MSC_PHASE_DISABLE:
+			step_add(&disable, p);
+			break;
+		default:
+			break;
+		}
+	}
+	if (!n) {
+		print_step(f, "Populate memory", &populate);
+		print_step(f, "Enabling dirty logging", &enable);
+	}
+	if (iteration_seen(&it))
+		print_iteration(f, n, &it);
+	print_step(f, "Disabling dirty logging", &disable);
+}
+
 /**
- * report_selftest - the selftest's step lines of one capture
+ * report_selftest - the selftest's step lines of one capture, per VM
  * @f: where to print
- * @v: the capture's view
+ * @vms: the capture's VMs
+ * @nr_vms: how many
  * @ph: its phases, in start order
  * @nr: how many
- * @first_seq: the capture's first seq
- *
- * Returns 0 or a negative error.
  */
-int report_selftest(FILE *f, struct msc_hview *v, const struct msc_phase *ph, size_t nr,
-		    int64_t first_seq)
+void report_selftest(FILE *f, const struct msc_vm *vms, size_t nr_vms,
+		     const struct msc_phase *ph, size_t nr)
 {
-	struct step populate, enable = { 0 }, disable = { 0 }, dirty, get, clear;
-	int64_t last_seq = first_seq - 1;
-	unsigned int iteration = 0;
-	bool manual = false;
-	size_t i = 0;
-	int r;
+	bool any = false;
 
-	for (size_t k = 0; k < nr; k++)
-		manual |= ph[k].kind == MSC_PHASE_HARVEST && ph[k].splits;
-	while (i < nr && !is_dirty_log(&ph[i]))
-		i++;
-	if (i == nr) {
+	for (size_t i = 0; i < nr; i++)
+		any |= ph[i].kind == MSC_PHASE_ENABLE || ph[i].kind == MSC_PHASE_HARVEST ||
+		       ph[i].kind == MSC_PHASE_DISABLE;
+	if (!any) {
 		fprintf(f, "no dirty-log step in this capture\n");
-		return 0;
+		return;
 	}
-	r = pass(v, last_seq, ph[i].start_seq, &populate);
-	if (r)
-		return r;
-	print_step(f, "Populate memory", &populate);
-	for (; i < nr && (ph[i].kind == MSC_PHASE_ENABLE || !is_dirty_log(&ph[i])); i++)
-		if (ph[i].kind == MSC_PHASE_ENABLE) {
-			step_add(&enable, ph[i].start_ts, ph[i].end_ts);
-			last_seq = ph[i].end_seq;
-		}
-	print_step(f, "Enabling dirty logging", &enable);
-	while (i < nr && ph[i].kind != MSC_PHASE_DISABLE) {
-		char what[64];
-
-		if (ph[i].kind != MSC_PHASE_HARVEST) {
-			i++;
-			continue;
-		}
-		/* no enable seen (manual protect, no ioctls): populate ran into it */
-		r = iteration || enable.seen ? pass(v, last_seq, ph[i].start_seq, &dirty) : 0;
-		if (r)
-			return r;
-		if (!iteration && !enable.seen)
-			dirty = (struct step){ 0 };
-		get = clear = (struct step){ 0 };
-		/* a get, then its clears; a new get is the next iteration */
-		for (bool got = false, any = false; i < nr && ph[i].kind != MSC_PHASE_DISABLE; i++) {
-			bool c = ph[i].kind == MSC_PHASE_HARVEST && is_clear(&ph[i], manual);
-
-			if (ph[i].kind != MSC_PHASE_HARVEST)
-				continue;
-			if ((!c && got) || (c && any && !got && manual && !strcmp(ph[i].name, "harvest")))
-				break;	/* the next iteration's get, or its clear when gets leave no trace */
-			got |= !c;
-			any = true;
-			step_add(c ? &clear : &get, ph[i].start_ts, ph[i].end_ts);
-			last_seq = ph[i].end_seq;
-		}
-		iteration++;
-		snprintf(what, sizeof(what), "Iteration %u dirty memory", iteration);
-		print_step(f, what, &dirty);
-		snprintf(what, sizeof(what), "Iteration %u get dirty log", iteration);
-		print_step(f, what, &get);
-		snprintf(what, sizeof(what), "Iteration %u clear dirty log", iteration);
-		print_step(f, what, &clear);
+	for (size_t v = 0; v < nr_vms; v++) {
+		if (nr_vms > 1)
+			fprintf(f, "%sVM %" PRId64 "\n", v ? "\n" : "", vms[v].id);
+		report_vm(f, ph, nr, vms[v].id);
 	}
-	for (; i < nr && (ph[i].kind == MSC_PHASE_DISABLE || !is_dirty_log(&ph[i])); i++)
-		if (ph[i].kind == MSC_PHASE_DISABLE)
-			step_add(&disable, ph[i].start_ts, ph[i].end_ts);
-	print_step(f, "Disabling dirty logging", &disable);
-	return 0;
 }

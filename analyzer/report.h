@@ -9,10 +9,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
-struct msc_hview;
 struct msc_phase;
+struct msc_vm;
 
-int report_selftest(FILE *f, struct msc_hview *v, const struct msc_phase *ph, size_t nr,
-		    int64_t first_seq);
+void report_selftest(FILE *f, const struct msc_vm *vms, size_t nr_vms,
+		     const struct msc_phase *ph, size_t nr);
 
 #endif /* MSC_ANALYZER_REPORT_H */

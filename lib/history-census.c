@@ -144,6 +144,9 @@ static uint8_t quant(unsigned int n)
 	return n == 0 ? 0 : n >= 512 ? 17 : (uint8_t)(1 + n / 32);
 }
 
+static int put_cell(struct msc_history *h, struct hcell *c, const struct msc_region_cell *rc,
+		    uint64_t ts);
+
 /**
  * hcensus_cell_update - recompute one 2M cell after a change under it
  * @n2: the level-2 node, @i: the cell's index in it
@@ -176,17 +179,63 @@ int hcensus_cell_update(struct msc_history *h, unsigned int as_id, struct hnode 
 		rc.writable = c->writable;
 	}
 	c->kind = rc.kind;
+	h->cell_updates++;
 	hphase_cell_huge(h, c, rc.kind == MSC_REGION_2M || rc.kind == MSC_REGION_1G);
 	if (!(c->flags & HCELL_WRITTEN) && rc.kind == MSC_REGION_UNMAPPED)
 		return 0;	/* never mapped: not part of guest memory seen */
 	if ((c->flags & HCELL_WRITTEN) && c->q_kind == rc.kind &&
-	    c->q_mapped == quant(rc.mapped) && c->q_writable == quant(rc.writable))
+	    c->q_mapped == quant(rc.mapped) && c->q_writable == quant(rc.writable)) {
+		bool stale = c->w_mapped != rc.mapped || c->w_writable != rc.writable;
+
+		if (stale != !!(c->flags & HCELL_STALE)) {
+			c->flags ^= HCELL_STALE;
+			h->cells_stale += stale ? 1 : -1;
+		}
 		return 0;
+	}
+	return put_cell(h, c, &rc, h->last_ts);
+}
+
+/* The cell's state as a region_state row at @ts. */
+static int put_cell(struct msc_history *h, struct hcell *c, const struct msc_region_cell *rc,
+		    uint64_t ts)
+{
+	if (c->flags & HCELL_STALE) {
+		c->flags &= ~HCELL_STALE;
+		h->cells_stale--;
+	}
 	c->flags |= HCELL_WRITTEN;
-	c->q_kind = rc.kind;
-	c->q_mapped = quant(rc.mapped);
-	c->q_writable = quant(rc.writable);
+	c->q_kind = rc->kind;
+	c->q_mapped = quant(rc->mapped);
+	c->q_writable = quant(rc->writable);
+	c->w_mapped = rc->mapped;
+	c->w_writable = rc->writable;
 	if (h->loading)
 		return 0;
-	return hstore_add_region_state(h->hs, h->capture_id, &rc, h->last_ts);
+	return hstore_add_region_state(h->hs, h->capture_id, rc, ts);
+}
+
+static int exact_cell(struct msc_history *h, struct hnode *n2, unsigned int i, void *ctx)
+{
+	struct hcell *c = &n2->cells[i];
+	struct msc_region_cell rc = {
+		.gfn = n2->base + i * 512ULL, .as_id = n2->as_id, .kind = c->kind,
+		.mapped = c->mapped, .writable = c->writable,
+	};
+
+	if (!(c->flags & HCELL_STALE))
+		return 0;
+	return put_cell(h, c, &rc, *(const uint64_t *)ctx);
+}
+
+/**
+ * hcensus_cells_exact - write, at @ts, the cells whose last row is off by
+ *	less than the sixteenth rows are written at: the state at a phase's
+ *	end is then exact.  No cell may have changed since @ts.
+ *
+ * Only cells mapped 4K can be stale: a huge cell's row says 512.
+ */
+int hcensus_cells_exact(struct msc_history *h, uint64_t ts)
+{
+	return h->cells_stale ? hmodel_for_each_cell(h, exact_cell, &ts) : 0;
 }

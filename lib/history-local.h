@@ -45,6 +45,7 @@ struct hcell {
 	uint8_t kind;		/* enum msc_region_kind last computed */
 	uint8_t q_mapped, q_writable, q_kind;	/* what the last region_state row said */
 	uint8_t flags;		/* HCELL_* */
+	uint16_t w_mapped, w_writable;	/* ... exactly (HCELL_STALE: not what the cell has) */
 	uint64_t split_since;	/* trace time it stopped being huge */
 };
 
@@ -53,6 +54,7 @@ struct hcell {
 #define HCELL_AWAITING (1U << 2)	/* re-promotion not done yet */
 #define HCELL_ZAPPED (1U << 3)	/* leaves zapped; faults here are refaults */
 #define HCELL_SPLIT (1U << 4)	/* counted in h->split_cells */
+#define HCELL_STALE (1U << 5)	/* changed within a sixteenth since its last row */
 
 struct hrun;
 
@@ -114,6 +116,7 @@ struct hphase {
 	struct msc_phase p;
 	bool open;
 	uint64_t split_integral0;	/* h->split_integral at the start */
+	uint64_t cell_mark;		/* h->cell_updates when its end was settled */
 	struct hcost cost;		/* attributed so far */
 	struct hcost pending;		/* since the last activity (dirty-log phases) */
 };
@@ -165,6 +168,22 @@ struct hstate {
 		uint64_t gfn;
 	} npf[HNPF_SLOTS];
 	uint32_t nr_npf;
+	/*
+	 * The vCPUs' pass between two dirty-log steps (populate, dirty pass,
+	 * re-populate): open from the first vCPU event after a step to the
+	 * last one before the next.
+	 */
+	int32_t cur_pass;		/* index of the open pass, -1 */
+	uint8_t vm_disabled;		/* the VM disabled dirty logging since its last enable */
+	/* VMs (history-vm.c) */
+	int32_t cur_vm;			/* index in msc_history.vms, -1 before the first event */
+	uint8_t vm_used;		/* the current VM has phases or SPTE changes */
+	uint8_t vm_gone;		/* ... and a teardown left none of its memory mapped */
+	uint8_t ioctls_seen;		/* KVM ioctls are traced: VMs begin at KVM_CREATE_VM */
+	uint8_t create_open;		/* a KVM_CREATE_VM awaits its exit */
+	int32_t create_pid;
+	uint64_t create_ts;
+	int64_t create_seq;
 };
 
 struct hstore;
@@ -198,12 +217,17 @@ struct msc_history {
 	int64_t pages[HMAX_AS][MSC_HISTORY_MAX_LEVEL + 1];
 	bool census_dirty[HMAX_AS];
 	uint64_t census_row_ts;		/* when the last census row was written */
+	uint64_t cell_updates;		/* 2M cells recomputed so far */
+	uint64_t cells_stale;		/* cells with HCELL_STALE */
 	unsigned int census_flags;
 
 	/* phases */
 	struct hphase *phases;
 	size_t nr_phases, alloc_phases;
 	struct hstate st;
+	struct msc_vm *vms;		/* every VM so far, by id - 1 */
+	size_t nr_vms, alloc_vms;
+	bool pass_hit;			/* the event being fed is vCPU activity of the open pass */
 	bool sweep_hit;			/* the event being fed is activity of the open
 					   dirty-log phase: commit its pending costs */
 	bool end_dirty;		/* the event ends the open dirty-log phase (patch end event) */
@@ -244,6 +268,7 @@ void hcensus_total(const struct msc_history *h, struct msc_census *ret);
 int hcensus_marker(struct msc_history *h, const struct msc_event *ev);
 int hcensus_cell_update(struct msc_history *h, unsigned int as_id, struct hnode *n2,
 			unsigned int i);
+int hcensus_cells_exact(struct msc_history *h, uint64_t ts);
 bool hcensus_parse_stats(const char *text, char *phase, size_t phase_size,
 			 int64_t pages[MSC_HISTORY_MAX_LEVEL + 1]);
 
@@ -259,6 +284,12 @@ int hphase_resume(struct msc_history *h);
 int hphase_finish(struct msc_history *h);
 bool hphase_in_disable(const struct msc_history *h);
 bool hphase_is_vcpu(const struct msc_history *h, int32_t pid);
+int hphase_vm_begins(struct msc_history *h, const struct msc_event *ev);
+
+/* history-vm.c */
+int hvm_event(struct msc_history *h, const struct msc_event *ev);
+void hvm_commit(struct msc_history *h, const struct msc_event *ev);
+int64_t hvm_current(const struct msc_history *h);
 
 /* What hphase_cost() counts. */
 enum {
@@ -300,6 +331,9 @@ int hstore_put_phases(struct hstore *hs, int64_t capture_id, const struct hphase
 		      size_t nr);
 int hstore_load_phases(struct hstore *hs, int64_t capture_id, struct hphase **ret,
 		       size_t *ret_nr);
+int hstore_put_vms(struct hstore *hs, int64_t capture_id, const struct msc_vm *vms, size_t nr);
+int hstore_load_vms(struct hstore *hs, int64_t capture_id, struct msc_vm **ret,
+		    size_t *ret_nr);
 int hstore_build_regions(struct hstore *hs, int64_t capture_id);
 int hstore_finish(struct hstore *hs, bool indexes);
 

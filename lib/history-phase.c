@@ -152,7 +152,7 @@ void hphase_cost(struct msc_history *h, const struct msc_event *ev, unsigned int
 
 		if (!ph->open)
 			continue;
-		if ((int32_t)i == h->st.cur_dirty)
+		if ((int32_t)i == h->st.cur_dirty || (int32_t)i == h->st.cur_pass)
 			cost_event(&ph->pending, ev, what, n);
 		else
 			cost_event(&ph->cost, ev, what, n);
@@ -178,6 +178,7 @@ static struct hphase *phase_new(struct msc_history *h, enum msc_phase_kind kind,
 	memset(ph, 0, sizeof(*ph));
 	ph->open = true;
 	ph->p.id = (int64_t)++h->nr_phases;
+	ph->p.vm = hvm_current(h);
 	ph->p.kind = (uint8_t)kind;
 	ph->p.source = (uint8_t)source;
 	snprintf(ph->p.name, sizeof(ph->p.name), "%s", name ? name : msc_phase_kind_name(kind));
@@ -198,7 +199,20 @@ static void phase_settle(struct msc_history *h, struct hphase *ph)
 	ph->p.end_ts = h->last_ts;
 	ph->p.end_seq = h->cur_seq;
 	ph->p.region_split_ns = h->st.split_integral - ph->split_integral0;
+	ph->cell_mark = h->cell_updates;
 	hcensus_total(h, &ph->p.after);
+}
+
+/*
+ * @ph is over: where no cell changed since its end, the memory map's rows
+ * are made exact there (its per-region coverage is read from them).
+ */
+static int phase_closed(struct msc_history *h, struct hphase *ph)
+{
+	ph->open = false;
+	if (ph->cell_mark != h->cell_updates || h->loading)
+		return 0;
+	return hcensus_cells_exact(h, ph->p.end_ts);
 }
 
 static struct hphase *cur_dirty(struct msc_history *h)
@@ -260,13 +274,14 @@ static int close_dirty(struct msc_history *h, const struct msc_event *ev)
 	struct hcost tail;
 	uint64_t dis_end, dis_integral;
 	int64_t dis_seq;
+	int r;
 
 	if (!ph)
 		return 0;
-	ph->open = false;
 	h->st.cur_dirty = -1;
-	if (ph->p.kind != MSC_PHASE_DISABLE)
-		return 0;
+	r = phase_closed(h, ph);
+	if (r || ph->p.kind != MSC_PHASE_DISABLE)
+		return r;
 	dis_end = ph->p.end_ts;
 	if (!h->st.awaiting && h->st.huge_again_ts <= dis_end) {
 		/*
@@ -328,6 +343,17 @@ void hphase_cell_huge(struct msc_history *h, struct hcell *c, bool huge)
 	}
 }
 
+/* A new VM: a cell is huge again for its memory only, split only once it was huge. */
+static int forget_cell(struct msc_history *h, struct hnode *n2, unsigned int i, void *ctx)
+{
+	struct hcell *c = &n2->cells[i];
+
+	c->flags &= ~(HCELL_SPLIT | HCELL_AWAITING | HCELL_ZAPPED);
+	if (c->kind != MSC_REGION_2M && c->kind != MSC_REGION_1G)
+		c->flags &= ~HCELL_WAS_HUGE;
+	return 0;
+}
+
 /* @ph is now a phase of @kind: what dirty logging is, what a disable awaits. */
 static int become(struct msc_history *h, struct hphase *ph, enum msc_phase_kind kind)
 {
@@ -336,18 +362,87 @@ static int become(struct msc_history *h, struct hphase *ph, enum msc_phase_kind 
 	if (kind == MSC_PHASE_MEMSLOT)
 		return 0;
 	h->st.dirty_active = kind == MSC_PHASE_ENABLE || kind == MSC_PHASE_HARVEST;
+	if (kind == MSC_PHASE_ENABLE)
+		h->st.vm_disabled = 0;
 	if (kind != MSC_PHASE_DISABLE)
 		return 0;
+	h->st.vm_disabled = 1;
 	h->st.disable_start = ph->p.start_ts;
 	h->st.awaiting = 0;
 	return hmodel_for_each_cell(h, mark_awaiting_now, NULL);
+}
+
+static void learn_vcpu(struct msc_history *h, int32_t pid)
+{
+	if (hphase_is_vcpu(h, pid) || h->st.nr_vcpu_pids >= ARRAY_SIZE(h->st.vcpu_pids))
+		return;
+	h->st.vcpu_pids[h->st.nr_vcpu_pids++] = (uint64_t)pid;
+}
+
+/* The vCPUs' pass is over: it ended at its last vCPU event. */
+static int close_pass(struct msc_history *h)
+{
+	struct hphase *ph = h->st.cur_pass >= 0 ? &h->phases[h->st.cur_pass] : NULL;
+
+	h->st.cur_pass = -1;
+	return ph ? phase_closed(h, ph) : 0;
+}
+
+/* What the vCPUs' pass that begins now is, from the VM's dirty-log steps so far. */
+static enum msc_phase_kind pass_kind(const struct msc_history *h)
+{
+	if (h->st.vm_disabled)
+		return MSC_PHASE_REPOPULATE;
+	return h->st.dirty_active ? MSC_PHASE_DIRTY_PASS : MSC_PHASE_POPULATE;
+}
+
+/*
+ * A vCPU event (a fault, its KVM_RUN enter or exit @run): the pass goes on
+ * to it, or begins with it.  A pass begun with KVM_RUN is bounded by the
+ * ioctls; an exit with no pass open ends a run begun before the step.
+ */
+static int vcpu_event(struct msc_history *h, const struct msc_event *ev, bool run)
+{
+	struct hphase *ph;
+
+	if (h->st.cur_pass < 0) {
+		if (run && ev->ioctl.exit)
+			return 0;
+		ph = phase_new(h, pass_kind(h), run ? MSC_PHASE_SRC_IOCTL : MSC_PHASE_SRC_INFERRED,
+			       NULL, ev);
+		if (!ph)
+			return -ENOMEM;
+		ph->p.start_ts = min(ev->ts, h->last_ts);
+		h->st.cur_pass = (int32_t)(ph->p.id - 1);
+	}
+	h->pass_hit = true;
+	return 0;
+}
+
+/**
+ * hphase_vm_begins - a new VM begins with @ev: what the one before had open
+ *	ends, and its dirty-log state and huge-page memory are forgotten
+ */
+int hphase_vm_begins(struct msc_history *h, const struct msc_event *ev)
+{
+	int r = close_dirty(h, ev) ?: close_pass(h);
+
+	if (r)
+		return r;
+	close_repromote(h, false);
+	h->st.last_dirty = -1;
+	h->st.dirty_active = h->st.vm_disabled = 0;
+	h->st.grp_pending = h->st.ioctl_open = 0;
+	h->st.faults_since_sweep = 0;
+	h->st.awaiting = h->st.split_cells = 0;
+	return hmodel_for_each_cell(h, forget_cell, NULL);
 }
 
 static int open_dirty(struct msc_history *h, const struct msc_event *ev,
 		      enum msc_phase_kind kind, enum msc_phase_source source)
 {
 	struct hphase *ph;
-	int r = close_dirty(h, ev);
+	int r = close_dirty(h, ev) ?: close_pass(h);
 
 	if (r)
 		return r;
@@ -513,10 +608,9 @@ static int workload_marker(struct msc_history *h, const struct msc_event *ev)
 		struct hphase *ph = &h->phases[i];
 
 		if (ph->open && ph->p.kind == MSC_PHASE_WORKLOAD && !strcmp(ph->p.name, name)) {
-			ph->open = false;
 			phase_settle(h, ph);
 			ph->p.end_seq = (int64_t)ev->seq;
-			break;
+			return phase_closed(h, ph);
 		}
 	}
 	return 0;
@@ -629,6 +723,14 @@ static void manual_protect_enable(struct msc_history *h)
 	last->p.kind = MSC_PHASE_ENABLE;
 	snprintf(last->p.name, sizeof(last->p.name), "%s", msc_phase_kind_name(MSC_PHASE_ENABLE));
 	h->st.dirty_active = true;
+	h->st.vm_disabled = 0;
+	/* the vCPUs ran under dirty logging since */
+	for (struct hphase *ph = &h->phases[h->nr_phases]; ph-- > last;)
+		if (ph->p.kind == MSC_PHASE_POPULATE) {
+			ph->p.kind = MSC_PHASE_DIRTY_PASS;
+			snprintf(ph->p.name, sizeof(ph->p.name), "%s",
+				 msc_phase_kind_name(MSC_PHASE_DIRTY_PASS));
+		}
 }
 
 /*
@@ -706,8 +808,9 @@ static int ioctl_event(struct msc_history *h, const struct msc_event *ev)
 	int r;
 
 	if (ev->ioctl.exit) {
-		if (!h->st.ioctl_open || ev->pid != h->st.ioctl_pid)
-			return 0;
+		if (!h->st.ioctl_open || ev->pid != h->st.ioctl_pid)	/* a KVM_RUN's? */
+			return h->st.cur_pass >= 0 && hphase_is_vcpu(h, ev->pid) ?
+			       vcpu_event(h, ev, true) : 0;
 		h->st.ioctl_open = 0;
 		/* a continued step whose ioctl did no MMU work: a memslot update */
 		if (h->st.grp_pending && (r = split_step(h, ev, MSC_PHASE_MEMSLOT)))
@@ -715,6 +818,11 @@ static int ioctl_event(struct msc_history *h, const struct msc_event *ev)
 		/* the phase takes in everything up to here, and ends */
 		h->sweep_hit = h->end_dirty = cur_dirty(h) != NULL;
 		return 0;
+	}
+	if (name && !strcmp(name, "KVM_RUN")) {
+		learn_vcpu(h, ev->pid);
+		h->st.faults_since_sweep++;
+		return vcpu_event(h, ev, true);
 	}
 	kind = ioctl_kind(name);
 	if (kind == MSC_PHASE_WORKLOAD)
@@ -736,13 +844,6 @@ static int ioctl_event(struct msc_history *h, const struct msc_event *ev)
 	h->st.ioctl_open = 1;
 	h->st.ioctl_pid = ev->pid;
 	return 0;
-}
-
-static void learn_vcpu(struct msc_history *h, int32_t pid)
-{
-	if (hphase_is_vcpu(h, pid) || h->st.nr_vcpu_pids >= ARRAY_SIZE(h->st.vcpu_pids))
-		return;
-	h->st.vcpu_pids[h->st.nr_vcpu_pids++] = (uint64_t)pid;
 }
 
 static int phase_event(struct msc_history *h, const struct msc_event *ev);
@@ -778,10 +879,10 @@ static int phase_event(struct msc_history *h, const struct msc_event *ev)
 	case MSC_EV_PAGE_FAULT:
 		learn_vcpu(h, ev->pid);
 		h->st.faults_since_sweep++;
-		return 0;
+		return vcpu_event(h, ev, false);
 	case MSC_EV_FAST_PF:
 		h->st.faults_since_sweep++;
-		return 0;
+		return vcpu_event(h, ev, false);
 	case MSC_EV_MARKER:
 		return workload_marker(h, ev);
 	case MSC_EV_IOCTL:
@@ -855,7 +956,7 @@ static int phase_event(struct msc_history *h, const struct msc_event *ev)
 		return 0;
 	}
 	if (!ioctl)
-		return 0;
+		return vcpu_event(h, ev, false);
 	switch (ev->spte.class) {
 	case MSC_CLASS_SPLIT:
 		if (clear_not_enable(h))
@@ -892,6 +993,14 @@ int hphase_commit(struct msc_history *h)
 	bool end = h->end_dirty;
 
 	h->end_dirty = false;
+	if (h->pass_hit && h->st.cur_pass >= 0) {
+		struct hphase *pass = &h->phases[h->st.cur_pass];
+
+		cost_merge(&pass->cost, &pass->pending);
+		cost_reset(&pass->pending);
+		phase_settle(h, pass);
+	}
+	h->pass_hit = false;
 	if (!ph || !h->sweep_hit)
 		return 0;
 	cost_merge(&ph->cost, &ph->pending);
@@ -1001,7 +1110,7 @@ int hphase_resume(struct msc_history *h)
 /** hphase_capture_end - nothing follows: the open dirty-log phase is over */
 int hphase_capture_end(struct msc_history *h)
 {
-	return close_dirty(h, NULL);
+	return close_pass(h) ?: close_dirty(h, NULL);
 }
 
 /** hphase_finish - write every phase (open ones as they are now) */
@@ -1010,8 +1119,9 @@ int hphase_finish(struct msc_history *h)
 	for (size_t i = 0; i < h->nr_phases; i++) {
 		struct hphase *ph = &h->phases[i];
 
-		if (ph->open && (int32_t)i != h->st.cur_dirty)
+		if (ph->open && (int32_t)i != h->st.cur_dirty && (int32_t)i != h->st.cur_pass)
 			phase_settle(h, ph);
 	}
-	return hstore_put_phases(h->hs, h->capture_id, h->phases, h->nr_phases);
+	return hstore_put_phases(h->hs, h->capture_id, h->phases, h->nr_phases) ?:
+	       hstore_put_vms(h->hs, h->capture_id, h->vms, h->nr_vms);
 }

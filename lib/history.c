@@ -122,6 +122,9 @@ static int resume(struct msc_history *h)
 	h->after_lost = sum.lost_marks > 0;
 	r = hstore_load_phases(h->hs, h->capture_id, &h->phases, &h->nr_phases);
 	h->alloc_phases = h->nr_phases;
+	if (!r)
+		r = hstore_load_vms(h->hs, h->capture_id, &h->vms, &h->nr_vms);
+	h->alloc_vms = h->nr_vms;
 	h->loading = true;
 	if (!r)
 		r = hstore_load_open(h->hs, h->capture_id, h);
@@ -176,6 +179,7 @@ int msc_history_open(struct msc_store *s, int64_t capture_id, const struct msc_h
 	h->kver = host->kver;
 	h->st.size = sizeof(h->st);
 	h->st.cur_dirty = h->st.cur_repromote = h->st.last_dirty = -1;
+	h->st.cur_pass = h->st.cur_vm = -1;
 	h->sum.capture_id = cap.id;
 	h->sum.last_seq = -1;
 	h->sum.tdp_mmu = h->tdp_mmu;
@@ -548,13 +552,16 @@ static int feed(struct msc_history *h, const struct msc_event *ev)
 	h->cur_seq = (int64_t)ev->seq;
 	if (h->st.nr_npf)
 		npf_settle(h, ev);
-	r = hphase_event(h, ev);
+	r = hvm_event(h, ev);
+	if (!r)
+		r = hphase_event(h, ev);
 	if (!r)
 		r = apply(h, ev);
 	if (!r)
 		r = hphase_commit(h);
 	if (r)
 		return r;
+	hvm_commit(h, ev);
 	h->sum.events++;
 	h->sum.last_seq = (int64_t)ev->seq;
 	h->sum.last_ts = ts;
@@ -645,6 +652,7 @@ void msc_history_close(struct msc_history *h)
 	hmodel_free(h);
 	hstore_close(h->hs);
 	free(h->phases);
+	free(h->vms);
 	free(h);
 }
 

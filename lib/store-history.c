@@ -175,6 +175,7 @@ int hstore_drop(struct hstore *hs, int64_t capture_id)
 		"DELETE FROM region_state WHERE capture_id = ?1",
 		"DELETE FROM activity WHERE capture_id = ?1",
 		"DELETE FROM anomaly WHERE capture_id = ?1",
+		"DELETE FROM vm WHERE capture_id = ?1",
 	};
 	int r = 0;
 
@@ -601,7 +602,7 @@ int hstore_add_anomaly(struct hstore *hs, int64_t capture_id, const struct msc_a
 		   "pages_split, pages_promoted, children_synthesized, faults_slow, "       \
 		   "faults_fast, flushes, zaps, refaults, region_split_ns, to_huge_ns, "    \
 		   "before_4k, before_2m, before_1g, after_4k, after_2m, after_1g, census_flags, " \
-		   "faults_spurious"
+		   "faults_spurious, vm"
 
 /* msc_phase fields from the cost counters of a phase being built. */
 static void phase_of(const struct hphase *ph, bool flushes_known, struct msc_phase *p)
@@ -666,7 +667,7 @@ int hstore_put_phases(struct hstore *hs, int64_t capture_id, const struct hphase
 	if (!r)
 		r = msc_store_prepare(hs->s, "INSERT INTO phase (capture_id, " PHASE_COLS ") VALUES "
 				      "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-				      "?,?,?,?)", &st);
+				      "?,?,?,?,?)", &st);
 	for (size_t i = 0; i < nr && !r; i++) {
 		struct msc_phase p;
 		char classes[512];
@@ -714,6 +715,7 @@ int hstore_put_phases(struct hstore *hs, int64_t capture_id, const struct hphase
 			sqlite3_bind_int64(st, c++, p.after.pages[l]);
 		sqlite3_bind_int(st, c++, (int)p.after.flags);
 		bind_u64(st, c++, p.faults_spurious);
+		sqlite3_bind_int64(st, c++, p.vm);
 		r = put(hs, st);
 	}
 	sqlite3_finalize(st);
@@ -771,6 +773,7 @@ static void read_phase(sqlite3_stmt *st, struct msc_phase *p, bool *ret_open)
 		p->after.pages[l] = sqlite3_column_int64(st, c++);
 	p->after.flags = p->before.flags = (unsigned int)sqlite3_column_int(st, c++);
 	p->faults_spurious = column_u64(st, c++);
+	p->vm = sqlite3_column_int64(st, c++);
 	p->before.ts = p->start_ts;
 	p->after.ts = p->end_ts;
 }
@@ -941,7 +944,7 @@ int msc_history_merge(struct msc_store *dst, const char *analysis_path)
 {
 	static const char *const tables[] = {
 		"analysis", "mapping_run", "census", "kvm_stats", "phase", "region", "phase_region",
-		"region_state", "activity", "anomaly",
+		"region_state", "activity", "anomaly", "vm",
 	};
 	char sql[160];
 	sqlite3_stmt *st;
@@ -1115,14 +1118,14 @@ typedef void (*row_fill_fn)(sqlite3_stmt *st, void *row);
  * elements, or NULL with *@err set to a negative errno (*@err is 0 and
  * the array may be NULL when there are no rows).
  */
-static void *collect_rows(struct msc_hview *v, sqlite3_stmt *st, size_t size, row_fill_fn fill,
+static void *collect_rows(struct msc_store *s, sqlite3_stmt *st, size_t size, row_fill_fn fill,
 			  size_t *nr, int *err)
 {
 	char *rows = NULL, *p;
 	size_t n = 0, alloc = 0;
 	int r;
 
-	while ((r = msc_store_step(v->s, st)) == 1) {
+	while ((r = msc_store_step(s, st)) == 1) {
 		if (n == alloc) {
 			alloc = alloc ? 2 * alloc : 16;
 			p = realloc(rows, alloc * size);
@@ -1164,7 +1167,7 @@ int msc_hview_regions(struct msc_hview *v, struct msc_region **ret, size_t *ret_
 	if (r)
 		return r;
 	sqlite3_bind_int64(st, 1, v->capture_id);
-	*ret = collect_rows(v, st, sizeof(**ret), fill_region, ret_nr, &r);
+	*ret = collect_rows(v->s, st, sizeof(**ret), fill_region, ret_nr, &r);
 	return r;
 }
 
@@ -1327,7 +1330,7 @@ int msc_hview_phase_coverage(struct msc_hview *v, int64_t phase_id, struct msc_c
 		return r;
 	sqlite3_bind_int64(st, 1, v->capture_id);
 	sqlite3_bind_int64(st, 2, phase_id);
-	*ret = collect_rows(v, st, sizeof(**ret), fill_coverage, ret_nr, &r);
+	*ret = collect_rows(v->s, st, sizeof(**ret), fill_coverage, ret_nr, &r);
 	return r;
 }
 
@@ -1355,44 +1358,6 @@ int msc_hview_phase_harvest(struct msc_hview *v, const struct msc_phase *p,
 
 		for (int i = 0; i < (int)ARRAY_SIZE(f); i++)
 			*f[i] = (uint64_t)sqlite3_column_double(st, i);
-		r = 0;
-	} else {
-		r = msc_store_error(v->s, r);
-	}
-	sqlite3_finalize(st);
-	return r;
-}
-
-/**
- * msc_hview_vcpu_span - a vCPU pass as the VM ran it in the events [@seq0,
- *	@seq1]: how many page faults, the first's and the last's time
- * @v: the view
- * @seq0: first seq
- * @seq1: last seq
- * @kvm_run: the KVM_RUN calls of the range instead (schema step 7)
- * @ret: filled in; n = 0 when there were none
- */
-int msc_hview_vcpu_span(struct msc_hview *v, int64_t seq0, int64_t seq1, bool kvm_run,
-			struct msc_vcpu_span *ret)
-{
-	static const char faults[] = "SELECT count(*), min(ts), max(ts) FROM fault "
-				     "WHERE seq BETWEEN ?1 AND ?2";
-	/* KVM_RUN calls inside the range, where traced: the vCPUs' own bounds */
-	static const char runs[] = "SELECT count(*), min(start_ts), max(end_ts) FROM ioctl_call "
-				   "WHERE name = 'KVM_RUN' AND seq BETWEEN ?1 AND ?2 AND end_ts IS NOT NULL";
-	sqlite3_stmt *st;
-	int r = msc_store_prepare(v->s, kvm_run ? runs : faults, &st);
-
-	*ret = (struct msc_vcpu_span){ 0 };
-	if (r)
-		return r;
-	sqlite3_bind_int64(st, 1, seq0);
-	sqlite3_bind_int64(st, 2, seq1);
-	r = sqlite3_step(st);
-	if (r == SQLITE_ROW) {
-		ret->n = (uint64_t)sqlite3_column_int64(st, 0);
-		ret->first_ts = column_u64(st, 1);
-		ret->last_ts = column_u64(st, 2);
 		r = 0;
 	} else {
 		r = msc_store_error(v->s, r);
@@ -1544,7 +1509,7 @@ int msc_hview_lost_marks(struct msc_hview *v, struct msc_lost_mark **ret, size_t
 	if (r)
 		return r;
 	sqlite3_bind_int64(st, 1, v->capture_id);
-	*ret = collect_rows(v, st, sizeof(**ret), fill_lost_mark, ret_nr, &r);
+	*ret = collect_rows(v->s, st, sizeof(**ret), fill_lost_mark, ret_nr, &r);
 	return r;
 }
 
@@ -1579,7 +1544,7 @@ int msc_hview_anomalies(struct msc_hview *v, size_t max, struct msc_anomaly **re
 		return r;
 	sqlite3_bind_int64(st, 1, v->capture_id);
 	sqlite3_bind_int64(st, 2, (int64_t)min(max, (size_t)INT64_MAX));
-	*ret = collect_rows(v, st, sizeof(**ret), fill_anomaly, ret_nr, &r);
+	*ret = collect_rows(v->s, st, sizeof(**ret), fill_anomaly, ret_nr, &r);
 	return r;
 }
 
@@ -1598,6 +1563,101 @@ static void fill_kvm_stats(sqlite3_stmt *st, void *row)
 	k->census_flags = (unsigned int)sqlite3_column_int(st, 9);
 }
 
+#define VM_COLS "id, source, overlap, pid, fd, kernel_vm_id, kernel_vm_pid, start_ts, end_ts, " \
+		"start_seq, end_seq"
+
+static void bind_or_null(sqlite3_stmt *st, int c, int64_t v, bool known)
+{
+	if (known)
+		sqlite3_bind_int64(st, c, v);
+	else
+		sqlite3_bind_null(st, c);
+}
+
+/** hstore_put_vms - replace the capture's VMs by @vms */
+int hstore_put_vms(struct hstore *hs, int64_t capture_id, const struct msc_vm *vms, size_t nr)
+{
+	sqlite3_stmt *st = NULL;
+	int r = exec_capture(hs, "DELETE FROM vm WHERE capture_id = ?1", capture_id);
+
+	if (!r)
+		r = msc_store_prepare(hs->s, "INSERT INTO vm (capture_id, " VM_COLS ") VALUES "
+				      "(?,?,?,?,?,?,?,?,?,?,?,?)", &st);
+	for (size_t i = 0; i < nr && !r; i++) {
+		const struct msc_vm *vm = &vms[i];
+		int c = 1;
+
+		sqlite3_bind_int64(st, c++, capture_id);
+		sqlite3_bind_int64(st, c++, vm->id);
+		sqlite3_bind_text(st, c++, msc_phase_source_name(vm->source), -1, SQLITE_STATIC);
+		sqlite3_bind_int(st, c++, vm->overlap);
+		bind_or_null(st, c++, vm->pid, vm->pid >= 0);
+		bind_or_null(st, c++, vm->fd, vm->fd >= 0);
+		bind_or_null(st, c++, vm->kernel_id, vm->kernel_id);
+		bind_or_null(st, c++, vm->kernel_pid, vm->kernel_id);
+		bind_u64(st, c++, vm->start_ts);
+		bind_u64(st, c++, vm->end_ts);
+		sqlite3_bind_int64(st, c++, vm->start_seq);
+		sqlite3_bind_int64(st, c++, vm->end_seq);
+		r = put(hs, st);
+	}
+	sqlite3_finalize(st);
+	return r;
+}
+
+static int64_t column_or(sqlite3_stmt *st, int c, int64_t none)
+{
+	return sqlite3_column_type(st, c) == SQLITE_NULL ? none : sqlite3_column_int64(st, c);
+}
+
+static void fill_vm(sqlite3_stmt *st, void *row)
+{
+	const char *source = (const char *)sqlite3_column_text(st, 1);
+	struct msc_vm *vm = row;
+
+	vm->id = sqlite3_column_int64(st, 0);
+	vm->source = MSC_PHASE_SRC_INFERRED;
+	for (int k = 0; k < MSC_PHASE_SRC_NR; k++)
+		if (source && !strcmp(source, msc_phase_source_name(k)))
+			vm->source = (uint8_t)k;
+	vm->overlap = sqlite3_column_int(st, 2);
+	vm->pid = (int32_t)column_or(st, 3, -1);
+	vm->fd = (int32_t)column_or(st, 4, -1);
+	vm->kernel_id = (uint32_t)column_or(st, 5, 0);
+	vm->kernel_pid = (int32_t)column_or(st, 6, -1);
+	vm->start_ts = column_u64(st, 7);
+	vm->end_ts = column_u64(st, 8);
+	vm->start_seq = sqlite3_column_int64(st, 9);
+	vm->end_seq = sqlite3_column_int64(st, 10);
+}
+
+static int load_vms(struct msc_store *s, int64_t capture_id, struct msc_vm **ret, size_t *ret_nr)
+{
+	sqlite3_stmt *st;
+	int r = msc_store_prepare(s, "SELECT " VM_COLS " FROM vm WHERE capture_id = ? ORDER BY id",
+				  &st);
+
+	*ret = NULL;
+	*ret_nr = 0;
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, capture_id);
+	*ret = collect_rows(s, st, sizeof(**ret), fill_vm, ret_nr, &r);
+	return r;
+}
+
+/** hstore_load_vms - the VMs of an earlier run, to be continued */
+int hstore_load_vms(struct hstore *hs, int64_t capture_id, struct msc_vm **ret, size_t *ret_nr)
+{
+	return load_vms(hs->s, capture_id, ret, ret_nr);
+}
+
+/** msc_hview_vms - the capture's VMs, in order */
+int msc_hview_vms(struct msc_hview *v, struct msc_vm **ret, size_t *ret_nr)
+{
+	return load_vms(v->s, v->capture_id, ret, ret_nr);
+}
+
 /** msc_hview_kvm_stats - KVM's counters at each stats marker, next to the census */
 int msc_hview_kvm_stats(struct msc_hview *v, struct msc_kvm_stats **ret, size_t *ret_nr)
 {
@@ -1609,6 +1669,6 @@ int msc_hview_kvm_stats(struct msc_hview *v, struct msc_kvm_stats **ret, size_t 
 	if (r)
 		return r;
 	sqlite3_bind_int64(st, 1, v->capture_id);
-	*ret = collect_rows(v, st, sizeof(**ret), fill_kvm_stats, ret_nr, &r);
+	*ret = collect_rows(v->s, st, sizeof(**ret), fill_kvm_stats, ret_nr, &r);
 	return r;
 }

@@ -305,7 +305,7 @@ const struct msc_phase *tui_data_phase_at(const struct tui_data *d, uint64_t ts,
 	for (size_t i = 0; i < d->l.nr_phases; i++) {
 		const struct msc_phase *p = &d->l.phases[i];
 
-		if (dirty_only && p->kind == MSC_PHASE_WORKLOAD)
+		if (dirty_only && !msc_phase_is_dirty_log(p->kind))
 			continue;
 		if (p->start_ts <= ts && ts <= p->end_ts && (!best || p->start_ts >= best->start_ts))
 			best = p;

@@ -372,21 +372,18 @@ char *fmt_axis_labels(char *buf, const struct fmt_axis *a)
 
 /* ---- phases ---- */
 
-static bool is_dirty_kind(unsigned int kind)
-{
-	return kind != MSC_PHASE_WORKLOAD;
-}
-
 /**
  * fmt_phase_letter - E enable, H harvest, D disable, R re-promotion, M memslot
- *	update; lower case when inferred
+ *	update, T teardown, P populate, V dirty pass, U re-populate; lower case
+ *	when inferred
  */
 char fmt_phase_letter(const struct msc_phase *p)
 {
 	static const char letters[MSC_PHASE_KIND_NR] = {
 		[MSC_PHASE_WORKLOAD] = 'W', [MSC_PHASE_ENABLE] = 'E', [MSC_PHASE_HARVEST] = 'H',
 		[MSC_PHASE_DISABLE] = 'D', [MSC_PHASE_REPROMOTE] = 'R', [MSC_PHASE_MEMSLOT] = 'M',
-		[MSC_PHASE_TEARDOWN] = 'T',
+		[MSC_PHASE_TEARDOWN] = 'T', [MSC_PHASE_POPULATE] = 'P', [MSC_PHASE_DIRTY_PASS] = 'V',
+		[MSC_PHASE_REPOPULATE] = 'U',
 	};
 	char ch = p->kind < MSC_PHASE_KIND_NR ? letters[p->kind] : '?';
 
@@ -397,7 +394,8 @@ char fmt_phase_letter(const struct msc_phase *p)
  * fmt_phase_strip - where phases run along a chart's time axis
  * @buf: a->cols + 1 bytes
  * @kind: FMT_STRIP_DIRTY: each dirty-log phase as its letter repeated over
- *	its span; FMT_STRIP_WORKLOAD: each marker phase as "|name---"
+ *	its span; FMT_STRIP_WORKLOAD: each marker phase and vCPU pass as
+ *	"|name---"
  *
  * A phase shorter than a column still takes one; later phases draw over
  * earlier ones.
@@ -411,7 +409,7 @@ char *fmt_phase_strip(char *buf, const struct fmt_axis *a, const struct msc_phas
 		const struct msc_phase *p = &ph[i];
 		int c0, c1;
 
-		if (is_dirty_kind(p->kind) != (kind == FMT_STRIP_DIRTY))
+		if (msc_phase_is_dirty_log(p->kind) != (kind == FMT_STRIP_DIRTY))
 			continue;
 		if (p->end_ts < a->t0 || p->start_ts > a->t1)
 			continue;
@@ -506,9 +504,15 @@ char *fmt_phase_header(char *buf, size_t width)
 	return render_cols(buf, width, phase_cols, ARRAY_SIZE(phase_cols), cells, PHASE_NAME_MIN);
 }
 
+/* The kind in the list's 8 columns. */
 static const char *kind_short(unsigned int kind)
 {
-	return kind == MSC_PHASE_REPROMOTE ? "re-promo" : msc_phase_kind_name(kind);
+	switch (kind) {
+	case MSC_PHASE_REPROMOTE: return "re-promo";
+	case MSC_PHASE_DIRTY_PASS: return "dirty";
+	case MSC_PHASE_REPOPULATE: return "re-pop";
+	default: return msc_phase_kind_name(kind);
+	}
 }
 
 static const char *source_short(unsigned int source)

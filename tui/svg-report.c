@@ -99,7 +99,7 @@ static void choose_times(const struct report *rp, struct svg_opts *o)
 	uint64_t t0 = rp->sum.first_ts;
 
 	for (size_t i = 0; i < rp->l.nr_phases; i++) {
-		if (rp->l.phases[i].kind != MSC_PHASE_WORKLOAD) {
+		if (msc_phase_is_dirty_log(rp->l.phases[i].kind)) {
 			add_time(o, rp->l.phases[i].start_ts - t0);
 			break;
 		}
@@ -139,7 +139,7 @@ static void describe_time(const struct report *rp, uint64_t ts, char *buf, size_
 	for (size_t i = 0; i < rp->l.nr_phases; i++) {
 		const struct msc_phase *p = &rp->l.phases[i];
 
-		if (p->kind != MSC_PHASE_WORKLOAD && p->start_ts <= ts && ts <= p->end_ts)
+		if (msc_phase_is_dirty_log(p->kind) && p->start_ts <= ts && ts <= p->end_ts)
 			in = p;
 	}
 	if (in)

@@ -33,7 +33,8 @@ static const char *const phase_colors[MSC_PHASE_KIND_NR] = {
 	[MSC_PHASE_WORKLOAD] = "#999999", [MSC_PHASE_ENABLE] = "#7b3fb5",
 	[MSC_PHASE_HARVEST] = "#a0522d", [MSC_PHASE_DISABLE] = "#d0307f",
 	[MSC_PHASE_REPROMOTE] = "#138d9c", [MSC_PHASE_MEMSLOT] = "#6b8e23",
-	[MSC_PHASE_TEARDOWN] = "#555555",
+	[MSC_PHASE_TEARDOWN] = "#555555", [MSC_PHASE_POPULATE] = "#b8860b",
+	[MSC_PHASE_DIRTY_PASS] = "#cd853f", [MSC_PHASE_REPOPULATE] = "#8fbc8f",
 };
 
 /** svg_escape - @text as XML character data */
@@ -195,7 +196,7 @@ static void phase_bands(FILE *f, const struct svg_chart *c, const struct chart_s
 		char letter[2] = { fmt_phase_letter(p), 0 }, tip[256], a[32], b[32];
 		int row;
 
-		if (p->kind == MSC_PHASE_WORKLOAD || p->end_ts < s->t0 || p->start_ts > s->t1)
+		if (!msc_phase_is_dirty_log(p->kind) || p->end_ts < s->t0 || p->start_ts > s->t1)
 			continue;
 		fmt_time(a, sizeof(a), p->start_ts - c->origin);
 		fmt_span(b, sizeof(b), p->end_ts - p->start_ts);
@@ -234,7 +235,7 @@ static void workload_strip(FILE *f, const struct svg_chart *c, const struct char
 		const struct msc_phase *p = &c->phases[i];
 		double x0 = xof(s, p->start_ts), x1 = max(xof(s, p->end_ts), x0 + 1);
 
-		if (p->kind != MSC_PHASE_WORKLOAD)
+		if (msc_phase_is_dirty_log(p->kind))
 			continue;
 		fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"18\" fill=\"%s\"><title>",
 			x0, y, x1 - x0, n++ % 2 ? "#d9d9d9" : "#bdbdbd");

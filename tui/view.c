@@ -123,7 +123,7 @@ static uint64_t first_cursor(const struct tui *t)
 	if (d->live)
 		return d->t_last;
 	for (size_t i = 0; i < d->l.nr_phases; i++)
-		if (d->l.phases[i].kind != MSC_PHASE_WORKLOAD)
+		if (msc_phase_is_dirty_log(d->l.phases[i].kind))
 			return d->l.phases[i].start_ts;
 	return d->t_last;
 }
@@ -221,7 +221,7 @@ static void play(struct tui *t)
 		return;
 	}
 	for (size_t i = 0; !p && i < d->l.nr_phases; i++)
-		if (d->l.phases[i].kind != MSC_PHASE_WORKLOAD && d->l.phases[i].start_ts > t->cursor)
+		if (msc_phase_is_dirty_log(d->l.phases[i].kind) && d->l.phases[i].start_ts > t->cursor)
 			p = &d->l.phases[i];
 	if (!p)
 		p = tui_data_phase_at(d, t->cursor, false);
@@ -494,7 +494,8 @@ void draw_cursor_line(struct tui *t, int y)
 		o += (size_t)snprintf(line + o, sizeof(line) - o, "  in %s (%s)",
 				      msc_phase_kind_name(dp->kind), msc_phase_source_name(dp->source));
 	if (wp && wp != dp && o < sizeof(line))
-		o += (size_t)snprintf(line + o, sizeof(line) - o, "  workload %s", wp->name);
+		o += (size_t)snprintf(line + o, sizeof(line) - o, "  %s %s",
+				      wp->kind == MSC_PHASE_WORKLOAD ? "workload" : "vCPUs:", wp->name);
 	draw_line(y, A_NORMAL, line);
 	if (lost && o < (size_t)t->cols) {
 		char n[32];

@@ -129,7 +129,10 @@ static inline uint64_t msc_census_mapped(const struct msc_census *c)
 	X(DISABLE, "disable")		/* zap collapsible / in-place recovery */ \
 	X(REPROMOTE, "re-promotion")	/* until each region is huge again */  \
 	X(MEMSLOT, "memslot")		/* a memslot update without dirty-log work */ \
-	X(TEARDOWN, "teardown")		/* the VM's tables go: memslots deleted, VM destroyed */
+	X(TEARDOWN, "teardown")		/* the VM's tables go: memslots deleted, VM destroyed */ \
+	X(POPULATE, "populate")		/* vCPUs touch memory before dirty logging */ \
+	X(DIRTY_PASS, "dirty-pass")	/* vCPUs run while dirty logging is on */ \
+	X(REPOPULATE, "re-populate")	/* vCPUs touch memory again after a disable */
 
 enum msc_phase_kind {
 #define X(name, str) MSC_PHASE_##name,
@@ -137,6 +140,13 @@ enum msc_phase_kind {
 #undef X
 	MSC_PHASE_KIND_NR,
 };
+
+/* The kernel's dirty-log and memslot work, not the workload's or its vCPUs'. */
+static inline bool msc_phase_is_dirty_log(unsigned int kind)
+{
+	return kind != MSC_PHASE_WORKLOAD && kind != MSC_PHASE_POPULATE &&
+	       kind != MSC_PHASE_DIRTY_PASS && kind != MSC_PHASE_REPOPULATE;
+}
 
 /* How a phase was found (weakest last). */
 #define MSC_PHASE_SOURCES(X)                                                   \
@@ -156,6 +166,7 @@ enum msc_phase_source {
 /* A phase and what it cost. */
 struct msc_phase {
 	int64_t id;
+	int64_t vm;			/* the VM it belongs to (struct msc_vm.id) */
 	uint8_t kind;			/* enum msc_phase_kind */
 	uint8_t source;			/* enum msc_phase_source */
 	char name[64];			/* marker name, or the kind's name */
@@ -181,6 +192,25 @@ struct msc_phase {
 	uint64_t region_split_ns;	/* sum over 2M regions of time spent split */
 	int64_t to_huge_ns;		/* re-promotion: disable start -> all huge; -1 never */
 	struct msc_census before, after;
+};
+
+/*
+ * One VM of the capture.  VMs follow one another: a VM begins at its
+ * KVM_CREATE_VM (ioctls traced), where the companion patch's vm id changes,
+ * or (inferred) at the first guest fault or SPTE installed after a teardown
+ * emptied the tables; it ends where the next begins.  The events name no VM on a stock
+ * kernel, so VMs that run at once are one census: @overlap says so.
+ */
+struct msc_vm {
+	int64_t id;			/* 1, 2, ... in the capture */
+	uint8_t source;			/* enum msc_phase_source: IOCTL, TRACEPOINT or INFERRED */
+	bool overlap;			/* began while the VM before still had memory mapped */
+	int32_t pid;			/* KVM_CREATE_VM's task; -1 unknown */
+	int32_t fd;			/* the VM's file descriptor (its return value); -1 */
+	uint32_t kernel_id;		/* the companion patch's vm_id; 0 none seen */
+	int32_t kernel_pid;		/* ... and its vm_pid (kvm->userspace_pid); -1 */
+	uint64_t start_ts, end_ts;
+	int64_t start_seq, end_seq;
 };
 
 /* State of one 2M region of guest memory at one time (memory-map cell). */
@@ -362,14 +392,6 @@ int msc_hview_phase_coverage(struct msc_hview *v, int64_t phase_id, struct msc_c
 int msc_hview_phase_harvest(struct msc_hview *v, const struct msc_phase *p,
 			    struct msc_harvest_sum *ret);
 
-/* What the vCPUs did in a range of events (msc_hview_vcpu_span). */
-struct msc_vcpu_span {
-	uint64_t n;			/* page faults, or KVM_RUN calls */
-	uint64_t first_ts, last_ts;
-};
-
-int msc_hview_vcpu_span(struct msc_hview *v, int64_t seq0, int64_t seq1, bool kvm_run,
-			struct msc_vcpu_span *ret);
 int msc_hview_cells_at(struct msc_hview *v, uint64_t ts, uint8_t as_id, uint64_t gfn_first,
 		       uint64_t gfn_end, struct msc_region_cell **ret, size_t *ret_nr);
 int msc_hview_gfn_history(struct msc_hview *v, uint8_t as_id, uint64_t gfn,
@@ -379,6 +401,7 @@ int msc_hview_lost_marks(struct msc_hview *v, struct msc_lost_mark **ret, size_t
 int msc_hview_anomalies(struct msc_hview *v, size_t max, struct msc_anomaly **ret,
 			size_t *ret_nr);
 int msc_hview_kvm_stats(struct msc_hview *v, struct msc_kvm_stats **ret, size_t *ret_nr);
+int msc_hview_vms(struct msc_hview *v, struct msc_vm **ret, size_t *ret_nr);
 
 const char *msc_map_cause_name(enum msc_map_cause cause);
 const char *msc_phase_kind_name(enum msc_phase_kind kind);

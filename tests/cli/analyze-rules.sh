@@ -13,7 +13,13 @@
 #     ioctls), the memslot deletion after them a teardown;
 #   - with the KVM ioctls traced each dirty-log phase is its ioctl, exactly,
 #     its kind from the work inside (a memslot update with none is the
-#     manual-protect enable once a harvest follows), its late flush its own.
+#     manual-protect enable once a harvest follows), its late flush its own;
+#   - the vCPUs' passes between the steps are phases (populate, dirty-pass,
+#     re-populate), bounded by their KVM_RUN where traced, else by their
+#     first and last fault, each with its faults and census;
+#   - each VM has its own phases: a VM begins at KVM_CREATE_VM, or without
+#     ioctls at the first fault after a teardown left nothing mapped; one
+#     created while the one before still has memory mapped is an overlap.
 . "$(dirname "$0")/lib.sh"
 
 EV=$MSC_TEST_DATA/events
@@ -74,7 +80,7 @@ f=teardown
 check "$f: imports" imp "$f"
 check_eq "$f: disable, re-promotion ended by the VM's teardown, not huge again" \
 	"$(q "$f" "SELECT group_concat(kind || ':' || coalesce(to_huge_ns, 'never'), ' ') FROM (SELECT kind, to_huge_ns FROM phase WHERE kind != 'workload' ORDER BY start_ts)")" \
-	"enable:never disable:never re-promotion:never teardown:never"
+	"populate:never enable:never disable:never re-promotion:never teardown:never"
 check_eq "$f: the re-promotion ends where the teardown begins" \
 	"$(q "$f" "SELECT r.end_ts <= t.start_ts AND r.open = 0 FROM phase r, phase t WHERE r.kind = 're-promotion' AND t.kind = 'teardown'")" 1
 
@@ -99,7 +105,57 @@ f=ioctl-two-slots
 check "$f: imports" imp "$f"
 check_eq "$f: one enable and one disable for the two memslots; the re-promotion ends at the teardown" \
 	"$(q "$f" "SELECT group_concat(kind || ':' || spte_changes, ' ') FROM (SELECT kind, spte_changes FROM phase
-		WHERE kind != 'workload' ORDER BY start_ts)")" "enable:1026 disable:1026 re-promotion:0 teardown:1"
+		WHERE kind != 'workload' ORDER BY start_ts)")" "populate:4 enable:1026 disable:1026 re-promotion:0 teardown:1"
 check_eq "$f: census equals the counters at every point" \
 	"$(q "$f" "SELECT count(*) FROM kvm_stats_check WHERE diff_4k OR diff_2m OR diff_1g")" 0
+for f in vcpu-passes vcpu-passes-kvm-run; do
+	check "$f: imports" imp "$f"
+	check_eq "$f: the passes between the steps, each of its kind" \
+		"$(q "$f" "SELECT group_concat(kind, ' ') FROM (SELECT kind FROM phase ORDER BY start_ts, id)")" \
+		"memslot populate enable dirty-pass harvest dirty-pass harvest disable re-promotion re-populate"
+	check_eq "$f: each pass's NPF exits (slow/fast) and census after (4K/2M), as KVM counted" \
+		"$(q "$f" "SELECT group_concat(faults_slow || '/' || faults_fast || ':' || after_4k || '/' || after_2m, ' ')
+			FROM (SELECT * FROM phase WHERE kind IN ('populate', 'dirty-pass', 're-populate') ORDER BY start_ts)")" \
+		"1/0:0/1 0/8:512/0 0/8:512/0 1/0:0/1"
+	check_eq "$f: census equals the counters at every point, nothing unapplied" \
+		"$(q "$f" "SELECT count(*) FROM kvm_stats_check WHERE diff_4k OR diff_2m OR diff_1g")/$(q "$f" "SELECT count(*) FROM anomaly")" "0/0"
+	check_eq "$f: huge again inside the re-populate" \
+		"$(q "$f" "SELECT d.start_ts + d.to_huge_ns BETWEEN p.start_ts AND p.end_ts FROM phase d, phase p
+			WHERE d.kind = 'disable' AND p.kind = 're-populate'")" 1
+done
+check_eq "vcpu-passes: no KVM_RUN: each pass from its first fault to its vCPU's last event, inferred" \
+	"$(q vcpu-passes "WITH v(ts) AS (SELECT ts FROM fault UNION ALL SELECT ts FROM spte_change WHERE pid = 30)
+		SELECT count(*) || '/' || sum(source = 'inferred'
+			AND start_ts = (SELECT min(ts) FROM fault WHERE ts BETWEEN p.start_ts AND p.end_ts)
+			AND end_ts = (SELECT max(ts) FROM v WHERE ts BETWEEN p.start_ts AND p.end_ts))
+		FROM phase p WHERE kind IN ('populate', 'dirty-pass', 're-populate')")" "4/4"
+check_eq "vcpu-passes-kvm-run: each pass is its KVM_RUN, exactly" \
+	"$(q vcpu-passes-kvm-run "SELECT count(*) || '/' || sum(source = 'ioctl' AND EXISTS (SELECT 1 FROM ioctl_call c
+		WHERE c.name = 'KVM_RUN' AND c.start_ts = p.start_ts AND c.end_ts = p.end_ts))
+		FROM phase p WHERE kind IN ('populate', 'dirty-pass', 're-populate')")" "4/4"
+"$MSC" report --selftest "$T/vcpu-passes-kvm-run.db" > "$T/selftest.out"
+check_eq "vcpu-passes-kvm-run: report --selftest: the test's lines, a dirty pass its KVM_RUN's 9 us" \
+	"$(grep -c . "$T/selftest.out") $(grep 'Iteration 2 dirty memory' "$T/selftest.out")" \
+	"7 Iteration 2 dirty memory time: 0.000009000s"
+
+for f in two-vms two-vms-inferred two-vms-overlap; do
+	check "$f: imports" imp "$f"
+done
+check_eq "two-vms: a VM per KVM_CREATE_VM, its fd" \
+	"$(q two-vms "SELECT group_concat(id || ':' || source || ':' || fd || ':' || overlap, ' ') FROM vm")" \
+	"1:ioctl:5:0 2:ioctl:6:0"
+check_eq "two-vms-inferred: no ioctls: the second VM begins at its first fault after the teardown" \
+	"$(q two-vms-inferred "SELECT group_concat(v.id || ':' || v.source || ':' || (v.start_ts = (SELECT min(ts) FROM fault
+		WHERE pid = 31)), ' ') FROM vm v")" "1:inferred:0 2:inferred:1"
+for f in two-vms two-vms-inferred; do
+	check_eq "$f: each VM its own phases and census" \
+		"$(q "$f" "SELECT group_concat(vm || ':' || kind || ':' || after_2m, ' ') FROM (SELECT * FROM phase ORDER BY start_ts)")" \
+		"1:populate:1 1:teardown:0 2:populate:2"
+	check_eq "$f: the census of each VM at its end" \
+		"$(q "$f" "SELECT group_concat(vm || ':' || pages_2m, ' ') FROM (SELECT vm, pages_2m, max(seq) FROM vm_census GROUP BY vm)")" \
+		"1:0 2:2"
+done
+check_eq "two-vms-overlap: created while the first still runs: marked, its census both VMs'" \
+	"$(q two-vms-overlap "SELECT group_concat(id || ':' || overlap, ' ') FROM vm") $(q two-vms-overlap "SELECT after_2m FROM phase WHERE vm = 2")" \
+	"1:0 2:1 3"
 done_testing

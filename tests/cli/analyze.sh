@@ -32,6 +32,10 @@ for dir in "$TRACES"/*/; do
 	esac
 	check_eq "$name: census equals pages_4k/2m/1g at every marker" \
 		"$(q "$db" "SELECT count(*) FROM kvm_stats_check WHERE diff_4k OR diff_2m OR diff_1g")" 0
+	check_eq "$name: each phase's regions add up to its census after (exact at the phase's end)" \
+		"$(q "$db" "SELECT count(*) FROM phase p JOIN (SELECT phase_id, sum(pages_4k) k, sum(pages_2m) m,
+			sum(pages_1g) / 512 g FROM phase_region GROUP BY phase_id) c ON c.phase_id = p.id
+			WHERE c.k != p.after_4k OR c.m != p.after_2m OR c.g != p.after_1g")" 0
 	check_eq "$name: exact census (not approximate)" \
 		"$(q "$db" "SELECT coalesce(max(census_flags & 1), 0) FROM kvm_stats")" 0
 	check_eq "$name: no bad-spte anomaly, no change left unclassified" \

@@ -41,7 +41,7 @@ for name in k612msc-npt_tdp_32m k612msc-npt_tdp_16m_clear k612msc-npt_tdp_eager0
 
 	# VM attribution: the VM the events name is the workload's process.
 	check_eq "$name: one VM, created by the workload's process" \
-		"$(q "select count(*) || ' ' || min(vm_pid) from vm")" \
+		"$(q "select count(*) || ' ' || min(vm_pid) from kernel_vm")" \
 		"1 $(q "select pid from marker where text like '%phase=setup begin' limit 1")"
 
 	# The analyzer takes enable/disable from the tracepoints: inside the

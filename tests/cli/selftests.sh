@@ -12,8 +12,9 @@
 #     user-space work around the ioctl);
 #   - faults: each NPF exit counted once (exits = slow + fast + spurious);
 #   - the splitting test's DEBUG build prints KVM's counters after each
-#     stage: after enabling, clearing and disabling they equal the census
-#     at the end of the matching group of ioctl phases (both VMs, both slots);
+#     stage: after populating, enabling, dirtying, clearing, disabling and
+#     repopulating they equal the census at the end of the matching group
+#     of phases of the same VM (a VM per KVM_CREATE_VM, both slots);
 #   - without ioctls and kprobes, under manual protect (the perf test's
 #     default) the first KVM_CLEAR_DIRTY_LOG, where the splitting happens,
 #     is a harvest, not an enable.
@@ -55,20 +56,30 @@ for dir in "$TRACES"/k*st-*/; do
 		;;
 	esac
 	if grep -q '^Page stats after' "$dir/selftest.log" && [ "$ioctls" -gt 0 ]; then
-		# KVM's counters after each stage the kernel bounds, in order
-		sed -n 's/^Page stats after \(enabling dirty logging\|clearing dirty log\|disabling dirty logging\): 4K: \([0-9]*\) 2M: \([0-9]*\) 1G: \([0-9]*\).*/\1|\2 \3 \4/p' \
-			"$dir/selftest.log" | sed 's/^enabling.*|/enable|/; s/^clearing.*|/clear|/; s/^disabling.*|/disable|/' > "$T/$name.kvm"
-		# the census at the end of each group of same-kind dirty-log phases
-		q "$db" "SELECT kind, name, after_4k || ' ' || after_2m || ' ' || after_1g FROM phase
-			WHERE kind IN ('enable', 'harvest', 'disable') ORDER BY start_ts" | awk -F'|' '
-			function flush() { if (k != "") print (k == "harvest" ? (c ? "clear" : "") : k) "|" last }
-			{ if ($1 != k || ($2 == "get_dirty_log" && c)) { flush(); c = 0 }	# a get after a clear: the next iteration
-			  k = $1; last = $3; if ($2 == "clear_dirty_log") c = 1 }
-			END { flush() }' | grep -v '^|' > "$T/$name.census"
+		# KVM's counters after every stage, per VM (each "Testing guest mode" is a new VM)
+		awk '/^Testing guest mode/ { vm++ }
+			/^Page stats after/ { st = $0; sub(/^Page stats after /, "", st); sub(/:.*/, "", st)
+			  print vm "|" st "|" $(NF - 6) " " $(NF - 4) " " $(NF - 2) }' "$dir/selftest.log" > "$T/$name.kvm"
+		# the census at the end of each group of same-kind phases of the VM; a
+		# group of harvests is the test's "clearing" stage if it cleared
+		q "$db" "SELECT vm, kind, name, after_4k || ' ' || after_2m || ' ' || after_1g FROM phase
+			WHERE kind IN ('populate', 'enable', 'dirty-pass', 'harvest', 'disable', 're-populate')
+			ORDER BY vm, start_ts" | awk -F'|' '
+			BEGIN { st["populate"] = "populating memory"; st["enable"] = "enabling dirty logging"
+				st["dirty-pass"] = "dirtying memory"; st["disable"] = "disabling dirty logging"
+				st["re-populate"] = "repopulating memory" }
+			function flush() { if (k == "harvest" && c) print v "|clearing dirty log|" last
+					   else if (k != "" && k != "harvest") print v "|" st[k] "|" last }
+			{ if ($1 != v || $2 != k) { flush(); c = 0 }
+			  v = $1; k = $2; last = $4; if ($3 == "clear_dirty_log") c = 1 }
+			END { flush() }' > "$T/$name.census"
+		check_eq "$name: a VM per KVM_CREATE_VM, as many as the test ran" \
+			"$(q "$db" "SELECT count(*) || ' ' || sum(source = 'ioctl') FROM vm")" \
+			"$(grep -c '^Testing guest mode' "$dir/selftest.log") $(grep -c '^Testing guest mode' "$dir/selftest.log")"
 		check_eq "$name: one enable and one disable per step, both memslots in it" \
 			"$(q "$db" "SELECT count(*) FROM phase WHERE kind = 'enable'") $(q "$db" "SELECT count(*) FROM phase WHERE kind = 'disable'")" \
 			"$(grep -c 'after enabling dirty logging' "$dir/selftest.log") $(grep -c 'after disabling dirty logging' "$dir/selftest.log")"
-		check_eq "$name: KVM's counters after each stage = the census after its phases" \
+		check_eq "$name: KVM's counters after every stage of every VM = the census after its phases" \
 			"$(cat "$T/$name.census")" "$(cat "$T/$name.kvm")"
 	fi
 	"$MSC" report --selftest "$db" > "$T/$name.ours" 2>&1

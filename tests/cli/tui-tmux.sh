@@ -84,7 +84,7 @@ see v "Enter: the GFN inspector" '^GFN 0x40000 \(GPA 0x40000000, as 0\): 10 inte
 tm send-keys -t v 1 End
 see v "1, End: the overview at the end" '^cursor 814\.673 ms'
 tm send-keys -t v Tab Tab
-see v "Tab Tab: the phases" '^Phases: 16 '
+see v "Tab Tab: the phases" '^Phases: 20 '
 tm send-keys -t v q
 exited v "q: exits 0" 0
 sleep 0.2

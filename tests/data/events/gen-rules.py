@@ -171,6 +171,116 @@ def faults(name):
     out.append(phase(t, IOCTL, "faults", "end")); t += 100
     write(name, out)
 
+CREATE_VM, KVM_RUN = 0xae01, 0xae80
+def create_vm(out, t, fd):
+    out.append(ioctl(t, IOCTL, CREATE_VM)); t += 1000
+    out.append(ioctl(t, IOCTL, ret=fd)); t += 100
+    return t
+
+def vcpu_pass(out, t, kvm_run, body):
+    """One vCPU pass: @body(t) appends its faults and returns the time after
+    them; with @kvm_run inside a KVM_RUN of the vCPU."""
+    if kvm_run:
+        out.append(ioctl(t, VCPU, KVM_RUN, cpu=1)); t += 500
+    t = body(t)
+    if kvm_run:
+        t += 500
+        out.append(ioctl(t, VCPU, ret=0, cpu=1)); t += 100
+    return t
+
+def vcpu_passes(name, kvm_run):
+    out = []
+    head(out, ["The vCPUs' passes between the dirty-log steps of one VM, as phases: populate",
+               "(one 2M region faulted in), a GET_DIRTY_LOG iteration twice (8 pages dirtied",
+               "and fixed by the fast path, then re-protected), a zap-collapsible disable and",
+               "the re-populate that faults the region back in huge"
+               + (", each pass inside its vCPU's KVM_RUN." if kvm_run else "; no KVM_RUN traced."),
+               "Generated for tests/cli/analyze-rules.sh."], "6.12.0")
+    t = create_vm(out, 1000, 5)
+    out.append(ioctl(t, IOCTL, SLOT)); t += 5000; out.append(ioctl(t, IOCTL, ret=0)); t += 1 * MS
+    out.append(page(t, VCPU, "get_page", 0, 0x3784)); t += 100
+    def populate_body(t):
+        out.append(npf(t, VCPU, 0x40000000)); t += 100
+        out.append(spte(t, VCPU, 0, 4, NP, ROOT, cpu=1)); t += 100
+        out.append(spte(t, VCPU, 0x40000, 3, NP, L3, cpu=1)); t += 100
+        out.append(spte(t, VCPU, 0x40000, 2, NP, 0x40000ee7, cpu=1)); t += 100
+        return t
+    t = vcpu_pass(out, t, kvm_run, populate_body)
+    out.append(stats(t, IOCTL, "populate", 0, 1, 0)); t += 1 * MS
+    out.append(ioctl(t, IOCTL, SLOT)); t += 100
+    out.append(spte(t, IOCTL, 0x40000, 2, 0x40000ee7, L2T)); t += 100
+    out.append(split(t, IOCTL, 0x40000, 0x40000ee7, 2)); t += 100
+    t = children(out, t, 0x40000, 0xe67, 0xe65)
+    out.append(ioctl(t, IOCTL, ret=0)); t += 100
+    out.append(stats(t, IOCTL, "enable_dirty_logging", 512, 0, 0)); t += 1 * MS
+    for it in range(2):
+        def dirty_body(t):
+            for i in range(8):
+                a = (0x40000 + i) << 12
+                out.append(npf(t, VCPU, a)); t += 10
+                out.append(fpf(t, VCPU, a, a | 0xe65, a | 0xe67, 5, "fixed")); t += 990
+            return t
+        t = vcpu_pass(out, t, kvm_run, dirty_body)
+        out.append(stats(t, IOCTL, "dirty_memory", 512, 0, 0)); t += 1 * MS
+        out.append(ioctl(t, IOCTL, GET)); t += 100
+        for i in range(8):
+            a = (0x40000 + i) << 12
+            out.append(spte(t, IOCTL, 0x40000 + i, 1, a | 0xe67, a | 0xe65)); t += 10
+        out.append(ioctl(t, IOCTL, ret=0)); t += 1 * MS
+    out.append(ioctl(t, IOCTL, SLOT)); t += 100
+    t = zap_table(out, t, 0x40000, L2T, 0xe65)
+    out.append(ioctl(t, IOCTL, ret=0)); t += 100
+    out.append(stats(t, IOCTL, "disable_dirty_logging", 0, 0, 0)); t += 1 * MS
+    def repopulate_body(t):
+        out.append(npf(t, VCPU, 0x40000000)); t += 100
+        out.append(spte(t, VCPU, 0x40000, 2, NP, 0x40000ee7, cpu=1)); t += 100
+        return t
+    t = vcpu_pass(out, t, kvm_run, repopulate_body)
+    out.append(stats(t, IOCTL, "repopulate", 0, 1, 0)); t += 100
+    write(name, out)
+
+def two_vms(name, ioctls, overlap=False):
+    out = []
+    head(out, ["Two VMs of one process, one after the other: each faults its memory in (the",
+               "same GFNs), the first is destroyed (its root zapped) before the second "
+               + ("is created." if not overlap else "exists: here it is created while the first still runs."),
+               ("KVM_CREATE_VM traced: the VMs begin there." if ioctls else
+                "No ioctls: the second VM begins at its first fault after the teardown."),
+               "Generated for tests/cli/analyze-rules.sh."], "6.12.0")
+    t = 1000
+    if ioctls:
+        t = create_vm(out, t, 5)
+    out.append(page(t, VCPU, "get_page", 0, 0x3784)); t += 100
+    out.append(npf(t, VCPU, 0x40000000)); t += 100
+    out.append(spte(t, VCPU, 0, 4, NP, ROOT, cpu=1)); t += 100
+    out.append(spte(t, VCPU, 0x40000, 3, NP, L3, cpu=1)); t += 100
+    out.append(spte(t, VCPU, 0x40000, 2, NP, 0x40000ee7, cpu=1)); t += 100
+    out.append(stats(t, IOCTL, "populate_vm1", 0, 1, 0)); t += 1 * MS
+    if overlap:
+        t = create_vm(out, t, 6)
+    else:
+        # VM destroy: the root goes, its children are frozen, depth first
+        out.append(spte(t, IOCTL, 0, 4, ROOT, NP)); t += 100
+        out.append(spte(t, IOCTL, 0x40000, 3, L3, NP | 0x5a0)); t += 100
+        out.append(spte(t, IOCTL, 0x40000, 2, 0x40000ee7, NP | 0x5a0)); t += 100
+        out.append(stats(t, IOCTL, "destroy_vm1", 0, 0, 0)); t += 1 * MS
+        if ioctls:
+            t = create_vm(out, t, 6)
+    vcpu2 = VCPU + 1
+    out.append(page(t, vcpu2, "get_page", 0, 0x3784)); t += 100
+    out.append(npf(t, vcpu2, (0x40000 + (1024 if overlap else 0)) << 12)); t += 100
+    if not overlap:
+        out.append(spte(t, vcpu2, 0, 4, NP, ROOT + 0x10000, cpu=1)); t += 100
+        out.append(spte(t, vcpu2, 0x40000, 3, NP, L3 + 0x10000, cpu=1)); t += 100
+    # overlapping, the model is one: the second VM's memory must not be the first's
+    base = 0x40000 + (1024 if overlap else 0)
+    for r in range(2):
+        g = base + r * 512
+        if r: out.append(npf(t, vcpu2, g << 12)); t += 100
+        out.append(spte(t, vcpu2, g, 2, NP, (g << 12) | 0xee7, cpu=1)); t += 100
+    out.append(stats(t, IOCTL, "populate_vm2", 0, 3 if overlap else 2, 0)); t += 100
+    write(name, out)
+
 d = sys.argv[1]
 recover(f"{d}/recover-children-first.events", 0x8000000000000320, False)
 recover(f"{d}/recover-parent-first.events", 0x8000000000000320, True)
@@ -316,3 +426,8 @@ two_slots(f"{d}/ioctl-two-slots.events")
 teardown(f"{d}/teardown.events")
 ioctl_phases(f"{d}/ioctl-phases.events", False)
 ioctl_phases(f"{d}/ioctl-phases-manual.events", True)
+vcpu_passes(f"{d}/vcpu-passes.events", False)
+vcpu_passes(f"{d}/vcpu-passes-kvm-run.events", True)
+two_vms(f"{d}/two-vms.events", True)
+two_vms(f"{d}/two-vms-inferred.events", False)
+two_vms(f"{d}/two-vms-overlap.events", True, overlap=True)
