@@ -92,16 +92,54 @@ const char *cli_count(unsigned long long n, char *buf, unsigned long size)
 	return buf;
 }
 
-/* Remove a database and the files SQLite keeps beside it. */
-void cli_remove_db(const char *path)
+static void remove_files(const char *path, size_t first)
 {
 	static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
 	char p[4096];
 
-	for (size_t i = 0; i < ARRAY_SIZE(suffix); i++) {
+	for (size_t i = first; i < ARRAY_SIZE(suffix); i++) {
 		snprintf(p, sizeof(p), "%s%s", path, suffix[i]);
 		unlink(p);
 	}
+}
+
+/* Remove a database and the files SQLite keeps beside it. */
+void cli_remove_db(const char *path)
+{
+	remove_files(path, 0);
+}
+
+/**
+ * cli_claim_db - make the existing database @path ours to replace
+ *
+ * Nobody may be writing it: no writer holds it (msc_store_writer_lock()) and
+ * no other program is inside a transaction (SQLite's own lock).  Its -wal,
+ * -shm and -journal go, so that none is replayed onto what replaces it.
+ * Returns the writer lock, held until the caller has put the new file in
+ * place (cli_release_db()), or a negative error after saying it.
+ */
+int cli_claim_db(const char *path)
+{
+	struct msc_store *s;
+	int r = msc_store_open(path, 0, &s), fd;
+
+	if (!r) {
+		r = msc_store_lock(s);
+		msc_store_close(s);
+	}
+	/* between the check and the lock another writer may have come: try, never wait */
+	fd = r ? r : msc_store_writer_lock(path);
+	if (fd < 0) {
+		cli_store_error(path, NULL, fd);
+		return fd;
+	}
+	remove_files(path, 1);
+	return fd;
+}
+
+void cli_release_db(int fd)
+{
+	msc_store_writer_unlock(fd);
 }
 
 /* "<db>: <problem>", with SQLite's own words when the code is only "database error". */

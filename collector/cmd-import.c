@@ -105,18 +105,6 @@ static void report_source_error(const struct import_opts *o, struct msc_source *
 }
 
 /* An existing database may be replaced only if nobody is writing to it. */
-static int check_replaceable(const char *path)
-{
-	struct msc_store *s;
-	int r = msc_store_open(path, 0, &s);
-
-	if (r)
-		return r;
-	r = msc_store_lock(s);
-	msc_store_close(s);
-	return r;
-}
-
 /* The special values and where each came from: what a new kernel was read with. */
 static void print_specials(const struct msc_ingest *ing)
 {
@@ -310,8 +298,8 @@ int cmd_import(int argc, char **argv)
 	struct msc_store *store = NULL;
 	char tmp[4096];
 	const char *db_path;
+	int r, claim = -1;
 	bool exists;
-	int r;
 
 	if (parse_args(argc, argv, &o))
 		return 2;
@@ -332,10 +320,9 @@ int cmd_import(int argc, char **argv)
 		if (!r)
 			msc_store_set_batch(store, 0);	/* all or nothing */
 	} else {
-		if (exists && (r = check_replaceable(o.output))) {
-			cli_store_error(o.output, NULL, r);
+		/* the file replaced is ours until the new one is in its place */
+		if (exists && (claim = cli_claim_db(o.output)) < 0)
 			goto err_src;
-		}
 		snprintf(tmp, sizeof(tmp), "%s.importing.%d", o.output, (int)getpid());
 		db_path = tmp;
 		r = msc_store_open(db_path, MSC_STORE_CREATE | MSC_STORE_BULK, &store);
@@ -355,6 +342,7 @@ int cmd_import(int argc, char **argv)
 		cli_error("%s: cannot rename %s into place: %s", o.output, tmp, strerror(errno));
 		r = -errno;
 	}
+	cli_release_db(claim);
 	if (r) {
 		cli_remove_db(tmp);
 		return cli_stop ? 130 : 1;
@@ -362,6 +350,7 @@ int cmd_import(int argc, char **argv)
 	return 0;
 
 err_src:
+	cli_release_db(claim);
 	msc_source_close(src);
 	return 1;
 }

@@ -191,32 +191,34 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 static int open_store(const struct record_opts *o, struct msc_store **ret)
 {
 	bool exists = !access(o->output, F_OK);
-	struct msc_store *s;
-	int r;
+	struct msc_store *s = NULL;
+	int r, claim = -1;
 
 	if (exists && !o->force && !o->append) {
 		cli_error("%s: %s", o->output, msc_strerror(MSC_ERR_EXISTS));
 		return MSC_ERR_EXISTS;
 	}
-	if (exists) {
-		/* nobody may be writing it, whether we replace it or add to it */
+	if (exists && o->append) {
+		/* nobody may be writing it; we are its one writer until we close it */
 		r = msc_store_open(o->output, 0, &s);
-		if (!r) {
+		if (!r)
 			r = msc_store_lock(s);
-			if (r || !o->append)
-				msc_store_close(s);
-		}
 		if (r) {
 			cli_store_error(o->output, NULL, r);
+			msc_store_close(s);
 			return r;
 		}
-		if (o->append) {
-			*ret = s;
-			return 0;
-		}
+		*ret = s;
+		return 0;
+	}
+	if (exists) {
+		claim = cli_claim_db(o->output);
+		if (claim < 0)
+			return claim;
 		cli_remove_db(o->output);
 	}
 	r = msc_store_open(o->output, MSC_STORE_CREATE, ret);
+	cli_release_db(claim);
 	if (r)
 		cli_error("%s: cannot create database: %s", o->output, msc_strerror(r));
 	return r;

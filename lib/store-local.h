@@ -48,6 +48,7 @@ struct msc_store {
 	sqlite3 *db;
 	char *path;
 	unsigned int flags;		/* enum msc_store_flags */
+	int writer_fd;			/* holds the writer lock (msc_store_writer_lock); -1 */
 	bool in_txn;
 	unsigned int pending;		/* events added since the last commit */
 	unsigned int batch;		/* commit every batch events; 0: only when asked */

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -309,6 +310,42 @@ static int create_file(const char *path)
 }
 
 /**
+ * msc_store_writer_lock - become the one writer of the database at @path
+ *
+ * One writer at a time, for the writer's whole life: SQLite's own locks last
+ * a transaction, and a recorder commits every 250 ms, so between its
+ * commits a second writer could replace the file or append under it.  The
+ * lock is an flock() on the file, held by the returned descriptor until
+ * msc_store_writer_unlock(); it dies with its process.  Readers take none.
+ * (SQLite's POSIX locks on the same file are unaffected by flock(); the
+ * descriptor is closed only after SQLite's, never while they are held.)
+ *
+ * Returns the descriptor, MSC_ERR_LOCKED when another process writes the
+ * database, or a negative errno.
+ */
+int msc_store_writer_lock(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX | LOCK_NB)) {
+		int e = errno;
+
+		close(fd);
+		return e == EWOULDBLOCK ? MSC_ERR_LOCKED : -e;
+	}
+	return fd;
+}
+
+/** msc_store_writer_unlock - let go of msc_store_writer_lock()'s lock; < 0 is fine */
+void msc_store_writer_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}
+
+/**
  * msc_store_open - open (or create) an mmuscope database
  * @path: the file
  * @flags: enum msc_store_flags
@@ -344,6 +381,7 @@ int msc_store_open(const char *path, unsigned int flags, struct msc_store **ret)
 	if (!s)
 		return -ENOMEM;
 	s->flags = flags;
+	s->writer_fd = -1;
 	s->batch = MSC_STORE_BATCH;
 	s->path = strdup(path);
 	s->held = malloc(sizeof(*s->held) * MSC_EV_NR);
@@ -352,6 +390,14 @@ int msc_store_open(const char *path, unsigned int flags, struct msc_store **ret)
 		free(s->held);
 		free(s);
 		return -ENOMEM;
+	}
+	if (!(flags & MSC_STORE_READONLY)) {
+		s->writer_fd = msc_store_writer_lock(path);
+		if (s->writer_fd < 0) {
+			r = s->writer_fd;
+			msc_store_close(s);
+			return r;
+		}
 	}
 	rc = sqlite3_open_v2(path, &s->db, oflags | SQLITE_OPEN_NOMUTEX, NULL);
 	r = rc == SQLITE_OK ? pragmas(s) : msc_store_error(s, rc);
@@ -380,6 +426,7 @@ void msc_store_close(struct msc_store *s)
 	}
 	free(s->held);
 	sqlite3_close_v2(s->db);
+	msc_store_writer_unlock(s->writer_fd);	/* after SQLite's own descriptor */
 	free(s->path);
 	free(s);
 }

@@ -69,6 +69,8 @@ int msc_store_commit(struct msc_store *s);
 int msc_store_end_capture(struct msc_store *s, uint64_t records);
 int msc_store_finish(struct msc_store *s);
 int msc_store_lock(struct msc_store *s);
+int msc_store_writer_lock(const char *path);
+void msc_store_writer_unlock(int fd);
 void msc_store_set_batch(struct msc_store *s, unsigned int events);
 int64_t msc_store_next_seq(struct msc_store *s);
 

@@ -89,16 +89,23 @@ expect_error "output directory missing" "nodir/x.db: cannot open database: No su
 expect_error "output under /proc" "/proc/x.db: cannot open database: " "" \
 	"$MSC" import "$src" -o /proc/x.db
 
-# a locked database: another process holds the write lock
-(echo "BEGIN IMMEDIATE; INSERT INTO host_param VALUES (1, 'lock', 'held');"; sleep 6) |
-	sqlite3 "$T/a.db" &
+# a locked database: another program holds SQLite's write lock, until its
+# input ends
+mkfifo "$T/lock.in"
+sqlite3 "$T/a.db" <"$T/lock.in" &
 lockpid=$!
-sleep 1
+exec 9>"$T/lock.in"
+echo "BEGIN IMMEDIATE; INSERT INTO host_param VALUES (1, 'lock', 'held');" >&9
+i=0	# it holds the lock once its row is there for it and a reader sees the lock
+while sqlite3 "$T/a.db" "BEGIN IMMEDIATE; ROLLBACK" 2>/dev/null && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
 expect_error "locked database, --append" "a.db: database is locked by another process$" "" \
 	"$MSC" import --append "$src" -o "$T/a.db"
 expect_error "locked database, --force" "a.db: database is locked by another process$" "" \
 	"$MSC" import --force "$src" -o "$T/a.db"
-kill "$lockpid" 2>/dev/null
+exec 9>&-	# its input ends: it rolls back and exits
 wait "$lockpid" 2>/dev/null
 check_eq "the locked database kept its two captures" \
 	"$(sqlite3 "$T/a.db" 'select count(*) from capture')" 2

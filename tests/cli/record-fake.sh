@@ -70,6 +70,39 @@ sort "$T/ref.txt" >"$T/ref.sorted"
 # kernel fills its buffers, so only the content is compared here
 check "... and stores every event of the run" cmp -s "$T/ref.sorted" "$T/fifo.txt"
 
+# one writer for the writer's whole life: while a recording runs (its pages
+# trickle in; between its commits SQLite holds no lock) no import may
+# replace the database or append to it, and the recording loses nothing
+# shellcheck disable=SC2086
+"$MSC" synth -q --tracing-dir "$T/slow" --instance mmuscope --fifo --trickle 20 $SYN &
+spid=$!
+i=0
+while [ ! -p "$T/slow/instances/mmuscope/per_cpu/cpu1/trace_pipe_raw" ] && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+"$MSC" record -q --tracing-dir "$T/slow" -o "$T/slow.db" >"$T/slow.out" 2>&1 &
+rpid=$!
+i=0	# the recorder has its database
+while ! { [ -s "$T/slow.db" ] && sqlite3 -readonly "$T/slow.db" 'select 1 from capture' 2>/dev/null | grep -q 1; } &&
+	[ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+for mode in --force --append; do
+	out=$("$MSC" import -q $mode "$T/ref.dat" -o "$T/slow.db" 2>&1)
+	check_eq "import $mode onto a live recording: refused (exit 1)" "$?" 1
+	check_match "... saying who has it" "$out" "slow.db: (cannot open database: )?database is locked by another process$"
+done
+wait $rpid
+check_eq "the recording ends well" "$?" 0
+wait $spid
+check_eq "... with every event in its one capture, intact" \
+	"$(sqlite3 "$T/slow.db" 'pragma integrity_check; select count(*), sum(complete) from capture')" "ok
+1|1"
+"$MSC" dump "$T/slow.db" | grep -v '^#' | sort >"$T/slow.txt"
+check "... the same events as the run" cmp -s "$T/ref.sorted" "$T/slow.txt"
+
 # faults
 out=$("$MSC" record --tracing-dir "$T/tree" --instance other -o "$T/x.db" 2>&1)
 check_match "an instance the tree does not have is named" "$out" "instances/other: a test tree needs the instance"

@@ -135,14 +135,20 @@ SELECT m.text, s.c1, s.c2, s.c3 FROM marker m, series s
  WHERE m.text LIKE 'mmuscope-dirtylog: KVM stats after %'
    AND s.seq = (SELECT max(seq) FROM series WHERE ts <= m.ts)
  ORDER BY m.seq;
--- a sample is read, then stamped: it must equal a census current at some
--- moment of [ts - 20 ms, ts + 1 ms] (the one current at the window's start,
--- or one that began inside it)
+-- a sample is read, then stamped, one counter after the other (each its own
+-- file or stats field, read at its own moment while the VM changes): each
+-- counter must equal its census current at some moment of [ts - 20 ms,
+-- ts + 1 ms] (the one current at the window's start, or one that began
+-- inside it)
+CREATE TEMP VIEW near AS
+  SELECT k.rowid AS k, s.c1, s.c2, s.c3 FROM kvm_stats_sample k, series s
+   WHERE k.pages_4k IS NOT NULL
+     AND (s.seq = (SELECT max(seq) FROM series WHERE ts <= k.ts - 20000000)
+          OR s.ts BETWEEN k.ts - 20000000 AND k.ts + 1000000);
 SELECT 'samples', count(*),
-       sum(EXISTS (SELECT 1 FROM series s
-                    WHERE (s.seq = (SELECT max(seq) FROM series WHERE ts <= k.ts - 20000000)
-                           OR s.ts BETWEEN k.ts - 20000000 AND k.ts + 1000000)
-                      AND s.c1 = k.pages_4k AND s.c2 = k.pages_2m AND s.c3 = k.pages_1g))
+       sum(EXISTS (SELECT 1 FROM near n WHERE n.k = k.rowid AND n.c1 = k.pages_4k) AND
+           EXISTS (SELECT 1 FROM near n WHERE n.k = k.rowid AND n.c2 = k.pages_2m) AND
+           EXISTS (SELECT 1 FROM near n WHERE n.k = k.rowid AND n.c3 = k.pages_1g))
   FROM kvm_stats_sample k WHERE pages_4k IS NOT NULL;
 " > "$RUN/census.txt"
 phases=0
