@@ -5,13 +5,16 @@
  */
 #include "cli.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "mmuscope/error.h"
+#include "mmuscope/file.h"
 #include "mmuscope/host.h"
 #include "mmuscope/store.h"
 #include "mmuscope/util.h"
@@ -92,6 +95,33 @@ const char *cli_count(unsigned long long n, char *buf, unsigned long size)
 	return buf;
 }
 
+/**
+ * cli_clean_leftovers - remove, and say, what killed runs left beside @path:
+ *	its temporary names (<path>.importing.PID, .analysis.PID, .tmp.PID.*,
+ *	.parts.PID.*) whose process is gone
+ */
+void cli_clean_leftovers(const char *path)
+{
+	static const char *const kinds[] = { "importing", "analysis", "tmp", "parts" };
+	const char *slash = strrchr(path, '/');
+	char dir[4096], prefix[512];
+	int n = 0;
+
+	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + 1 : 1, slash ? path : ".");
+	for (size_t i = 0; i < ARRAY_SIZE(kinds); i++) {
+		int removed;
+
+		snprintf(prefix, sizeof(prefix), "%s.%s.", slash ? slash + 1 : path, kinds[i]);
+		removed = msc_file_clean(dir, prefix);	/* once: max() is a macro */
+		n += max(removed, 0);
+	}
+	if (n)
+		cli_warn("%s: removed %d temporary file%s of a killed run beside it", path, n,
+			 n == 1 ? "" : "s");
+}
+
+#define CLAIM_LINK INT_MAX	/* cli_claim_db() of a symlink: no lock to hold */
+
 static void remove_files(const char *path, size_t first)
 {
 	static const char *const suffix[] = { "", "-wal", "-shm", "-journal" };
@@ -116,13 +146,19 @@ void cli_remove_db(const char *path)
  * no other program is inside a transaction (SQLite's own lock).  Its -wal,
  * -shm and -journal go, so that none is replayed onto what replaces it.
  * Returns the writer lock, held until the caller has put the new file in
- * place (cli_release_db()), or a negative error after saying it.
+ * place (cli_release_db()), or a negative error after saying it.  A symlink
+ * at @path is not followed: it is only replaced.
  */
 int cli_claim_db(const char *path)
 {
 	struct msc_store *s;
-	int r = msc_store_open(path, 0, &s), fd;
+	struct stat st;
+	int r, fd;
 
+	/* a symlink is replaced, never written through: what it points to stays */
+	if (!lstat(path, &st) && S_ISLNK(st.st_mode))
+		return CLAIM_LINK;
+	r = msc_store_open(path, 0, &s);
 	if (!r) {
 		r = msc_store_lock(s);
 		msc_store_close(s);
@@ -139,7 +175,8 @@ int cli_claim_db(const char *path)
 
 void cli_release_db(int fd)
 {
-	msc_store_writer_unlock(fd);
+	if (fd != CLAIM_LINK)
+		msc_store_writer_unlock(fd);
 }
 
 /* "<db>: <problem>", with SQLite's own words when the code is only "database error". */

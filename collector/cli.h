@@ -28,6 +28,7 @@ struct msc_store;
 struct msc_host;
 void cli_remove_db(const char *path);
 int cli_claim_db(const char *path);
+void cli_clean_leftovers(const char *path);
 void cli_release_db(int fd);
 int cli_parse_host(struct msc_host *host, const char *arg);
 void cli_store_error(const char *path, const struct msc_store *s, int r);

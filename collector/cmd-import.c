@@ -309,6 +309,7 @@ int cmd_import(int argc, char **argv)
 		report_source_error(&o, src, r);
 		return 1;
 	}
+	cli_clean_leftovers(o.output);
 	exists = !access(o.output, F_OK);
 	if (exists && !o.force && !o.append) {
 		cli_error("%s: %s", o.output, msc_strerror(MSC_ERR_EXISTS));

@@ -190,9 +190,14 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 /* Open the database: new (0600, WAL), replaced with --force, or --append. */
 static int open_store(const struct record_opts *o, struct msc_store **ret)
 {
-	bool exists = !access(o->output, F_OK);
 	struct msc_store *s = NULL;
 	int r, claim = -1;
+	bool exists;
+
+	cli_clean_leftovers(o->output);
+	if (o->trace_dat)
+		cli_clean_leftovers(o->trace_dat);
+	exists = !access(o->output, F_OK);
 
 	if (exists && !o->force && !o->append) {
 		cli_error("%s: %s", o->output, msc_strerror(MSC_ERR_EXISTS));
@@ -381,7 +386,7 @@ static int tee_open(struct recorder *rec)
 
 	if (!tee)
 		return -ENOMEM;
-	snprintf(tee->dir, sizeof(tee->dir), "%s.parts.XXXXXX", rec->o->trace_dat);
+	snprintf(tee->dir, sizeof(tee->dir), "%s.parts.%d.XXXXXX", rec->o->trace_dat, (int)getpid());
 	if (!mkdtemp(tee->dir)) {
 		int r = -errno;
 

@@ -14,9 +14,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -25,6 +27,7 @@
 
 #include "mmuscope/decode.h"
 #include "mmuscope/error.h"
+#include "mmuscope/file.h"
 #include "mmuscope/util.h"
 #include "source-local.h"
 
@@ -211,13 +214,17 @@ static int copy_uncompressed(const char *path, const char *tmp)
 {
 	struct tracecmd_input *head;
 	struct tracecmd_output *out;
-	pid_t pid = fork();
+	pid_t parent = getpid(), pid = fork();
 	int status;
 
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
 		int null = open("/dev/null", O_WRONLY);
+
+		/* it dies with its parent: no copy outlives the run (a killed one's is cleaned) */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+			_exit(3);
 
 		if (null >= 0)
 			dup2(null, STDERR_FILENO);
@@ -241,14 +248,20 @@ static int copy_uncompressed(const char *path, const char *tmp)
 									  MSC_ERR_TMPCOPY;
 }
 
-/* The uncompressed copy of a large compressed file, open and unlinked. */
+/*
+ * The uncompressed copy of a large compressed file, open and unlinked.  Its
+ * name carries the pid ("mmuscope-<pid>-XXXXXX.dat"): the copies of killed
+ * runs are removed here by the next.
+ */
 static int open_uncompressed(struct tracedat_source *t, const char *path)
 {
 	const char *dir = getenv("TMPDIR");
 	char tmp[4096];
 	int fd, r;
 
-	snprintf(tmp, sizeof(tmp), "%s/mmuscope-XXXXXX.dat", dir && *dir ? dir : "/var/tmp");
+	dir = dir && *dir ? dir : "/var/tmp";
+	msc_file_clean(dir, "mmuscope-");
+	snprintf(tmp, sizeof(tmp), "%s/mmuscope-%d-XXXXXX.dat", dir, (int)getpid());
 	fd = mkstemps(tmp, 4);	/* 0600: a trace holds host physical addresses */
 	if (fd < 0)
 		return MSC_ERR_TMPCOPY;

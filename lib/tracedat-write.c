@@ -26,6 +26,7 @@
 #include <trace-cmd/trace-cmd.h>
 
 #include "mmuscope/error.h"
+#include "mmuscope/file.h"
 
 /* exported by libtracecmd.so.1, declared in trace-cmd-private.h */
 struct tracecmd_output;
@@ -107,7 +108,8 @@ static void read_clock(const char *tracing_dir, char *buf, size_t size)
 
 /**
  * msc_tracedat_write - assemble a trace.dat
- * @path: the file to write (created 0600, replaced if it exists)
+ * @path: the file to write (created new, 0600, renamed into place when
+ *        complete: msc_file_create())
  * @tracing_dir: a tracing directory: events/ (formats and ring-buffer
  *               headers), saved_cmdlines, trace_clock
  * @kallsyms: an existing file (libtracecmd 1.3 writes a corrupt compressed
@@ -129,8 +131,9 @@ int msc_tracedat_write(const char *path, const char *tracing_dir, const char *ka
 	static const char version[] = "mmuscope-synth";
 	char globs[MAX_SYSTEMS][80], clock[512];
 	struct tracecmd_output *h;
+	struct msc_new_file out;
 	size_t nr;
-	int fd, r;
+	int r;
 
 	if (access(kallsyms, R_OK))
 		return -errno;
@@ -138,14 +141,16 @@ int msc_tracedat_write(const char *path, const char *tracing_dir, const char *ka
 	if (r)
 		return r;
 	read_clock(tracing_dir, clock, sizeof(clock));
-	fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0)
-		return -errno;
+	r = msc_file_create(&out, path);
+	if (r)
+		return r;
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	r = -EIO;
-	h = tracecmd_output_create_fd(fd);
-	if (!h)
-		goto out;
+	h = tracecmd_output_create_fd(out.fd);
+	if (!h) {
+		msc_file_abort(&out);
+		return r;
+	}
 	tracecmd_set_quiet(h, true);	/* no "CPU0 data recorded at ..." on stdout */
 	if (tracecmd_output_set_trace_dir(h, tracing_dir) ||
 	    tracecmd_output_set_kallsyms(h, kallsyms) ||
@@ -162,9 +167,11 @@ int msc_tracedat_write(const char *path, const char *tracing_dir, const char *ka
 		goto err;
 	r = 0;
 err:
-	tracecmd_output_close(h);	/* closes @fd too */
-	return r;
-out:
-	close(fd);
-	return r;
+	tracecmd_output_close(h);	/* closes out.fd too */
+	out.fd = -1;
+	if (r) {
+		msc_file_abort(&out);
+		return r;
+	}
+	return msc_file_commit(&out);
 }

@@ -20,6 +20,7 @@
 
 #include "cells.h"
 #include "data.h"
+#include "mmuscope/file.h"
 #include "mmuscope/store.h"
 #include "mmuscope/util.h"
 
@@ -35,16 +36,38 @@ struct report {
 	char what[256];			/* "capture 1: kernel ..., npt, TDP MMU" */
 };
 
-static FILE *create(const char *dir, const char *name, char *path, size_t size)
+/* A picture file, new (msc_file_create()): NULL and errno on failure. */
+static FILE *create(const char *dir, const char *name, char *path, size_t size,
+		    struct msc_new_file *nf)
 {
+	FILE *f;
+	int r;
+
 	snprintf(path, size, "%s/%s", dir, name);
-	return fopen(path, "w");
+	r = msc_file_create(nf, path);
+	if (r) {
+		errno = -r;
+		return NULL;
+	}
+	f = fdopen(nf->fd, "w");
+	if (!f) {
+		r = errno;
+		msc_file_abort(nf);
+		errno = r;
+	}
+	return f;
 }
 
-static int close_file(FILE *f, FILE *list, const char *path, int r)
+/* The picture is drawn (@r: how that went): into its place, or gone. */
+static int close_file(FILE *f, struct msc_new_file *nf, FILE *list, const char *path, int r)
 {
 	if (fclose(f) && !r)
 		r = -errno;
+	nf->fd = -1;		/* fclose() closed it */
+	if (r)
+		msc_file_abort(nf);
+	else
+		r = msc_file_commit(nf);
 	if (!r && list)
 		fprintf(list, "%s\n", path);
 	return r;
@@ -65,6 +88,7 @@ static int coverage(struct report *rp, const char *dir, FILE *list)
 		.nr_lost = rp->l.nr_lost, .stats = rp->l.stats, .nr_stats = rp->l.nr_stats,
 	};
 	char path[4200];
+	struct msc_new_file nf;
 	FILE *f = NULL;
 	int r = ts && series ? 0 : -ENOMEM;
 
@@ -72,10 +96,10 @@ static int coverage(struct report *rp, const char *dir, FILE *list)
 		ts[i] = fmt_axis_time(&a, (unsigned int)i);
 		r = msc_hview_census_at(rp->v, ts[i], &series[i]);
 	}
-	if (!r && !(f = create(dir, "coverage.svg", path, sizeof(path))))
+	if (!r && !(f = create(dir, "coverage.svg", path, sizeof(path), &nf)))
 		r = -errno;
 	if (f)
-		r = close_file(f, list, path, svg_coverage(f, &c));
+		r = close_file(f, &nf, list, path, svg_coverage(f, &c));
 	free(ts);
 	free(series);
 	return r;
@@ -156,6 +180,7 @@ static int one_map(struct report *rp, const char *dir, unsigned int k, uint64_t 
 	struct svg_map_region *regions = calloc(rp->l.nr_regions + 1, sizeof(*regions));
 	char sub[512], name[32], path[4200], title[96], when[32];
 	struct svg_map m = { .title = title, .k = k, .regions = regions };
+	struct msc_new_file nf;
 	FILE *f = NULL;
 	int r = regions ? 0 : -ENOMEM;
 
@@ -177,10 +202,10 @@ static int one_map(struct report *rp, const char *dir, unsigned int k, uint64_t 
 	describe_time(rp, ts, sub, sizeof(sub));
 	m.subtitle = sub;
 	snprintf(name, sizeof(name), "map-%02zu.svg", n);
-	if (!r && !(f = create(dir, name, path, sizeof(path))))
+	if (!r && !(f = create(dir, name, path, sizeof(path), &nf)))
 		r = -errno;
 	if (f)
-		r = close_file(f, list, path, svg_map(f, &m));
+		r = close_file(f, &nf, list, path, svg_map(f, &m));
 	for (size_t i = 0; i < m.nr; i++)
 		free((void *)regions[i].cells);
 	free(regions);

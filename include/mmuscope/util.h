@@ -13,8 +13,11 @@
 #define container_of(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
 
-#define min(a, b) ((a) < (b) ? (a) : (b))
-#define max(a, b) ((a) > (b) ? (a) : (b))
+/* Each argument evaluated once (a call in one is made once). */
+#define min(a, b) ({ __typeof__(a) _min_a = (a); __typeof__(b) _min_b = (b);	\
+		     _min_a < _min_b ? _min_a : _min_b; })
+#define max(a, b) ({ __typeof__(a) _max_a = (a); __typeof__(b) _max_b = (b);	\
+		     _max_a > _max_b ? _max_a : _max_b; })
 
 #define BIT_ULL(n) (1ULL << (n))
 

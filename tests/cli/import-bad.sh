@@ -124,6 +124,43 @@ expect_error "no room for the uncompressed copy of a large compressed trace" \
 	env TMPDIR="$T/no-such-dir" "$MSC" import "$big" -o "$T/tmp.db"
 check "a large compressed trace imports through its uncompressed copy, which is gone after" \
 	env TMPDIR="$T/tmpdir" sh -c "mkdir -p \"$T/tmpdir\" && \"$MSC\" import -q \"$big\" -o \"$T/ok.db\" && [ -z \"\$(ls -A \"$T/tmpdir\")\" ]"""
+# SIGKILL while the uncompressed copy is written: the copying child dies
+# with its parent, and the next run removes the copy it left
+mkdir -p "$T/killdir"
+TMPDIR="$T/killdir" "$MSC" import -q "$big" -o "$T/killed.db" &
+kpid=$!
+i=0
+while [ -z "$(ls -A "$T/killdir")" ] && [ $i -lt 200 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+kill -KILL "$kpid"
+wait "$kpid" 2>/dev/null
+i=0	# its child is killed by the kernel when it dies
+while pgrep -f "import -q $big -o $T/killed.db" >/dev/null && [ $i -lt 100 ]; do
+	sleep 0.05
+	i=$((i + 1))
+done
+check_eq "SIGKILL during the copy: no process of the run is left" \
+	"$(pgrep -f "import -q $big -o $T/killed.db" | wc -l)" 0
+check_eq "... its copy (named for it) is what remains in \$TMPDIR" \
+	"$(ls "$T/killdir" | grep -c "^mmuscope-$kpid-.*\.dat$")" 1
+check "the next run removes it, and its own" \
+	env TMPDIR="$T/killdir" sh -c "\"$MSC\" import -q \"$big\" -o \"$T/killed2.db\" && [ -z \"\$(ls -A \"$T/killdir\")\" ]"
+
+# the temporary files of killed runs beside the output are named and removed
+# by the next run on it; a live run's are left alone
+sh -c 'exit 0' &
+dead=$!
+wait "$dead"
+for f in k.db.importing.$dead k.db.analysis.$dead-wal k.db.tmp.$dead.Ab12Cd k.db.importing.$$; do
+	: >"$T/$f"
+done
+out=$("$MSC" import -q "$src" -o "$T/k.db" 2>&1)
+check_match "leftovers of a killed run: one warning naming the output" "$out" \
+	"k.db: removed 3 temporary files of a killed run beside it$"
+check_eq "... they are gone, a live run's kept" "$(cd "$T" && ls k.db.*)" "k.db.importing.$$"
+
 check_eq "the failed append was removed, the rest kept" \
 	"$(sqlite3 "$T/b.db" 'select count(*) || " " || sum(complete) from capture')" "2 2"
 
