@@ -19,6 +19,7 @@
 #include "../collector/cli.h"
 #include "../tui/svg.h"
 #include "mmuscope/error.h"
+#include "mmuscope/event.h"
 #include "mmuscope/history.h"
 #include "mmuscope/store.h"
 #include "mmuscope/util.h"
@@ -49,6 +50,12 @@ struct report {
 	struct msc_lost_mark *lost;
 	size_t nr_lost;
 };
+
+/*
+ * Text from the database, as a terminal may show it (it may hold anything);
+ * valid until the end of the statement it is used in.
+ */
+#define ESC(s) msc_text_escape((s), (char[4 * sizeof(s) + 1]){ 0 }, 4 * sizeof(s) + 1)
 
 static double ms(const struct report *rp, uint64_t ts)
 {
@@ -81,7 +88,7 @@ static void text_phase(struct report *rp, const struct msc_phase *p)
 			o += (size_t)snprintf(classes + o, sizeof(classes) - o, " %s=%" PRIu64,
 					      msc_spte_class_name(c), p->by_class[c]);
 	fprintf(rp->f, "[%" PRId64 "] %-12s %-24s (%s) at %.3f ms, took %.3f ms", p->id,
-		msc_phase_kind_name(p->kind), p->name, msc_phase_source_name(p->source),
+		msc_phase_kind_name(p->kind), ESC(p->name), msc_phase_source_name(p->source),
 		ms(rp, p->start_ts), (double)(p->end_ts - p->start_ts) / 1e6);
 	if (rp->nr_vms > 1)
 		fprintf(rp->f, ", VM %" PRId64, p->vm);
@@ -169,8 +176,12 @@ static void text_report(struct report *rp)
 	unsigned int equal = 0, checked = 0;
 
 	fprintf(rp->f, "capture %" PRId64 ": kernel %s, %s layout, %s\n", rp->cap.id,
-		rp->cap.kernel_release[0] ? rp->cap.kernel_release : "unknown", rp->cap.vendor,
-		s->tdp_mmu ? "TDP MMU" : "legacy/shadow MMU (census approximate)");
+		rp->cap.kernel_release[0] ? ESC(rp->cap.kernel_release) : "unknown",
+		ESC(rp->cap.vendor), s->tdp_mmu ? "TDP MMU" : "legacy/shadow MMU (census approximate)");
+	if (!rp->cap.complete)
+		fprintf(rp->f, "INCOMPLETE: the %s did not finish (interrupted or failed): the "
+			"history ends where its events do\n", rp->cap.kind[0] && !strcmp(rp->cap.kind,
+			"tracefs") ? "recording" : "import");
 	fprintf(rp->f, "events %" PRIu64 " (spte changes %" PRIu64 ") over %.3f ms; mapping "
 		"intervals %" PRIu64 "\n", s->events, s->spte_events, ms(rp, s->last_ts), s->intervals);
 	fprintf(rp->f, "rebuilt: %" PRIu64 " split children synthesized, %" PRIu64 " fast-path "
@@ -211,7 +222,7 @@ static void text_report(struct report *rp)
 		checked++;
 		equal += same;
 		fprintf(rp->f, "  after %-24s kvm %" PRId64 " %" PRId64 " %" PRId64 "  rebuilt %"
-			PRId64 " %" PRId64 " %" PRId64 "  %s", k->phase, k->kvm[1], k->kvm[2],
+			PRId64 " %" PRId64 " %" PRId64 "  %s", ESC(k->phase), k->kvm[1], k->kvm[2],
 			k->kvm[3], k->census[1], k->census[2], k->census[3], same ? "equal" : "DIFFER:");
 		if (!same)
 			fprintf(rp->f, " %+" PRId64 " %+" PRId64 " %+" PRId64,
@@ -230,7 +241,7 @@ static void text_report(struct report *rp)
 			msc_anomaly_kind_name(a->kind));
 		if (a->level)
 			fprintf(rp->f, " gfn %#" PRIx64 " level %u", a->gfn, a->level);
-		fprintf(rp->f, ": %s\n", a->detail);
+		fprintf(rp->f, ": %s\n", ESC(a->detail));
 	}
 	for (size_t i = 0; i < rp->nr_lost; i++)
 		fprintf(rp->f, "  lost events at %.3f ms on cpu %u: %" PRIu64 "\n",
@@ -266,7 +277,8 @@ static void json_report(struct report *rp)
 	json_str(f, rp->cap.kernel_release);
 	fprintf(f, ", \"vendor\": ");
 	json_str(f, rp->cap.vendor);
-	fprintf(f, ", \"tdp_mmu\": %s, \"census_approximate\": %s,\n", s->tdp_mmu ? "true" : "false",
+	fprintf(f, ", \"complete\": %s, \"tdp_mmu\": %s, \"census_approximate\": %s,\n",
+		rp->cap.complete ? "true" : "false", s->tdp_mmu ? "true" : "false",
 		s->tdp_mmu ? "false" : "true");
 	fprintf(f, " \"summary\": {\"events\": %" PRIu64 ", \"spte_events\": %" PRIu64
 		", \"intervals\": %" PRIu64 ", \"synthesized\": %" PRIu64 ", \"fast_applied\": %"

@@ -377,6 +377,25 @@ static void put_escaped(struct out *o, const char *s, size_t max)
 }
 
 /**
+ * msc_text_escape - @s as a terminal may show it: backslash, newline,
+ *	other control characters and DEL escaped as in the text form
+ * @s: text from a capture or a database (hostile: it may hold anything)
+ * @buf: output, always NUL-terminated when @size > 0
+ * @size: its size; 4 * strlen(@s) + 1 always suffices
+ *
+ * Returns @buf.
+ */
+char *msc_text_escape(const char *s, char *buf, size_t size)
+{
+	struct out o = { .buf = buf, .size = size };
+
+	if (size)
+		buf[0] = '\0';
+	put_escaped(&o, s, SIZE_MAX);
+	return buf;
+}
+
+/**
  * msc_event_format - write the one-line text form of an event
  * @ev: the event
  * @buf: output, always NUL-terminated when @size > 0

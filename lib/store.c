@@ -237,8 +237,8 @@ static int migrate(struct msc_store *s)
 		return MSC_ERR_SCHEMA;
 	if (version == latest_version())
 		return 0;
-	if (s->flags & MSC_STORE_READONLY)
-		return MSC_ERR_SCHEMA;
+	if (s->flags & MSC_STORE_READONLY)	/* a reader does not migrate */
+		return tables ? MSC_ERR_SCHEMA_OLD : MSC_ERR_NOT_MSC;
 	for (unsigned int i = 0; i < msc_schema_nr_steps; i++) {
 		const struct msc_schema_step *step = &msc_schema_steps[i];
 

@@ -27,7 +27,8 @@
 	X(TMPCOPY, "cannot write its uncompressed copy in $TMPDIR (default /var/tmp)") \
 	X(NO_TRACEFS, "no tracefs")                                            \
 	X(NO_KVMMMU, "this kernel has no kvmmmu events")                       \
-	X(INSTANCE, "the tracefs instance exists already")
+	X(INSTANCE, "the tracefs instance exists already")                     \
+	X(SCHEMA_OLD, "database schema is older than this program (`mmuscope analyze` upgrades it)")
 
 #define MSC_ERR_BASE (-10000)
 

@@ -303,6 +303,7 @@ struct msc_event {
 /* Longest line msc_event_format() writes, including the NUL. */
 #define MSC_EVENT_LINE_MAX (2 * MSC_EVENT_TEXT_MAX + 256)
 
+char *msc_text_escape(const char *s, char *buf, size_t size);
 const char *msc_event_type_name(enum msc_event_type type);
 int msc_event_type_lookup(const char *name);
 const char *msc_spte_class_name(enum msc_spte_class class);

@@ -24,4 +24,30 @@ done
 check_fails "report on a database never analyzed fails" sh -c \
 	"'$MSC' import -q --no-analyze '$TRACES/k612-npt_tdp_32m/trace.dat' -o '$T/raw.db' && '$MSC' report '$T/raw.db'"
 check_match "... and says how to fix it" "$("$MSC" report "$T/raw.db" 2>&1)" "run 'mmuscope analyze"
+
+# text from the database is shown with its control characters escaped, and
+# a capture that did not finish says so
+printf '%s\n' '#@ release 6.12.0' '#@ host vendor=npt' \
+	'1000 0 20 marker text=x: phase=\x1b[2Jred\x07 begin' \
+	'1500 0 30 spte_changed as=0 gfn=0x40000 level=2 old=0x8000000000000000 new=0x40000ee7' \
+	'2000 0 20 marker text=x: phase=\x1b[2Jred\x07 end' >"$T/esc.events"
+check "a marker whose phase name holds escape sequences imports" \
+	"$MSC" import -q --text "$T/esc.events" -o "$T/esc.db"
+check_eq "... the name is stored as it was" \
+	"$(sqlite3 "$T/esc.db" "select hex(name) from phase")" "1B5B324A72656407"
+out=$("$MSC" report "$T/esc.db")
+check_eq "report escapes it: no control character reaches the terminal" \
+	"$(printf '%s\n' "$out" | tr -d '\n' | LC_ALL=C grep -c '[[:cntrl:]]')" 0
+check_match "... and shows it readably" "$out" '\\x1b\[2Jred\\x07'
+# a reader never migrates: an older schema and an empty file say what they are
+cp "$T/esc.db" "$T/old.db"
+sqlite3 "$T/old.db" "PRAGMA user_version = 7"
+check_match "report on an older schema: called older, with the fix" "$("$MSC" report "$T/old.db" 2>&1)" \
+	"old.db: cannot open database: database schema is older than this program \(.mmuscope analyze. upgrades it\)$"
+sqlite3 "$T/empty.db" "PRAGMA user_version = 0"
+check_match "report on an empty SQLite file: not an mmuscope database" "$("$MSC" report "$T/empty.db" 2>&1)" \
+	"empty.db: cannot open database: not an mmuscope database$"
+sqlite3 "$T/esc.db" "update capture set complete = 0"
+check_match "an incomplete capture: report says so" "$("$MSC" report "$T/esc.db")" "^INCOMPLETE: "
+check_match "... and --json carries it" "$("$MSC" report --json "$T/esc.db")" '"complete": false'
 done_testing
