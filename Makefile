@@ -3,6 +3,7 @@
 #   make demo     install missing Debian packages, build, import a bundled real trace
 #   make check    install missing Debian packages, build, run every test
 #   make bench    benchmarks, results in BENCHMARKS.md
+#   make fuzz     damaged trace.dat files against import (FUZZ_N, FUZZ_SEED)
 #
 # The two entry points install packages first (scripts/install-deps.sh), then
 # run the real work in a sub-make, so pkg-config is asked only once the
@@ -33,7 +34,7 @@ PROG := $(O)/mmuscope
 LIBA := $(O)/libmmuscope.a
 
 .PHONY: all demo check deps install-deps build check-run demo-run unit clean \
-	check-headers check-layering asan install
+	check-headers check-layering asan install fuzz
 
 all: $(PROG) $(UNIT_BINS) plugins
 
@@ -59,6 +60,11 @@ demo-run: all
 
 check-run: all
 	@tests/run-all.sh
+
+# A longer bounded run of tests/cli/hostile.sh: FUZZ_N mutants of seed FUZZ_SEED.
+fuzz: all
+	@FUZZ_N=$${FUZZ_N:-2000} FUZZ_SEED=$${FUZZ_SEED:-$$(date +%s)} MSC=$(CURDIR)/$(PROG) \
+		MSC_TEST_DATA=$(CURDIR)/tests/data sh tests/cli/hostile.sh
 
 $(PROG): $(PROG_OBJS) $(LIBA)
 	$(call quiet,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $(PROG_OBJS) $(LIBA) $(LIBS)

@@ -49,8 +49,13 @@ void cli_warn(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The first SIGINT/SIGTERM asks to stop cleanly; a second ends the program. */
 static void on_signal(int sig)
 {
+	if (cli_stop) {
+		signal(sig, SIG_DFL);
+		raise(sig);
+	}
 	cli_stop = sig;
 }
 

@@ -104,7 +104,6 @@ static void report_source_error(const struct import_opts *o, struct msc_source *
 		cli_error("%s: %s", o->input, msc_strerror(r));
 }
 
-/* An existing database may be replaced only if nobody is writing to it. */
 /* The special values and where each came from: what a new kernel was read with. */
 static void print_specials(const struct msc_ingest *ing)
 {
@@ -307,6 +306,7 @@ int cmd_import(int argc, char **argv)
 	r = open_source(&o, &src);
 	if (r) {
 		report_source_error(&o, src, r);
+		msc_source_close(src);
 		return 1;
 	}
 	cli_clean_leftovers(o.output);

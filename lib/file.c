@@ -71,10 +71,28 @@ void msc_file_abort(struct msc_new_file *f)
 	unlink(f->tmp);
 }
 
-/* Is the process @pid there?  (A process of another user is.) */
+/*
+ * Is the process @pid there?  A process of another user is; a zombie is not
+ * (a killed run's children may wait long to be reaped).
+ */
 static bool alive(long pid)
 {
-	return pid > 0 && (!kill((pid_t)pid, 0) || errno == EPERM);
+	char path[64], state = 0;
+	FILE *f;
+
+	if (pid <= 0 || (kill((pid_t)pid, 0) && errno != EPERM))
+		return false;
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	f = fopen(path, "re");
+	if (f) {
+		/* "pid (comm) S ...": the state follows the last ')' */
+		char line[512], *p = fgets(line, sizeof(line), f) ? strrchr(line, ')') : NULL;
+
+		if (p && p[1] == ' ')
+			state = p[2];
+		fclose(f);
+	}
+	return state != 'Z';
 }
 
 /* Remove @name in @dir, a file or a directory of files. */

@@ -32,4 +32,7 @@ void msc_source_init(struct msc_source *src, const struct msc_source_ops *ops,
 void msc_source_set_error(struct msc_source *src, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/* source-tracedat.c: the trace.dat source, in this process (source-isolated.c runs it) */
+int tracedat_open_direct(const char *path, struct msc_source **ret);
+
 #endif /* MSC_SOURCE_LOCAL_H */

@@ -144,14 +144,15 @@ static int check_magic(const char *path)
 {
 	char magic[sizeof(TRACEDAT_MAGIC) - 1];
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int r, fd = open(path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return -errno;
 	n = read(fd, magic, sizeof(magic));
+	r = n < 0 ? -errno : 0;
 	close(fd);
-	if (n < 0)
-		return -EIO;
+	if (r)
+		return r;
 	if ((size_t)n < sizeof(magic) || memcmp(magic, TRACEDAT_MAGIC, sizeof(magic)))
 		return MSC_ERR_NOT_TRACE;
 	return 0;
@@ -274,18 +275,20 @@ static int open_uncompressed(struct tracedat_source *t, const char *path)
 }
 
 /**
- * msc_source_open_tracedat - open a trace-cmd trace.dat for reading
+ * tracedat_open_direct - open a trace-cmd trace.dat for reading, here
  * @path: the file
  * @ret: the source, closed with msc_source_close()
  *
- * Plugins are not loaded, so nothing depends on the machine it runs on.
+ * What msc_source_open_tracedat() runs in its child (source-isolated.c):
+ * libtracecmd is called in the calling process.  Plugins are not loaded, so
+ * nothing depends on the machine it runs on.
  *
  * Returns 0; -errno when the file cannot be read; MSC_ERR_NOT_TRACE when it
  * is not a trace.dat; MSC_ERR_TRUNC when libtracecmd cannot load its headers
  * or data sections (a short or damaged file); MSC_ERR_TMPCOPY when the
  * uncompressed copy of a large compressed file cannot be written.
  */
-int msc_source_open_tracedat(const char *path, struct msc_source **ret)
+int tracedat_open_direct(const char *path, struct msc_source **ret)
 {
 	struct tracedat_source *t;
 	struct stat st;

@@ -143,8 +143,8 @@ while pgrep -f "import -q $big -o $T/killed.db" >/dev/null && [ $i -lt 100 ]; do
 done
 check_eq "SIGKILL during the copy: no process of the run is left" \
 	"$(pgrep -f "import -q $big -o $T/killed.db" | wc -l)" 0
-check_eq "... its copy (named for it) is what remains in \$TMPDIR" \
-	"$(ls "$T/killdir" | grep -c "^mmuscope-$kpid-.*\.dat$")" 1
+check_eq "... its copy (named for its reader, gone too) is what remains in \$TMPDIR" \
+	"$(ls "$T/killdir" | grep -c "^mmuscope-[0-9]*-.*\.dat$")" 1
 check "the next run removes it, and its own" \
 	env TMPDIR="$T/killdir" sh -c "\"$MSC\" import -q \"$big\" -o \"$T/killed2.db\" && [ -z \"\$(ls -A \"$T/killdir\")\" ]"
 

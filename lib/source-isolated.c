@@ -1,0 +1,444 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * A trace.dat is read in a child process.  libtracecmd and libtraceevent
+ * crash (double free, SIGFPE, SIGSEGV) or loop forever, allocating, on
+ * damaged files; in the child that takes only the child, and the parent,
+ * which never calls into them, says what happened and stays in control of
+ * signals.  The child runs the plain trace.dat source (source-tracedat.c)
+ * and sends what it hands out through a pipe:
+ *
+ *	INFO	struct msc_capture_info, once the file is open
+ *	EVENTS	struct msc_event[]: the next events, in order
+ *	STAT	one event count: count, type, "system\0name\0"
+ *	WARN	a format warning's text
+ *	END	int: 0 at the end of the data, or the error; then its text
+ *
+ * The child dies with its parent, has a memory limit (a damaged file that
+ * makes libtracecmd allocate without end ends there), and is killed when it
+ * sends nothing for STALL_MS once reading, or more events than the file
+ * can hold.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "mmuscope/decode.h"
+#include "mmuscope/error.h"
+#include "mmuscope/util.h"
+#include "source-local.h"
+
+#define BATCH 256			/* events per EVENTS message */
+#define STALL_MS 60000			/* no message for this long while reading: a loop */
+#define MEM_BASE (4ULL << 30)		/* the child's address space: this + */
+#define MEM_PER_BYTE 8			/* ... this many times the file's size */
+#define MIN_RECORD 8			/* bytes of the smallest ring-buffer record */
+#define COMPRESSION_MAX 64		/* what a compressed trace may expand to */
+
+enum { MSG_INFO = 1, MSG_EVENTS, MSG_STAT, MSG_WARN, MSG_END };
+
+struct msg {
+	uint32_t type;
+	uint32_t len;		/* bytes after this header */
+};
+
+struct stat_entry {
+	struct msc_event_stat stat;	/* system and name: NULL, see names */
+	char names[128];		/* "system\0name\0" */
+};
+
+struct isolated_source {
+	struct msc_source base;
+	pid_t pid;
+	int fd;				/* the pipe's read end */
+	struct msc_event batch[BATCH];
+	size_t nr, pos;			/* events in batch, the next one's index */
+	struct stat_entry *stats;
+	size_t nr_stats;
+	char **warnings;
+	size_t nr_warnings, next_warning;
+	uint64_t events, max_events;	/* received, and what the file could hold */
+	bool ended;
+	int end;			/* END's value */
+};
+
+static struct isolated_source *to_isolated(const struct msc_source *src)
+{
+	return container_of(src, struct isolated_source, base);
+}
+
+/* ---- the child ---- */
+
+static int send_all(int fd, const void *buf, size_t len)
+{
+	for (const char *p = buf; len;) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return -EPIPE;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int send_msg(int fd, uint32_t type, const void *a, size_t alen, const void *b, size_t blen)
+{
+	struct msg m = { .type = type, .len = (uint32_t)(alen + blen) };
+
+	return send_all(fd, &m, sizeof(m)) ?: send_all(fd, a, alen) ?: send_all(fd, b, blen);
+}
+
+static int send_end(int fd, struct msc_source *src, int r)
+{
+	const char *text = src ? msc_source_error(src) : "";
+
+	return send_msg(fd, MSG_END, &r, sizeof(r), text, strlen(text) + 1);
+}
+
+/* What the child sends before its END of a good read: counts and warnings. */
+static int send_tail(int fd, struct msc_source *src)
+{
+	struct msc_event_stat st;
+	const char *w;
+	int r = 0, s;
+
+	for (size_t i = 0; !r && (s = msc_source_get_stat(src, i, &st)) != -ENOENT; i++) {
+		struct stat_entry e = { .stat = st };
+		int n;
+
+		if (s <= 0)
+			continue;
+		n = snprintf(e.names, sizeof(e.names), "%s%c%s", st.system, 0, st.name);
+		e.stat.system = e.stat.name = NULL;
+		r = send_msg(fd, MSG_STAT, &e.stat, sizeof(e.stat), e.names, (size_t)n + 1);
+	}
+	while (!r && (w = msc_source_next_warning(src)))
+		r = send_msg(fd, MSG_WARN, w, strlen(w) + 1, NULL, 0);
+	return r;
+}
+
+static void child_limits(const char *path)
+{
+	struct stat st;
+	struct rlimit rl;
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+	/* libtracecmd's own lines are not ours to print */
+	if (null >= 0)
+		dup2(null, STDERR_FILENO);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	if (!stat(path, &st)) {
+		rl.rlim_cur = rl.rlim_max = MEM_BASE + MEM_PER_BYTE * (uint64_t)st.st_size;
+		setrlimit(RLIMIT_AS, &rl);
+	}
+}
+
+static void __attribute__((noreturn)) child(const char *path, int fd, pid_t parent)
+{
+	struct msc_event batch[BATCH];
+	struct msc_source *src = NULL;
+	size_t n = 0;
+	int r;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		_exit(1);
+	child_limits(path);
+	r = tracedat_open_direct(path, &src);
+	if (r) {
+		send_end(fd, src, r);
+		_exit(0);
+	}
+	r = send_msg(fd, MSG_INFO, msc_source_info(src), sizeof(struct msc_capture_info), NULL, 0);
+	while (!r) {
+		r = msc_source_next(src, &batch[n]);
+		if (r > 0 && ++n < BATCH) {
+			r = 0;
+			continue;
+		}
+		if (n && send_msg(fd, MSG_EVENTS, batch, n * sizeof(*batch), NULL, 0))
+			_exit(1);
+		n = 0;
+		r = r > 0 ? 0 : r ? r : 1;	/* 1: the end */
+	}
+	if (r == 1)
+		r = send_tail(fd, src);
+	send_end(fd, src, r == 1 ? 0 : r);
+	_exit(0);
+}
+
+/* ---- the parent ---- */
+
+/*
+ * Read @len bytes, waiting at most STALL_MS for each part once @reading;
+ * a signal interrupts (the caller may be asked to stop).
+ */
+static int recv_all(struct isolated_source *s, void *buf, size_t len, bool reading)
+{
+	for (char *p = buf; len;) {
+		struct pollfd pfd = { .fd = s->fd, .events = POLLIN };
+		int w = poll(&pfd, 1, reading ? STALL_MS : -1);
+		ssize_t n;
+
+		if (w < 0)
+			return -errno;
+		if (!w) {
+			msc_source_set_error(&s->base, "reading it made no progress for %d s",
+					     STALL_MS / 1000);
+			return MSC_ERR_CORRUPT;
+		}
+		n = read(s->fd, p, len);
+		if (n < 0 && errno == EINTR)
+			return -EINTR;
+		if (n <= 0)
+			return -EPIPE;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+/* The child is gone before its END, or talks nonsense: how it went. */
+static int child_died(struct isolated_source *s)
+{
+	int status;
+
+	kill(s->pid, SIGKILL);	/* a child already dead keeps its own status */
+	while (waitpid(s->pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -errno;
+	s->pid = -1;
+	if (WIFSIGNALED(status))
+		msc_source_set_error(&s->base, "libtracecmd died reading it (%s)",
+				     strsignal(WTERMSIG(status)));
+	else
+		msc_source_set_error(&s->base, "libtracecmd stopped reading it (exit %d)",
+				     WEXITSTATUS(status));
+	return MSC_ERR_CORRUPT;
+}
+
+static int add_stat(struct isolated_source *s, const struct msc_event_stat *st, const char *names,
+		    size_t len)
+{
+	struct stat_entry *p = realloc(s->stats, (s->nr_stats + 1) * sizeof(*p)), *e;
+
+	if (!p)
+		return -ENOMEM;
+	s->stats = p;
+	e = &p[s->nr_stats++];
+	e->stat = *st;
+	memset(e->names, 0, sizeof(e->names));
+	memcpy(e->names, names, min(len, sizeof(e->names) - 1));
+	return 0;
+}
+
+static int add_warning(struct isolated_source *s, const char *text)
+{
+	char **p = realloc(s->warnings, (s->nr_warnings + 1) * sizeof(*p));
+
+	if (!p)
+		return -ENOMEM;
+	s->warnings = p;
+	p[s->nr_warnings] = strdup(text);
+	return p[s->nr_warnings] ? (s->nr_warnings++, 0) : -ENOMEM;
+}
+
+/* One message; 1 when it was EVENTS (s->batch refilled), 0 for others, < 0 an error. */
+static int recv_msg(struct isolated_source *s, bool reading)
+{
+	struct msg m;
+	char *buf;
+	int r = recv_all(s, &m, sizeof(m), reading);
+
+	if (r == -EPIPE)
+		return child_died(s);
+	if (r)
+		return r;
+	if (m.len > sizeof(s->batch) + sizeof(struct msc_capture_info) + 4096)
+		return child_died(s);
+	buf = malloc(m.len + 1);
+	if (!buf)
+		return -ENOMEM;
+	r = recv_all(s, buf, m.len, reading);
+	if (r == -EPIPE)
+		r = child_died(s);
+	buf[m.len] = '\0';
+	if (r) {
+		free(buf);
+		return r;
+	}
+	switch (m.type) {
+	case MSG_INFO:
+		memcpy(&s->base.info, buf, min(m.len, (uint32_t)sizeof(s->base.info)));
+		s->base.info.kind = "trace.dat";
+		break;
+	case MSG_EVENTS:
+		s->nr = m.len / sizeof(struct msc_event);
+		s->pos = 0;
+		memcpy(s->batch, buf, s->nr * sizeof(struct msc_event));
+		r = 1;
+		break;
+	case MSG_STAT:
+		r = m.len < sizeof(struct msc_event_stat) ? -EPROTO :
+		    add_stat(s, (struct msc_event_stat *)buf, buf + sizeof(struct msc_event_stat),
+			     m.len - sizeof(struct msc_event_stat));
+		break;
+	case MSG_WARN:
+		r = add_warning(s, buf);
+		break;
+	case MSG_END:
+		s->ended = true;
+		if (m.len >= sizeof(int)) {
+			memcpy(&s->end, buf, sizeof(int));
+			msc_source_set_error(&s->base, "%s", buf + sizeof(int));
+		}
+		break;
+	default:
+		r = -EPROTO;
+	}
+	free(buf);
+	return r;
+}
+
+static int isolated_next(struct msc_source *src, struct msc_event *ret_ev)
+{
+	struct isolated_source *s = to_isolated(src);
+	int r;
+
+	while (s->pos == s->nr) {
+		if (s->ended)
+			return s->end;
+		r = recv_msg(s, true);
+		if (r < 0)
+			return r;
+	}
+	if (++s->events > s->max_events) {
+		msc_source_set_error(src, "more events than the file can hold: its pages loop");
+		return MSC_ERR_CORRUPT;
+	}
+	*ret_ev = s->batch[s->pos++];
+	return 1;
+}
+
+static int isolated_get_stat(const struct msc_source *src, size_t i, struct msc_event_stat *ret)
+{
+	const struct isolated_source *s = to_isolated(src);
+
+	const struct stat_entry *e;
+	size_t sys;
+
+	if (i >= s->nr_stats)
+		return -ENOENT;
+	e = &s->stats[i];
+	/* "system\0name": pointed to here, the entries move as they grow */
+	sys = strlen(e->names);
+	*ret = e->stat;
+	ret->system = e->names;
+	ret->name = sys + 1 < sizeof(e->names) ? e->names + sys + 1 : "";
+	return 1;
+}
+
+static const char *isolated_next_warning(struct msc_source *src)
+{
+	struct isolated_source *s = to_isolated(src);
+
+	return s->next_warning < s->nr_warnings ? s->warnings[s->next_warning++] : NULL;
+}
+
+static void isolated_close(struct msc_source *src)
+{
+	struct isolated_source *s = to_isolated(src);
+
+	if (s->fd >= 0)
+		close(s->fd);
+	if (s->pid > 0) {
+		kill(s->pid, SIGKILL);
+		while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	for (size_t i = 0; i < s->nr_warnings; i++)
+		free(s->warnings[i]);
+	free(s->warnings);
+	free(s->stats);
+	free(s);
+}
+
+static const struct msc_source_ops isolated_ops = {
+	.kind = "trace.dat",
+	.next = isolated_next,
+	.get_stat = isolated_get_stat,
+	.next_warning = isolated_next_warning,
+	.close = isolated_close,
+};
+
+/**
+ * msc_source_open_tracedat - open a trace-cmd trace.dat for reading
+ * @path: the file
+ * @ret: the source, closed with msc_source_close()
+ *
+ * libtracecmd reads it in a child process (see above); plugins are not
+ * loaded, so nothing depends on the machine it runs on.
+ *
+ * Returns 0; -errno when the file cannot be read; MSC_ERR_NOT_TRACE when it
+ * is not a trace.dat; MSC_ERR_TRUNC when libtracecmd cannot load its headers
+ * or data sections (a short or damaged file); MSC_ERR_CORRUPT when reading
+ * it crashed or looped; MSC_ERR_TMPCOPY when the uncompressed copy of a
+ * large compressed file cannot be written.  On error too *@ret is a source,
+ * to close, whose msc_source_error() may say more.
+ */
+int msc_source_open_tracedat(const char *path, struct msc_source **ret)
+{
+	struct isolated_source *s;
+	pid_t parent = getpid();
+	struct stat st;
+	int fds[2], r;
+
+	*ret = NULL;
+	if (stat(path, &st))
+		return -errno;
+	if (S_ISDIR(st.st_mode))
+		return -EISDIR;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	msc_source_init(&s->base, &isolated_ops, path);
+	s->fd = -1;
+	s->max_events = COMPRESSION_MAX * (uint64_t)st.st_size / MIN_RECORD + BATCH;
+	if (pipe2(fds, O_CLOEXEC)) {
+		free(s);
+		return -errno;
+	}
+	s->pid = fork();
+	if (s->pid < 0) {
+		r = -errno;
+		close(fds[0]);
+		close(fds[1]);
+		free(s);
+		return r;
+	}
+	if (!s->pid) {
+		close(fds[0]);
+		child(path, fds[1], parent);
+	}
+	close(fds[1]);
+	s->fd = fds[0];
+	/* the file open, or why not: INFO, or END (a signal: the caller is asked to stop) */
+	r = recv_msg(s, false);
+	if (r == -EINTR)
+		r = MSC_ERR_INTERRUPTED;
+	if (!r && s->ended)
+		r = s->end ?: MSC_ERR_TRUNC;
+	*ret = &s->base;	/* on error too: msc_source_error() says more */
+	return r;
+}

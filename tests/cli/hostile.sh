@@ -1,0 +1,42 @@
+#!/bin/sh
+# Damaged trace.dat files (tests/fuzz/mutate.py): the damage that crashed
+# libtracecmd inside import (SIGFPE, a double free) and seeded mutants of a
+# real capture's headers.  Import reads a trace.dat in a child process, so
+# whatever the file does to libtracecmd, import exits 0 or 1 (never by a
+# signal, never hanging), says one line naming the file when it fails, and
+# leaves no database behind.  `make fuzz` runs many more (FUZZ_N).
+. "$(dirname "$0")/lib.sh"
+
+base=$TRACES/k61-npt_tdp_32m/trace.dat
+python3 "$(dirname "$0")/../fuzz/mutate.py" "$base" "$T/in" named
+python3 "$(dirname "$0")/../fuzz/mutate.py" "$base" "$T/in" random "${FUZZ_SEED:-1}" "${FUZZ_N:-40}"
+for f in "$T"/in/page-size-0.dat "$T"/in/cut-in-first-offset.dat; do
+	name=$(basename "$f" .dat)
+	timeout 120 "$MSC" import -q "$f" -o "$T/$name.db" >"$T/out" 2>"$T/err"
+	rc=$?
+	check_eq "$name: refused, exit 1" "$rc" 1
+	check_match "$name: one line naming the file and what libtracecmd did" \
+		"$(cat "$T/err")" "^mmuscope import: $f: corrupt trace data: libtracecmd died reading it \(.*\)$"
+	check_eq "$name: one line only, no database left" "$(grep -c . "$T/err") $(test -e "$T/$name.db" && echo db)" "1 "
+done
+mkdir "$T/dir.dat"
+check_match "a directory: said so" "$("$MSC" import -q "$T/dir.dat" -o "$T/d.db" 2>&1)" \
+	"^mmuscope import: $T/dir.dat: Is a directory$"
+bad=0
+n=0
+for f in "$T"/in/mutant-*.dat; do
+	n=$((n + 1))
+	timeout 120 "$MSC" import -q "$f" -o "$T/m.db" >/dev/null 2>"$T/err"
+	rc=$?
+	errors=$(grep -vc ': warning: ' "$T/err")
+	case $rc in
+	0) [ "$errors" = 0 ] || { bad=$((bad + 1)); diag "$f: exit 0 with: $(head -1 "$T/err")"; } ;;
+	1) [ "$errors" = 1 ] && grep -q "^mmuscope import: $f: " "$T/err" ||
+		{ bad=$((bad + 1)); diag "$f: exit 1 with: $(head -2 "$T/err" | tr '\n' '|')"; }
+	   [ ! -e "$T/m.db" ] || { bad=$((bad + 1)); diag "$f: failed, database left"; } ;;
+	*) bad=$((bad + 1)); diag "$f: exit $rc: $(head -2 "$T/err" | tr '\n' '|')" ;;
+	esac
+	rm -f "$T/m.db"
+done
+check_eq "$n seeded mutants: each imports, or fails with one line naming it; none crashes or hangs" "$bad" 0
+done_testing

@@ -1,0 +1,55 @@
+#!/usr/bin/env python3
+"""Damaged copies of a trace.dat, for tests/cli/hostile.sh and `make fuzz`.
+
+Usage: mutate.py INPUT OUTDIR named            the named crashers below
+       mutate.py INPUT OUTDIR random SEED N    N seeded mutants (1-8 bytes of
+                                               the first 64 KiB: the headers,
+                                               formats and options)
+
+The named cases are the damage that crashed libtracecmd/libtraceevent inside
+`mmuscope import` before it read trace.dat files in a child process: each is
+built from the v7 header of INPUT, so any v7 capture serves.
+"""
+import os
+import random
+import sys
+
+
+def header(data):
+    """Offsets of the v7 header fields: page size, first section offset."""
+    end = data.index(b'\0', 10)        # "\x17\x08Dtracing" then the version string
+    page = end + 3                      # endian byte, long-size byte
+    comp = data.index(b'\0', page + 4)  # compression name, then its version
+    return page, data.index(b'\0', comp + 1) + 1
+
+
+def named(data):
+    page, first = header(data)
+    zero_page = bytearray(data)
+    zero_page[page:page + 4] = bytes(4)
+    return {
+        'page-size-0': bytes(zero_page),               # SIGFPE
+        'cut-in-first-offset': data[:first + 3],       # double free
+    }
+
+
+def main():
+    src, out, mode = sys.argv[1:4]
+    data = open(src, 'rb').read()
+    os.makedirs(out, exist_ok=True)
+    if mode == 'named':
+        cases = named(data)
+    else:
+        rng = random.Random(int(sys.argv[4]))
+        cases = {}
+        for i in range(int(sys.argv[5])):
+            b = bytearray(data)
+            for _ in range(rng.choice((1, 1, 2, 4, 8))):
+                b[rng.randrange(min(len(b), 65536))] = rng.randrange(256)
+            cases[f'mutant-{sys.argv[4]}-{i}'] = bytes(b)
+    for name, b in cases.items():
+        with open(os.path.join(out, name + '.dat'), 'wb') as f:
+            f.write(b)
+
+
+main()
