@@ -16,7 +16,8 @@
  * The child dies with its parent, has a memory limit (a damaged file that
  * makes libtracecmd allocate without end ends there), and is killed when it
  * sends nothing for STALL_MS once reading, or more events than the file
- * can hold.
+ * can hold.  MSC_READER_FAULT=segv in the environment makes it crash while
+ * reading its first events (fault injection for tests/cli/hostile.sh).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -147,9 +148,10 @@ static void child_limits(const char *path)
 
 static void __attribute__((noreturn)) child(const char *path, int fd, pid_t parent)
 {
+	const char *fault = getenv("MSC_READER_FAULT");
 	struct msc_event batch[BATCH];
 	struct msc_source *src = NULL;
-	size_t n = 0;
+	size_t n = 0, crash_after = 0;
 	int r;
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
@@ -161,7 +163,12 @@ static void __attribute__((noreturn)) child(const char *path, int fd, pid_t pare
 		_exit(0);
 	}
 	r = send_msg(fd, MSG_INFO, msc_source_info(src), sizeof(struct msc_capture_info), NULL, 0);
+	/* fault injection for tests: the reader dies as libtracecmd does on a damaged page */
+	if (fault && !strcmp(fault, "segv"))
+		crash_after = BATCH;
 	while (!r) {
+		if (crash_after && !--crash_after)
+			raise(SIGSEGV);
 		r = msc_source_next(src, &batch[n]);
 		if (r > 0 && ++n < BATCH) {
 			r = 0;
@@ -391,8 +398,9 @@ static const struct msc_source_ops isolated_ops = {
  * loaded, so nothing depends on the machine it runs on.
  *
  * Returns 0; -errno when the file cannot be read; MSC_ERR_NOT_TRACE when it
- * is not a trace.dat; MSC_ERR_TRUNC when libtracecmd cannot load its headers
- * or data sections (a short or damaged file); MSC_ERR_CORRUPT when reading
+ * is not a trace.dat; MSC_ERR_HEADER when its header is damaged (the detail
+ * says how); MSC_ERR_TRUNC when it ends early or libtracecmd cannot load its
+ * headers or data sections (a short or damaged file); MSC_ERR_CORRUPT when reading
  * it crashed or looped; MSC_ERR_TMPCOPY when the uncompressed copy of a
  * large compressed file cannot be written.  On error too *@ret is a source,
  * to close, whose msc_source_error() may say more.
@@ -401,6 +409,7 @@ int msc_source_open_tracedat(const char *path, struct msc_source **ret)
 {
 	struct isolated_source *s;
 	pid_t parent = getpid();
+	char detail[128];
 	struct stat st;
 	int fds[2], r;
 
@@ -414,6 +423,15 @@ int msc_source_open_tracedat(const char *path, struct msc_source **ret)
 		return -ENOMEM;
 	msc_source_init(&s->base, &isolated_ops, path);
 	s->fd = -1;
+	s->pid = -1;
+	/* what the header says wrong is said exactly, before libtracecmd is near it */
+	r = tracedat_check_header(path, detail, sizeof(detail));
+	if (r) {
+		if (detail[0])
+			msc_source_set_error(&s->base, "%s", detail);
+		*ret = &s->base;
+		return r;
+	}
 	s->max_events = COMPRESSION_MAX * (uint64_t)st.st_size / MIN_RECORD + BATCH;
 	if (pipe2(fds, O_CLOEXEC)) {
 		free(s);

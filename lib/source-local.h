@@ -34,5 +34,6 @@ void msc_source_set_error(struct msc_source *src, const char *fmt, ...)
 
 /* source-tracedat.c: the trace.dat source, in this process (source-isolated.c runs it) */
 int tracedat_open_direct(const char *path, struct msc_source **ret);
+int tracedat_check_header(const char *path, char *detail, size_t size);
 
 #endif /* MSC_SOURCE_LOCAL_H */

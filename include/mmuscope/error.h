@@ -28,7 +28,8 @@
 	X(NO_TRACEFS, "no tracefs")                                            \
 	X(NO_KVMMMU, "this kernel has no kvmmmu events")                       \
 	X(INSTANCE, "the tracefs instance exists already")                     \
-	X(SCHEMA_OLD, "database schema is older than this program (`mmuscope analyze` upgrades it)")
+	X(SCHEMA_OLD, "database schema is older than this program (`mmuscope analyze` upgrades it)") \
+	X(HEADER, "bad trace.dat header")
 
 #define MSC_ERR_BASE (-10000)
 

@@ -1,24 +1,35 @@
 #!/bin/sh
 # Damaged trace.dat files (tests/fuzz/mutate.py): the damage that crashed
-# libtracecmd inside import (SIGFPE, a double free) and seeded mutants of a
-# real capture's headers.  Import reads a trace.dat in a child process, so
-# whatever the file does to libtracecmd, import exits 0 or 1 (never by a
-# signal, never hanging), says one line naming the file when it fails, and
-# leaves no database behind.  `make fuzz` runs many more (FUZZ_N).
+# libtracecmd inside import (SIGFPE, a double free), now named by the header
+# check, a reader made to crash mid-file, and seeded mutants of a real
+# capture's headers.  Import checks the header and reads a trace.dat in a
+# child process, so whatever the file does to libtracecmd, import exits 0 or
+# 1 (never by a signal, never hanging), says one line naming the file when
+# it fails, and leaves no database behind.  `make fuzz` runs many more
+# (FUZZ_N).
 . "$(dirname "$0")/lib.sh"
 
 base=$TRACES/k61-npt_tdp_32m/trace.dat
 python3 "$(dirname "$0")/../fuzz/mutate.py" "$base" "$T/in" named
 python3 "$(dirname "$0")/../fuzz/mutate.py" "$base" "$T/in" random "${FUZZ_SEED:-1}" "${FUZZ_N:-40}"
-for f in "$T"/in/page-size-0.dat "$T"/in/cut-in-first-offset.dat; do
-	name=$(basename "$f" .dat)
+# the header is checked before libtracecmd sees it: each fault named exactly
+for c in "page-size-0|bad trace.dat header: page size 0 \(a power of two from 4096\)" \
+	"cut-in-first-offset|file is truncated"; do
+	name=${c%%|*}
+	f=$T/in/$name.dat
 	timeout 120 "$MSC" import -q "$f" -o "$T/$name.db" >"$T/out" 2>"$T/err"
-	rc=$?
-	check_eq "$name: refused, exit 1" "$rc" 1
-	check_match "$name: one line naming the file and what libtracecmd did" \
-		"$(cat "$T/err")" "^mmuscope import: $f: corrupt trace data: libtracecmd died reading it \(.*\)$"
+	check_eq "$name: refused, exit 1 (it crashed libtracecmd inside import)" "$?" 1
+	check_match "$name: one line naming the file and the fault" "$(cat "$T/err")" \
+		"^mmuscope import: $f: ${c#*|}$"
 	check_eq "$name: one line only, no database left" "$(grep -c . "$T/err") $(test -e "$T/$name.db" && echo db)" "1 "
 done
+# the reader dying in the middle of the data (as libtracecmd does on a
+# damaged page): one line, the signal named, no database left
+MSC_READER_FAULT=segv timeout 120 "$MSC" import -q "$base" -o "$T/segv.db" >"$T/out" 2>"$T/err"
+check_eq "a reader that crashes mid-file: exit 1" "$?" 1
+check_match "... one line naming the file and how the reader died" "$(cat "$T/err")" \
+	"^mmuscope import: $base: corrupt trace data: libtracecmd died reading it \(Segmentation fault\)$"
+check_eq "... no database left" "$(test -e "$T/segv.db" && echo db)" ""
 mkdir "$T/dir.dat"
 check_match "a directory: said so" "$("$MSC" import -q "$T/dir.dat" -o "$T/d.db" 2>&1)" \
 	"^mmuscope import: $T/dir.dat: Is a directory$"
