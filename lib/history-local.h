@@ -31,6 +31,7 @@ struct msc_store;
 #define HNODE_ENTRIES 512
 #define HMAX_AS 2		/* as_id 0 normal, 1 SMM */
 #define HTOP_LEVEL 5		/* the tree's top node holds level-5 entries */
+#define HGFN_END (1ULL << (9 * HTOP_LEVEL))	/* GFNs the tree covers: 57-bit addresses */
 
 /* Low byte of an entry's start word. */
 #define HSTART_CAUSE_MASK 0x1fU

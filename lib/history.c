@@ -272,6 +272,10 @@ static int apply_spte(struct msc_history *h, const struct msc_event *ev)
 	int r;
 
 	learn_frozen(h, s);
+	if (s->gfn >= HGFN_END)
+		return hanomaly(h, MSC_ANOMALY_BAD_SPTE, s->as_id, s->gfn, s->level, s->old_spte,
+				s->new_spte, "spte_changed of gfn %#llx, beyond any guest physical "
+				"address: not applied", (unsigned long long)s->gfn);
 	if (s->as_id >= HMAX_AS || s->level < 1 || s->level > HTOP_LEVEL ||
 	    (s->gfn & (msc_level_pages(s->level) - 1)) || bad_value(h, s->old_spte) ||
 	    bad_value(h, s->new_spte))

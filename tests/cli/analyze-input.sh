@@ -67,4 +67,14 @@ check_eq "bad SPTE values: reported, not applied" "$(q "$T/bad-spte.db" "SELECT 
 check_eq "bad SPTE values: census from the good ones" "$(q "$T/bad-spte.db" "SELECT census_2m FROM kvm_stats")" 1
 check "bad SPTE values: report works" "$MSC" report "$T/bad-spte.db"
 check_fails "analyze of a missing file fails" "$MSC" analyze "$T/nope.db"
+
+# a GFN beyond any guest physical address (a damaged or hostile capture): an
+# anomaly naming it, not "Cannot allocate memory"
+printf '%s\n' '#@ release 6.12.0' '#@ host vendor=npt' \
+	'1000 0 30 spte_changed as=0 gfn=0xfffffffffffffe00 level=2 old=0x8000000000000000 new=0x40000ee7' \
+	'2000 0 30 spte_changed as=0 gfn=0x40000 level=2 old=0x8000000000000000 new=0x40000ee7' >"$T/far.events"
+check "a GFN beyond the address space: the capture imports" "$MSC" import -q --text "$T/far.events" -o "$T/far.db"
+check_eq "... the event is a bad-spte anomaly naming the GFN, the rest applied" \
+	"$(q "$T/far.db" "SELECT detail FROM anomaly")|$(q "$T/far.db" "SELECT max(pages_2m) FROM census")" \
+	"spte_changed of gfn 0xfffffffffffffe00, beyond any guest physical address: not applied|1"
 done_testing
