@@ -92,6 +92,13 @@ static bool next_iteration(const struct iteration *it, const struct msc_phase *p
 	       !it->dirty.seen;
 }
 
+/* The steps before the first iteration. */
+static void print_ahead(FILE *f, const struct step *populate, const struct step *enable)
+{
+	print_step(f, "Populate memory", populate);
+	print_step(f, "Enabling dirty logging", enable);
+}
+
 /* Iteration @n + 1 begins: the one before is printed, or before the first the steps ahead. */
 static void next(FILE *f, struct iteration *it, unsigned int *n, const struct step *populate,
 		 const struct step *enable)
@@ -99,10 +106,8 @@ static void next(FILE *f, struct iteration *it, unsigned int *n, const struct st
 	if (iteration_seen(it))
 		print_iteration(f, *n, it);
 	*it = (struct iteration){ 0 };
-	if (!(*n)++) {
-		print_step(f, "Populate memory", populate);
-		print_step(f, "Enabling dirty logging", enable);
-	}
+	if (!(*n)++)
+		print_ahead(f, populate, enable);
 }
 
 static void report_vm(FILE *f, const struct msc_phase *ph, size_t nr, int64_t vm)
@@ -151,10 +156,8 @@ static void report_vm(FILE *f, const struct msc_phase *ph, size_t nr, int64_t vm
 			break;
 		}
 	}
-	if (!n) {
-		print_step(f, "Populate memory", &populate);
-		print_step(f, "Enabling dirty logging", &enable);
-	}
+	if (!n)
+		print_ahead(f, &populate, &enable);
 	if (iteration_seen(&it))
 		print_iteration(f, n, &it);
 	print_step(f, "Disabling dirty logging", &disable);

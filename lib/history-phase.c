@@ -139,6 +139,15 @@ static int act_index(unsigned int what)
 	}
 }
 
+/*
+ * Does phase @i end at its last activity, its costs since waiting in
+ * `pending' for the next (the open dirty-log phase, the vCPUs' pass)?
+ */
+static bool trails(const struct msc_history *h, size_t i)
+{
+	return (int32_t)i == h->st.cur_dirty || (int32_t)i == h->st.cur_pass;
+}
+
 /** hphase_cost - count @n of @what for the open phases and the activity table */
 void hphase_cost(struct msc_history *h, const struct msc_event *ev, unsigned int what,
 		 uint64_t n)
@@ -152,7 +161,7 @@ void hphase_cost(struct msc_history *h, const struct msc_event *ev, unsigned int
 
 		if (!ph->open)
 			continue;
-		if ((int32_t)i == h->st.cur_dirty || (int32_t)i == h->st.cur_pass)
+		if (trails(h, i))
 			cost_event(&ph->pending, ev, what, n);
 		else
 			cost_event(&ph->cost, ev, what, n);
@@ -179,6 +188,7 @@ static struct hphase *phase_new(struct msc_history *h, enum msc_phase_kind kind,
 	ph->open = true;
 	ph->p.id = (int64_t)++h->nr_phases;
 	ph->p.vm = hvm_current(h);
+	h->st.vm_used = 1;
 	ph->p.kind = (uint8_t)kind;
 	ph->p.source = (uint8_t)source;
 	snprintf(ph->p.name, sizeof(ph->p.name), "%s", name ? name : msc_phase_kind_name(kind));
@@ -354,11 +364,17 @@ static int forget_cell(struct msc_history *h, struct hnode *n2, unsigned int i, 
 	return 0;
 }
 
-/* @ph is now a phase of @kind: what dirty logging is, what a disable awaits. */
-static int become(struct msc_history *h, struct hphase *ph, enum msc_phase_kind kind)
+/* @ph is a phase of @kind after all, named for it. */
+static void set_kind(struct hphase *ph, enum msc_phase_kind kind)
 {
 	ph->p.kind = (uint8_t)kind;
 	snprintf(ph->p.name, sizeof(ph->p.name), "%s", msc_phase_kind_name(kind));
+}
+
+/* @ph is now a phase of @kind: what dirty logging is, what a disable awaits. */
+static int become(struct msc_history *h, struct hphase *ph, enum msc_phase_kind kind)
+{
+	set_kind(ph, kind);
 	if (kind == MSC_PHASE_MEMSLOT)
 		return 0;
 	h->st.dirty_active = kind == MSC_PHASE_ENABLE || kind == MSC_PHASE_HARVEST;
@@ -720,17 +736,13 @@ static void manual_protect_enable(struct msc_history *h)
 	if (h->st.dirty_active || !last || last->p.kind != MSC_PHASE_MEMSLOT ||
 	    last->cost.spte_changes)
 		return;
-	last->p.kind = MSC_PHASE_ENABLE;
-	snprintf(last->p.name, sizeof(last->p.name), "%s", msc_phase_kind_name(MSC_PHASE_ENABLE));
+	set_kind(last, MSC_PHASE_ENABLE);
 	h->st.dirty_active = true;
 	h->st.vm_disabled = 0;
 	/* the vCPUs ran under dirty logging since */
 	for (struct hphase *ph = &h->phases[h->nr_phases]; ph-- > last;)
-		if (ph->p.kind == MSC_PHASE_POPULATE) {
-			ph->p.kind = MSC_PHASE_DIRTY_PASS;
-			snprintf(ph->p.name, sizeof(ph->p.name), "%s",
-				 msc_phase_kind_name(MSC_PHASE_DIRTY_PASS));
-		}
+		if (ph->p.kind == MSC_PHASE_POPULATE)
+			set_kind(ph, MSC_PHASE_DIRTY_PASS);
 }
 
 /*
@@ -986,6 +998,15 @@ static int phase_event(struct msc_history *h, const struct msc_event *ev)
 	return 0;
 }
 
+/* A trailing phase's activity: what waited is its cost, its end is now. */
+static void reach(struct msc_history *h, struct hphase *ph)
+{
+	cost_merge(&ph->cost, &ph->pending);
+	cost_reset(&ph->pending);
+	ph->pending.last_ts = h->last_ts;
+	phase_settle(h, ph);
+}
+
 /** hphase_commit - the event just applied was activity: the phase reaches it */
 int hphase_commit(struct msc_history *h)
 {
@@ -993,20 +1014,12 @@ int hphase_commit(struct msc_history *h)
 	bool end = h->end_dirty;
 
 	h->end_dirty = false;
-	if (h->pass_hit && h->st.cur_pass >= 0) {
-		struct hphase *pass = &h->phases[h->st.cur_pass];
-
-		cost_merge(&pass->cost, &pass->pending);
-		cost_reset(&pass->pending);
-		phase_settle(h, pass);
-	}
+	if (h->pass_hit && h->st.cur_pass >= 0)
+		reach(h, &h->phases[h->st.cur_pass]);
 	h->pass_hit = false;
 	if (!ph || !h->sweep_hit)
 		return 0;
-	cost_merge(&ph->cost, &ph->pending);
-	cost_reset(&ph->pending);
-	ph->pending.last_ts = h->last_ts;
-	phase_settle(h, ph);
+	reach(h, ph);
 	h->sweep_hit = false;
 	return end ? close_dirty(h, NULL) : 0;
 }
@@ -1119,7 +1132,7 @@ int hphase_finish(struct msc_history *h)
 	for (size_t i = 0; i < h->nr_phases; i++) {
 		struct hphase *ph = &h->phases[i];
 
-		if (ph->open && (int32_t)i != h->st.cur_dirty && (int32_t)i != h->st.cur_pass)
+		if (ph->open && !trails(h, i))
 			phase_settle(h, ph);
 	}
 	return hstore_put_phases(h->hs, h->capture_id, h->phases, h->nr_phases) ?:

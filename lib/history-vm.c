@@ -199,9 +199,7 @@ void hvm_commit(struct msc_history *h, const struct msc_event *ev)
 	vm->end_ts = h->last_ts;
 	vm->end_seq = (int64_t)ev->seq;
 	if (ev->type == MSC_EV_SPTE_CHANGED)
-		h->st.vm_used = 1;
-	if (h->nr_phases && h->phases[h->nr_phases - 1].p.vm == vm->id)
-		h->st.vm_used = 1;
+		h->st.vm_used = 1;	/* phase_new() marks it too */
 	ph = h->st.last_dirty >= 0 ? &h->phases[h->st.last_dirty] : NULL;
 	if (ev->type != MSC_EV_SPTE_CHANGED || !ph || ph->p.kind != MSC_PHASE_TEARDOWN ||
 	    ph->p.vm != vm->id)

@@ -26,7 +26,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -133,11 +132,7 @@ static void child_limits(const char *path)
 {
 	struct stat st;
 	struct rlimit rl;
-	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 
-	/* libtracecmd's own lines are not ours to print */
-	if (null >= 0)
-		dup2(null, STDERR_FILENO);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	if (!stat(path, &st)) {
@@ -154,7 +149,7 @@ static void __attribute__((noreturn)) child(const char *path, int fd, pid_t pare
 	size_t n = 0, crash_after = 0;
 	int r;
 
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+	if (!source_child_start(parent))
 		_exit(1);
 	child_limits(path);
 	r = tracedat_open_direct(path, &src);
@@ -274,6 +269,17 @@ static int recv_msg(struct isolated_source *s, bool reading)
 		return r;
 	if (m.len > sizeof(s->batch) + sizeof(struct msc_capture_info) + 4096)
 		return child_died(s);
+	if (m.type == MSG_EVENTS) {
+		/* straight into the batch: the hot path copies nothing */
+		if (m.len > sizeof(s->batch) || m.len % sizeof(struct msc_event))
+			return child_died(s);
+		r = recv_all(s, s->batch, m.len, reading);
+		if (r)
+			return r == -EPIPE ? child_died(s) : r;
+		s->nr = m.len / sizeof(struct msc_event);
+		s->pos = 0;
+		return 1;
+	}
 	buf = malloc(m.len + 1);
 	if (!buf)
 		return -ENOMEM;
@@ -289,12 +295,6 @@ static int recv_msg(struct isolated_source *s, bool reading)
 	case MSG_INFO:
 		memcpy(&s->base.info, buf, min(m.len, (uint32_t)sizeof(s->base.info)));
 		s->base.info.kind = "trace.dat";
-		break;
-	case MSG_EVENTS:
-		s->nr = m.len / sizeof(struct msc_event);
-		s->pos = 0;
-		memcpy(s->batch, buf, s->nr * sizeof(struct msc_event));
-		r = 1;
 		break;
 	case MSG_STAT:
 		r = m.len < sizeof(struct msc_event_stat) ? -EPROTO :

@@ -7,6 +7,8 @@
 #ifndef MSC_SOURCE_LOCAL_H
 #define MSC_SOURCE_LOCAL_H
 
+#include <sys/types.h>
+
 #include "mmuscope/event.h"
 #include "mmuscope/source.h"
 
@@ -31,6 +33,8 @@ void msc_source_init(struct msc_source *src, const struct msc_source_ops *ops,
 		     const char *path);
 void msc_source_set_error(struct msc_source *src, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
+
+bool source_child_start(pid_t parent);
 
 /* source-tracedat.c: the trace.dat source, in this process (source-isolated.c runs it) */
 int tracedat_open_direct(const char *path, struct msc_source **ret);

@@ -15,11 +15,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -307,14 +305,9 @@ static int copy_uncompressed(const char *path, const char *tmp)
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
 		/* it dies with its parent: no copy outlives the run (a killed one's is cleaned) */
-		if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		if (!source_child_start(parent))
 			_exit(3);
-
-		if (null >= 0)
-			dup2(null, STDERR_FILENO);
 		head = tracecmd_open_head(path, TRACECMD_FL_LOAD_NO_PLUGINS |
 						      TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
 		if (!head)

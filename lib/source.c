@@ -6,9 +6,13 @@
 #include "mmuscope/source.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
 
 #include "mmuscope/decode.h"
 #include "mmuscope/host.h"
@@ -83,4 +87,25 @@ const char *msc_source_next_warning(struct msc_source *src)
 const char *msc_source_error(const struct msc_source *src)
 {
 	return src->error;
+}
+
+/**
+ * source_child_start - first thing in a child forked from @parent that runs
+ *	libtracecmd: it dies with its parent, and libtracecmd's own lines on
+ *	stderr are not printed
+ *
+ * Returns false when the parent is gone already (the child must exit).
+ */
+bool source_child_start(pid_t parent)
+{
+	int null;
+
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) || getppid() != parent)
+		return false;
+	null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	if (null >= 0) {
+		dup2(null, STDERR_FILENO);
+		close(null);
+	}
+	return true;
 }

@@ -423,8 +423,7 @@ static int run_intervals(sqlite3_stmt *st, int only, interval_fn fn, void *ctx)
 		.level = (uint8_t)sqlite3_column_int(st, 2),
 		.leaf = sqlite3_column_int(st, 3),
 		.writable = sqlite3_column_int(st, 7),
-		.dirty = sqlite3_column_type(st, 8) == SQLITE_NULL ? -1 :
-			 (int8_t)sqlite3_column_int(st, 8),
+		.dirty = (int8_t)column_int_or(st, 8, -1),
 		.start_cause = (uint8_t)sqlite3_column_int(st, 9),
 		.end_cause = (uint8_t)sqlite3_column_int(st, 10),
 		.flags = (uint8_t)sqlite3_column_int(st, 11),
@@ -759,14 +758,11 @@ static void read_phase(sqlite3_stmt *st, struct msc_phase *p, bool *ret_open)
 	p->children_synthesized = column_u64(st, c++);
 	p->faults_slow = column_u64(st, c++);
 	p->faults_fast = column_u64(st, c++);
-	p->flushes = sqlite3_column_type(st, c) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, c);
-	c++;
+	p->flushes = column_int_or(st, c++, -1);
 	p->zaps = column_u64(st, c++);
 	p->refaults = column_u64(st, c++);
 	p->region_split_ns = column_u64(st, c++);
-	p->to_huge_ns = sqlite3_column_type(st, c) == SQLITE_NULL ? -1 :
-			sqlite3_column_int64(st, c);
-	c++;
+	p->to_huge_ns = column_int_or(st, c++, -1);
 	for (int l = 1; l <= 3; l++)
 		p->before.pages[l] = sqlite3_column_int64(st, c++);
 	for (int l = 1; l <= 3; l++)
@@ -1605,11 +1601,6 @@ int hstore_put_vms(struct hstore *hs, int64_t capture_id, const struct msc_vm *v
 	return r;
 }
 
-static int64_t column_or(sqlite3_stmt *st, int c, int64_t none)
-{
-	return sqlite3_column_type(st, c) == SQLITE_NULL ? none : sqlite3_column_int64(st, c);
-}
-
 static void fill_vm(sqlite3_stmt *st, void *row)
 {
 	const char *source = (const char *)sqlite3_column_text(st, 1);
@@ -1621,10 +1612,10 @@ static void fill_vm(sqlite3_stmt *st, void *row)
 		if (source && !strcmp(source, msc_phase_source_name(k)))
 			vm->source = (uint8_t)k;
 	vm->overlap = sqlite3_column_int(st, 2);
-	vm->pid = (int32_t)column_or(st, 3, -1);
-	vm->fd = (int32_t)column_or(st, 4, -1);
-	vm->kernel_id = (uint32_t)column_or(st, 5, 0);
-	vm->kernel_pid = (int32_t)column_or(st, 6, -1);
+	vm->pid = (int32_t)column_int_or(st, 3, -1);
+	vm->fd = (int32_t)column_int_or(st, 4, -1);
+	vm->kernel_id = (uint32_t)column_int_or(st, 5, 0);
+	vm->kernel_pid = (int32_t)column_int_or(st, 6, -1);
 	vm->start_ts = column_u64(st, 7);
 	vm->end_ts = column_u64(st, 8);
 	vm->start_seq = sqlite3_column_int64(st, 9);

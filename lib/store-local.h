@@ -116,4 +116,10 @@ static inline uint64_t column_u64(sqlite3_stmt *st, int i)
 	return (uint64_t)sqlite3_column_int64(st, i);
 }
 
+/* An integer column that may be NULL: @none then. */
+static inline int64_t column_int_or(sqlite3_stmt *st, int i, int64_t none)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? none : sqlite3_column_int64(st, i);
+}
+
 #endif /* MSC_STORE_LOCAL_H */

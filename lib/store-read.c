@@ -96,8 +96,7 @@ static void read_requested(sqlite3_stmt *st, struct msc_event *ev)
 	ev->req = (struct msc_ev_requested){
 		.gfn = column_u64(st, 4), .pfn = column_u64(st, 5),
 		.level = (uint8_t)sqlite3_column_int(st, 6),
-		.access = sqlite3_column_type(st, 7) == SQLITE_NULL ?
-			  -1 : (int16_t)sqlite3_column_int(st, 7),
+		.access = (int16_t)column_int_or(st, 7, -1),
 	};
 }
 
@@ -424,10 +423,8 @@ int msc_store_get_captures(struct msc_store *s, struct msc_capture_row **ret, si
 		c->nonpresent_spte = column_u64(st, 5);
 		c->frozen_spte = column_u64(st, 6);
 		c->tdp_mmu = sqlite3_column_int(st, 7);
-		c->first_seq = sqlite3_column_type(st, 8) == SQLITE_NULL ? -1 :
-			       sqlite3_column_int64(st, 8);
-		c->last_seq = sqlite3_column_type(st, 9) == SQLITE_NULL ? -1 :
-			      sqlite3_column_int64(st, 9);
+		c->first_seq = column_int_or(st, 8, -1);
+		c->last_seq = column_int_or(st, 9, -1);
 		c->first_ts = column_u64(st, 10);
 		c->last_ts = column_u64(st, 11);
 		c->records = column_u64(st, 12);
