@@ -40,4 +40,8 @@ bool source_child_start(pid_t parent);
 int tracedat_open_direct(const char *path, struct msc_source **ret);
 int tracedat_check_header(const char *path, char *detail, size_t size);
 
+/* tracecmd-tmp.c: libtracecmd's per-CPU temporary files in /tmp */
+int tracecmd_tmp_unlink_open(pid_t pid);
+int tracecmd_tmp_clean(void);
+
 #endif /* MSC_SOURCE_LOCAL_H */

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <trace-cmd/trace-cmd.h>
@@ -63,6 +64,8 @@ struct tracedat_source {
 	struct msc_decoder *dec;
 	struct msc_event pending;	/* decoded event held back behind a LOST */
 	bool has_pending;
+	char note[128];			/* a warning of the open, given out first */
+	bool note_given;
 };
 
 static struct tracedat_source *to_tracedat(const struct msc_source *src)
@@ -117,7 +120,13 @@ static int tracedat_get_stat(const struct msc_source *src, size_t i, struct msc_
 
 static const char *tracedat_next_warning(struct msc_source *src)
 {
-	return msc_decoder_next_warning(to_tracedat(src)->dec);
+	struct tracedat_source *t = to_tracedat(src);
+
+	if (t->note[0] && !t->note_given) {
+		t->note_given = true;
+		return t->note;
+	}
+	return msc_decoder_next_warning(t->dec);
 }
 
 static void tracedat_close(struct msc_source *src)
@@ -290,38 +299,53 @@ static int open_data(const char *path, struct tracecmd_input **ret)
 	return 0;
 }
 
-/*
- * Write the uncompressed copy in a child process: libtracecmd reports each
- * CPU it copies on stderr (its output handle is not ours to quiet), and a
- * damaged file that crashes it takes only the child down.
- */
-static int copy_uncompressed(const char *path, const char *tmp)
+/* the copying child: 0 done, 1 copy failed, 2 not readable, 3 parent gone */
+static int copy_child(pid_t parent, const char *path, const char *tmp)
 {
 	struct tracecmd_input *head;
 	struct tracecmd_output *out;
+	int r = 0;
+
+	/* it dies with its parent: no copy outlives the run (a killed one's is cleaned) */
+	if (!source_child_start(parent))
+		return 3;
+	head = tracecmd_open_head(path, TRACECMD_FL_LOAD_NO_PLUGINS |
+					      TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
+	if (!head)
+		return 2;
+	out = tracecmd_copy(head, tmp, TRACECMD_FILE_CPU_FLYRECORD,
+			    (int)tracecmd_get_in_file_version(head), "none");
+	if (out)
+		tracecmd_output_close(out);
+	else
+		r = 1;
+	tracecmd_close(head);	/* its per-CPU temporary files go here */
+	return r;
+}
+
+/*
+ * Write the uncompressed copy in a child process: libtracecmd reports each
+ * CPU it copies on stderr (its output handle is not ours to quiet), and a
+ * damaged file that crashes it takes only the child down.  While it runs,
+ * the per-CPU files libtracecmd decompresses into are unlinked as they
+ * appear (tracecmd-tmp.c), so that a kill leaves none.
+ */
+static int copy_uncompressed(const char *path, const char *tmp)
+{
+	const struct timespec tick = { .tv_nsec = 5 * 1000 * 1000 };
 	pid_t parent = getpid(), pid = fork();
 	int status;
 
 	if (pid < 0)
 		return -errno;
-	if (pid == 0) {
-		/* it dies with its parent: no copy outlives the run (a killed one's is cleaned) */
-		if (!source_child_start(parent))
-			_exit(3);
-		head = tracecmd_open_head(path, TRACECMD_FL_LOAD_NO_PLUGINS |
-						      TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
-		if (!head)
-			_exit(2);
-		out = tracecmd_copy(head, tmp, TRACECMD_FILE_CPU_FLYRECORD,
-				    (int)tracecmd_get_in_file_version(head), "none");
-		if (!out)
-			_exit(1);
-		tracecmd_output_close(out);
-		_exit(0);
-	}
-	while (waitpid(pid, &status, 0) < 0)
-		if (errno != EINTR)
+	if (pid == 0)
+		_exit(copy_child(parent, path, tmp));
+	for (pid_t w; (w = waitpid(pid, &status, WNOHANG)) != pid;) {
+		if (w < 0 && errno != EINTR)
 			return -errno;
+		tracecmd_tmp_unlink_open(pid);
+		nanosleep(&tick, NULL);
+	}
 	if (!WIFEXITED(status))
 		return MSC_ERR_CORRUPT;
 	return WEXITSTATUS(status) == 0 ? 0 : WEXITSTATUS(status) == 2 ? MSC_ERR_TRUNC :
@@ -382,6 +406,10 @@ int tracedat_open_direct(const char *path, struct msc_source **ret)
 		return -ENOMEM;
 	msc_source_init(&t->base, &tracedat_ops, path);
 	tracecmd_set_loglevel(TEP_LOG_NONE);
+	r = tracecmd_tmp_clean();
+	if (r > 0)
+		snprintf(t->note, sizeof(t->note),
+			 "removed %d temporary files libtracecmd left in /tmp (runs that were killed)", r);
 	r = open_data(path, &t->handle);
 	if (r) {
 		free(t);

@@ -124,14 +124,27 @@ expect_error "no room for the uncompressed copy of a large compressed trace" \
 	env TMPDIR="$T/no-such-dir" "$MSC" import "$big" -o "$T/tmp.db"
 check "a large compressed trace imports through its uncompressed copy, which is gone after" \
 	env TMPDIR="$T/tmpdir" sh -c "mkdir -p \"$T/tmpdir\" && \"$MSC\" import -q \"$big\" -o \"$T/ok.db\" && [ -z \"\$(ls -A \"$T/tmpdir\")\" ]"""
+# libtracecmd decompresses each CPU into /tmp/trace_cpu_dataXXXXXX (its
+# fixed name): new_cpu_tmp BEFORE lists those that appeared since BEFORE
+# and that no process holds open (what a run left behind)
+cpu_tmp() { ls /tmp | grep '^trace_cpu_data' | sort; }
+new_cpu_tmp() {
+	cpu_tmp | comm -13 "$1" - | while read -r n; do
+		ls -l /proc/[0-9]*/fd 2>/dev/null | grep -q "/tmp/$n" || echo "$n"
+	done
+}
+cpu_tmp >"$T/tmp-before"
+check "... and it leaves none of libtracecmd's per-CPU files in /tmp" \
+	test -z "$(new_cpu_tmp "$T/tmp-before")"
+
 # SIGKILL while the uncompressed copy is written: the copying child dies
 # with its parent, and the next run removes the copy it left
 mkdir -p "$T/killdir"
 TMPDIR="$T/killdir" "$MSC" import -q "$big" -o "$T/killed.db" &
 kpid=$!
-i=0
-while [ -z "$(ls -A "$T/killdir")" ] && [ $i -lt 200 ]; do
-	sleep 0.05
+i=0	# the copy is past its headers: libtracecmd has its /tmp files
+while [ "$(cat "$T"/killdir/* 2>/dev/null | head -c 1048576 | wc -c)" -lt 1048576 ] && [ $i -lt 800 ]; do
+	sleep 0.01
 	i=$((i + 1))
 done
 kill -KILL "$kpid"
@@ -143,10 +156,28 @@ while pgrep -f "import -q $big -o $T/killed.db" >/dev/null && [ $i -lt 100 ]; do
 done
 check_eq "SIGKILL during the copy: no process of the run is left" \
 	"$(pgrep -f "import -q $big -o $T/killed.db" | wc -l)" 0
+check "... and the killed run left none of libtracecmd's files in /tmp (unlinked as they appear)" \
+	test -z "$(new_cpu_tmp "$T/tmp-before")"
 check_eq "... its copy (named for its reader, gone too) is what remains in \$TMPDIR" \
 	"$(ls "$T/killdir" | grep -c "^mmuscope-[0-9]*-.*\.dat$")" 1
 check "the next run removes it, and its own" \
 	env TMPDIR="$T/killdir" sh -c "\"$MSC\" import -q \"$big\" -o \"$T/killed2.db\" && [ -z \"\$(ls -A \"$T/killdir\")\" ]"
+
+# what a killed libtracecmd left in /tmp is removed and named by the next
+# import; a file a live process holds open is not touched
+left=$(mktemp /tmp/trace_cpu_dataXXXXXX)
+held=$(mktemp /tmp/trace_cpu_dataXXXXXX)
+sh -c 'exec 3<"$1"; exec sleep 30' sh "$held" &
+holder=$!
+sleep 0.2
+out=$("$MSC" import -q "$src" -o "$T/left.db" 2>&1)
+check_match "libtracecmd's leftovers in /tmp: one warning naming them" "$out" \
+	"removed [0-9]+ temporary files libtracecmd left in /tmp \\(runs that were killed\\)$"
+check "... the one no process holds is gone" test ! -e "$left"
+check "... the one a live process holds open is kept" test -e "$held"
+kill "$holder" 2>/dev/null
+wait "$holder" 2>/dev/null
+rm -f "$left" "$held"
 
 # the temporary files of killed runs beside the output are named and removed
 # by the next run on it; a live run's are left alone
