@@ -439,10 +439,12 @@ static int write_svg(struct report *rp, struct msc_store *s, const struct msc_ca
 
 	snprintf(dir, sizeof(dir), subdir ? "%s/capture-%lld" : "%s", rp->svg_dir, (long long)c->id);
 	r = svg_write_report(s, c->id, dir, &rp->svg, rp->json ? stderr : stdout);
-	if (r) {
-		cli_error("%s: %s", dir, rp->svg.error[0] ? rp->svg.error : msc_strerror(r));
-		return 1;
-	}
+	/* a picture that cannot be written names its place; what cannot be read, the database */
+	if (r && rp->svg.error[0])
+		cli_error("%s: %s", dir, rp->svg.error);
+	else if (r)
+		cli_error("%s: %s", rp->db, msc_strerror(r));
+	return r ? 1 : 0;
 	return 0;
 }
 

@@ -13,11 +13,13 @@
 #include "mmuscope/source.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -39,6 +41,11 @@ int tracecmd_get_file_compress_proto(struct tracecmd_input *handle, const char *
 const char *tracecmd_get_uname(struct tracecmd_input *handle);
 const char *tracecmd_get_trace_clock(struct tracecmd_input *handle);
 int tracecmd_cpus(struct tracecmd_input *handle);
+int tracecmd_page_size(struct tracecmd_input *handle);
+off64_t tracecmd_get_cpu_file_size(struct tracecmd_input *handle, int cpu);
+struct tep_record *tracecmd_read_cpu_last(struct tracecmd_input *handle, int cpu);
+struct tep_record *tracecmd_peek_data(struct tracecmd_input *handle, int cpu);
+struct tep_record *tracecmd_peek_next_data(struct tracecmd_input *handle, int *rec_cpu);
 struct tracecmd_output;
 struct tracecmd_output *tracecmd_copy(struct tracecmd_input *ihandle, const char *file,
 				      int state, int file_version, const char *compression);
@@ -58,14 +65,37 @@ void tracecmd_output_close(struct tracecmd_output *handle);
 
 #define TRACEDAT_MAGIC "\027\010\104tracing"
 
+#define MAX_NOTES 4
+
+/*
+ * One CPU's data: where it lies (from its first record and its declared
+ * size) and how far it was read.  Offsets are libtracecmd's: the file's, or
+ * for compressed data those of the uncompressed stream.
+ */
+struct cpu_data {
+	uint64_t start, size;		/* size 0: no data, or its first page unreadable */
+	uint64_t last_offset;		/* of the last record read */
+	bool unreadable;		/* it has data, but no first record */
+};
+
+/* the events one record gives: a LOST before, its own, a LOST after */
+#define OUT_MAX 3
+
 struct tracedat_source {
 	struct msc_source base;
 	struct tracecmd_input *handle;
 	struct msc_decoder *dec;
-	struct msc_event pending;	/* decoded event held back behind a LOST */
-	bool has_pending;
-	char note[128];			/* a warning of the open, given out first */
-	bool note_given;
+	struct msc_event out[OUT_MAX];	/* events ready to hand out, a ring */
+	int out_head, out_len;
+	struct cpu_data *cpus;
+	int nr_cpus;
+	bool started;			/* the first record was looked at, */
+	uint64_t start_ts;		/* ... its time */
+	int next_mark;			/* next CPU mark_unreadable() looks at */
+	bool copied;			/* read from the uncompressed copy, */
+	uint64_t copied_size;		/* ... of this size */
+	char notes[MAX_NOTES][192];	/* warnings of the open and the end */
+	int nr_notes, next_note;
 };
 
 static struct tracedat_source *to_tracedat(const struct msc_source *src)
@@ -73,44 +103,124 @@ static struct tracedat_source *to_tracedat(const struct msc_source *src)
 	return container_of(src, struct tracedat_source, base);
 }
 
+static void __attribute__((format(printf, 2, 3))) add_note(struct tracedat_source *t,
+							     const char *fmt, ...)
+{
+	va_list ap;
+
+	if (t->nr_notes == MAX_NOTES)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(t->notes[t->nr_notes++], sizeof(t->notes[0]), fmt, ap);
+	va_end(ap);
+}
+
+static struct msc_event lost_mark(uint64_t ts, int cpu, uint64_t count)
+{
+	return (struct msc_event){
+		.ts = ts, .cpu = (uint16_t)cpu, .pid = -1, .type = MSC_EV_LOST,
+		.lost.count = count,	/* 0: a gap of unknown size */
+	};
+}
+
+static void queue(struct tracedat_source *t, struct msc_event ev)
+{
+	t->out[(t->out_head + t->out_len++) % OUT_MAX] = ev;
+}
+
+/*
+ * Each CPU must be read to its last record.  libtracecmd ends a CPU's stream
+ * at a page it cannot read or decompress, as if the data ended there: when
+ * the stream of @cpu has just ended after @rec, its last record is looked
+ * up, and if @rec is not it, a LOST mark of unknown count follows @rec (the
+ * events after it on that CPU are lost) with a warning.  A CPU whose first
+ * page could not be read gets its mark before the first event.
+ */
+static void check_cpu_end(struct tracedat_source *t, const struct tep_record *rec)
+{
+	struct cpu_data *c = &t->cpus[rec->cpu];
+	struct tep_record *last;
+	bool whole;
+
+	c->last_offset = rec->offset;
+	if (tracecmd_peek_data(t->handle, rec->cpu))
+		return;
+	last = tracecmd_read_cpu_last(t->handle, rec->cpu);
+	whole = last && last->offset == rec->offset;
+	if (last)
+		tracecmd_free_record(last);
+	if (whole)
+		return;
+	add_note(t, "CPU %d: its data could not be read past %llu of its %llu KiB "
+		 "(damaged): the events after are lost", rec->cpu,
+		 (unsigned long long)(rec->offset - c->start) >> 10,
+		 (unsigned long long)c->size >> 10);
+	queue(t, lost_mark(rec->ts, rec->cpu, 0));
+}
+
+/*
+ * Before the first event: a CPU that has data but whose first page cannot
+ * be read gets a LOST mark at the first event's time.  Returns 1 with it in
+ * *@ret_ev, 0 once all are given.
+ */
+static int mark_unreadable(struct tracedat_source *t, struct msc_event *ret_ev)
+{
+	int cpu;
+
+	if (!t->started) {
+		struct tep_record *first = tracecmd_peek_next_data(t->handle, &cpu);
+
+		t->started = true;
+		t->start_ts = first ? first->ts : 0;
+	}
+	while (t->next_mark < t->nr_cpus) {
+		cpu = t->next_mark++;
+		if (!t->cpus[cpu].unreadable)
+			continue;
+		add_note(t, "CPU %d: its data could not be read (damaged): its events are lost", cpu);
+		*ret_ev = lost_mark(t->start_ts, cpu, 0);
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * The events of one record, in order: the kernel's mark of events it
+ * dropped before it, its event, a mark of data lost after it.
+ */
 static int tracedat_next(struct msc_source *src, struct msc_event *ret_ev)
 {
 	struct tracedat_source *t = to_tracedat(src);
+	struct msc_event ev;
 	struct tep_record *rec;
 	int cpu, r;
 
-	if (t->has_pending) {
-		t->has_pending = false;
-		*ret_ev = t->pending;
+	if (t->next_mark < t->nr_cpus && mark_unreadable(t, ret_ev))
 		return 1;
-	}
-	for (;;) {
+	while (!t->out_len) {
 		rec = tracecmd_read_next_data(t->handle, &cpu);
 		if (!rec)
 			return 0;
-		r = msc_decoder_decode(t->dec, rec, &t->pending);
+		r = msc_decoder_decode(t->dec, rec, &ev);
 		if (r < 0) {
 			msc_source_set_error(src, "%s", msc_decoder_error(t->dec));
 			tracecmd_free_record(rec);
 			return r;
 		}
-		if (rec->missed_events) {
-			/* -1: the kernel only flagged a gap; count unknown */
-			*ret_ev = (struct msc_event){
-				.ts = rec->ts, .cpu = (uint16_t)rec->cpu, .pid = -1,
-				.type = MSC_EV_LOST,
-				.lost.count = rec->missed_events > 0 ? (uint64_t)rec->missed_events : 0,
-			};
-			t->has_pending = r > 0;
-			tracecmd_free_record(rec);
-			return 1;
-		}
+		/* missed_events -1: the kernel only flagged a gap; count unknown */
+		if (rec->missed_events)
+			queue(t, lost_mark(rec->ts, rec->cpu,
+					   rec->missed_events > 0 ? (uint64_t)rec->missed_events : 0));
+		if (r > 0)
+			queue(t, ev);
+		if (rec->cpu >= 0 && rec->cpu < t->nr_cpus)
+			check_cpu_end(t, rec);
 		tracecmd_free_record(rec);
-		if (r > 0) {
-			*ret_ev = t->pending;
-			return 1;
-		}
 	}
+	*ret_ev = t->out[t->out_head];
+	t->out_head = (t->out_head + 1) % OUT_MAX;
+	t->out_len--;
+	return 1;
 }
 
 static int tracedat_get_stat(const struct msc_source *src, size_t i, struct msc_event_stat *ret)
@@ -122,10 +232,8 @@ static const char *tracedat_next_warning(struct msc_source *src)
 {
 	struct tracedat_source *t = to_tracedat(src);
 
-	if (t->note[0] && !t->note_given) {
-		t->note_given = true;
-		return t->note;
-	}
+	if (t->next_note < t->nr_notes)
+		return t->notes[t->next_note++];
 	return msc_decoder_next_warning(t->dec);
 }
 
@@ -136,6 +244,7 @@ static void tracedat_close(struct msc_source *src)
 	msc_decoder_free(t->dec);
 	if (t->handle)
 		tracecmd_close(t->handle);
+	free(t->cpus);
 	free(t);
 }
 
@@ -284,6 +393,131 @@ static void fill_info(struct tracedat_source *t)
 }
 
 /*
+ * Where the data of a version-6 file begins: the page after its flyrecord
+ * table ("flyrecord\0", then each CPU's offset and size), found by the
+ * entry of CPU @cpu, whose data @c is the first in the file.  Returns 0, or
+ * -ENOENT when the table is not where the entry says (then only what the
+ * records show is checked).
+ */
+static int v6_data_begin(struct tracedat_source *t, const char *path, int cpu,
+			 const struct cpu_data *c, uint64_t page, uint64_t *ret)
+{
+	bool big = tep_is_file_bigendian(tracecmd_get_tep(t->handle));
+	unsigned char entry[16];
+	const unsigned char *map, *at = NULL;
+	size_t len = (size_t)c->start, base, table = 16 * (size_t)t->nr_cpus;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r = -ENOENT;
+
+	for (int i = 0; i < 8; i++) {
+		entry[big ? 7 - i : i] = (unsigned char)(c->start >> (8 * i));
+		entry[big ? 15 - i : 8 + i] = (unsigned char)(c->size >> (8 * i));
+	}
+	map = fd < 0 || !len ? MAP_FAILED : mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+	if (fd >= 0)
+		close(fd);
+	if (map == MAP_FAILED)
+		return r;
+	/* the last match: kallsyms and the like come before the table */
+	for (const unsigned char *p = map; (p = memmem(p, len - (size_t)(p - map), entry, 16)); p++)
+		at = p;
+	base = at ? (size_t)(at - map) - 16 * (size_t)cpu : 0;
+	if (at && base >= 10 && base + table <= len && !memcmp(map + base - 10, "flyrecord", 10)) {
+		*ret = ((uint64_t)(base + table) + page - 1) & ~(page - 1);
+		r = 0;
+	}
+	munmap((void *)map, len);
+	return r;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct cpu_data *x = *(struct cpu_data *const *)a, *y = *(struct cpu_data *const *)b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/*
+ * Where each CPU's data lies: from the page of its first record, its
+ * declared size.  No two may overlap (their events would be read twice),
+ * and in a file read as it is (not through a decompressed stream) each lies
+ * inside the file.  In version 6 the CPUs' data follow each other to the
+ * end of the file, each from a page boundary, so a page or more that no CPU
+ * covers is data of none (a size that was damaged): it is refused too.
+ */
+static int check_layout(struct tracedat_source *t, const char *path)
+{
+	uint64_t page = (uint64_t)tracecmd_page_size(t->handle), end = 0, file_size;
+	bool in_file = !t->base.info.compression[0] || t->copied;
+	struct cpu_data **order;
+	struct stat st;
+	int n = 0, r = 0;
+
+	if (stat(path, &st))
+		return -errno;
+	file_size = t->copied ? t->copied_size : (uint64_t)st.st_size;
+	t->nr_cpus = max(tracecmd_cpus(t->handle), 0);
+	t->cpus = calloc((size_t)t->nr_cpus + 1, sizeof(*t->cpus));
+	order = calloc((size_t)t->nr_cpus + 1, sizeof(*order));
+	if (!t->cpus || !order) {
+		free(order);
+		return -ENOMEM;
+	}
+	for (int cpu = 0; cpu < t->nr_cpus; cpu++) {
+		off64_t size = tracecmd_get_cpu_file_size(t->handle, cpu);
+		struct tep_record *first = size > 0 ? tracecmd_peek_data(t->handle, cpu) : NULL;
+
+		if (!first) {
+			t->cpus[cpu].unreadable = size > 0;
+			continue;
+		}
+		t->cpus[cpu].start = first->offset & ~(page - 1);
+		t->cpus[cpu].size = (uint64_t)size;
+		order[n++] = &t->cpus[cpu];
+	}
+	qsort(order, (size_t)n, sizeof(*order), by_start);
+	if (n && in_file && t->base.info.file_version == 6 &&
+	    !v6_data_begin(t, path, (int)(order[0] - t->cpus), order[0], page, &end) &&
+	    order[0]->start - end >= page) {
+		msc_source_set_error(&t->base, "%llu bytes before CPU %d's data belong to no CPU",
+				     (unsigned long long)(order[0]->start - end),
+				     (int)(order[0] - t->cpus));
+		r = MSC_ERR_CORRUPT;
+	}
+	for (int i = 0; i < n && !r; i++) {
+		struct cpu_data *c = order[i];
+		int cpu = (int)(c - t->cpus);
+
+		if (i && c->start < end) {
+			msc_source_set_error(&t->base, "the data of CPU %d and CPU %d overlap "
+					     "(%llu bytes at offset %llu)",
+					     (int)(order[i - 1] - t->cpus), cpu,
+					     (unsigned long long)(end - c->start),
+					     (unsigned long long)c->start);
+			r = MSC_ERR_CORRUPT;
+		} else if (in_file && c->start + c->size > file_size) {
+			msc_source_set_error(&t->base, "CPU %d's data (%llu bytes at offset %llu) "
+					     "runs past the end of the file", cpu,
+					     (unsigned long long)c->size,
+					     (unsigned long long)c->start);
+			r = MSC_ERR_TRUNC;
+		} else if (in_file && end && c->start - end >= page) {
+			msc_source_set_error(&t->base, "%llu bytes before CPU %d's data belong to no CPU",
+					     (unsigned long long)(c->start - end), cpu);
+			r = MSC_ERR_CORRUPT;
+		}
+		end = (c->start + c->size + page - 1) & ~(page - 1);
+	}
+	if (!r && n && in_file && t->base.info.file_version == 6 &&
+	    file_size > end && file_size - end >= page) {
+		msc_source_set_error(&t->base, "the last %llu bytes of the file belong to no CPU",
+				     (unsigned long long)(file_size - end));
+		r = MSC_ERR_CORRUPT;
+	}
+	free(order);
+	return r;
+}
+
+/*
  * Open @path up to its data.  tracecmd_close() crashes on a handle whose data
  * failed to load (trace-cmd 3.1.6, a truncated version-6 file), so such a
  * handle is left behind: the caller is about to give up.
@@ -361,6 +595,7 @@ static int open_uncompressed(struct tracedat_source *t, const char *path)
 {
 	const char *dir = getenv("TMPDIR");
 	char tmp[4096];
+	struct stat st;
 	int fd, r;
 
 	dir = dir && *dir ? dir : "/var/tmp";
@@ -373,6 +608,10 @@ static int open_uncompressed(struct tracedat_source *t, const char *path)
 	r = copy_uncompressed(path, tmp);
 	if (!r && open_data(tmp, &t->handle))
 		r = MSC_ERR_TMPCOPY;	/* the copy is short: its disk filled up */
+	if (!r && !stat(tmp, &st)) {
+		t->copied = true;
+		t->copied_size = (uint64_t)st.st_size;
+	}
 	unlink(tmp);
 	return r;
 }
@@ -408,8 +647,8 @@ int tracedat_open_direct(const char *path, struct msc_source **ret)
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	r = tracecmd_tmp_clean();
 	if (r > 0)
-		snprintf(t->note, sizeof(t->note),
-			 "removed %d temporary files libtracecmd left in /tmp (runs that were killed)", r);
+		add_note(t, "removed %d temporary files libtracecmd left in /tmp (runs that were killed)",
+			 r);
 	r = open_data(path, &t->handle);
 	if (r) {
 		free(t);
@@ -424,6 +663,11 @@ int tracedat_open_direct(const char *path, struct msc_source **ret)
 			free(t);
 			return r;
 		}
+	}
+	r = check_layout(t, path);
+	if (r) {
+		*ret = &t->base;	/* its error says what is wrong */
+		return r;
 	}
 	r = msc_decoder_new(tracecmd_get_tep(t->handle), &t->dec);
 	if (r) {

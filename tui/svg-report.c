@@ -257,6 +257,7 @@ int svg_write_report(struct msc_store *s, int64_t capture_id, const char *dir,
 {
 	struct report rp = { 0 };
 	unsigned int k;
+	bool writing;
 	int r;
 
 	o->error[0] = '\0';
@@ -269,6 +270,7 @@ int svg_write_report(struct msc_store *s, int64_t capture_id, const char *dir,
 		r = -errno;
 		snprintf(o->error, sizeof(o->error), "cannot create %s: %s", dir, strerror(errno));
 	}
+	writing = !r;	/* from here on an error is the pictures', not the store's */
 	if (!r)
 		r = coverage(&rp, dir, list);
 	if (!r && !o->nr_at)
@@ -276,7 +278,7 @@ int svg_write_report(struct msc_store *s, int64_t capture_id, const char *dir,
 	k = map_scale(&rp);
 	for (size_t i = 0; !r && i < o->nr_at; i++)
 		r = one_map(&rp, dir, k, rp.sum.first_ts + o->at[i], i + 1, list);
-	if (r && !o->error[0] && r > -4096)
+	if (r && writing && !o->error[0] && r > -4096)
 		snprintf(o->error, sizeof(o->error), "%s", strerror(-r));
 	tui_cells_free(&rp.cells);
 	tui_lists_free(&rp.l);

@@ -5,8 +5,8 @@
 # capture's headers.  Import checks the header and reads a trace.dat in a
 # child process, so whatever the file does to libtracecmd, import exits 0 or
 # 1 (never by a signal, never hanging), says one line naming the file when
-# it fails, and leaves no database behind.  `make fuzz` runs many more
-# (FUZZ_N).
+# it fails, and leaves no database behind.  The database readers get the
+# same on damaged databases.  `make fuzz` runs many more (FUZZ_N).
 . "$(dirname "$0")/lib.sh"
 
 base=$TRACES/k61-npt_tdp_32m/trace.dat
@@ -33,9 +33,13 @@ check_eq "... no database left" "$(test -e "$T/segv.db" && echo db)" ""
 mkdir "$T/dir.dat"
 check_match "a directory: said so" "$("$MSC" import -q "$T/dir.dat" -o "$T/d.db" 2>&1)" \
 	"^mmuscope import: $T/dir.dat: Is a directory$"
+# seeded mutants: of the headers (v6 base), of anything in a v7 zstd
+# capture (its CPUs' compressed data too)
+python3 "$(dirname "$0")/../fuzz/mutate.py" "$TRACES/k73-npt_tdp_32m/trace.dat" "$T/in" data \
+	"${FUZZ_SEED:-1}" "$(( ${FUZZ_N:-40} / 2 ))"
 bad=0
 n=0
-for f in "$T"/in/mutant-*.dat; do
+for f in "$T"/in/random-*.dat "$T"/in/data-*.dat; do
 	n=$((n + 1))
 	timeout 120 "$MSC" import -q "$f" -o "$T/m.db" >/dev/null 2>"$T/err"
 	rc=$?
@@ -50,4 +54,29 @@ for f in "$T"/in/mutant-*.dat; do
 	rm -f "$T/m.db"
 done
 check_eq "$n seeded mutants: each imports, or fails with one line naming it; none crashes or hangs" "$bad" 0
+
+# the database readers: seeded mutants of a real database through report
+# (text, JSON and SVG) and dump; each succeeds, or fails with one
+# line naming the database, never by a signal or a hang
+"$MSC" import -q "$base" -o "$T/base.db"
+python3 "$(dirname "$0")/../fuzz/mutate.py" "$T/base.db" "$T/db" db "${FUZZ_SEED:-1}" \
+	"$(( ${FUZZ_N:-40} / 2 ))"
+bad=0
+n=0
+for f in "$T"/db/db-*.db; do
+	for cmd in "report" "report --json" "dump" "report --svg $T/svg"; do
+		n=$((n + 1))
+		timeout 120 "$MSC" $cmd "$f" >/dev/null 2>"$T/err"
+		rc=$?
+		errors=$(grep -vc ': warning: ' "$T/err")
+		case $rc in
+		0) ;;
+		1) [ "$errors" = 1 ] && grep -q "^mmuscope ${cmd%% *}: .*$f" "$T/err" ||
+			{ bad=$((bad + 1)); diag "$cmd $f: exit 1 with: $(head -2 "$T/err" | tr '\n' '|')"; } ;;
+		*) bad=$((bad + 1)); diag "$cmd $f: exit $rc: $(head -2 "$T/err" | tr '\n' '|')" ;;
+		esac
+		rm -rf "$T/svg"
+	done
+done
+check_eq "$n runs on damaged databases: each succeeds, or fails with one line naming it; none crashes or hangs" "$bad" 0
 done_testing

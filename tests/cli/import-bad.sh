@@ -211,6 +211,49 @@ check_eq "SIGINT: exit status 130" "$rc" 130
 check_match "SIGINT: says so" "$(cat "$T/err")" "int.db|fifo: interrupted; no database written$"
 check_eq "SIGINT: no database left" "$(ls "$T"/int.db* 2>/dev/null)" ""
 
+# each CPU's data, as the file lays it out: version 6's flyrecord table
+# ("flyrecord\0", then each CPU's offset and size) damaged in place
+python3 - "$T/v6.dat" "$T" <<'PY'
+import struct, sys
+d = open(sys.argv[1], 'rb').read()
+t = d.rindex(b'flyrecord\0') + 10
+(o0, s0), (o1, s1) = struct.unpack_from('<QQ', d, t), struct.unpack_from('<QQ', d, t + 16)
+def w(name, cpu, off, size):
+    b = bytearray(d)
+    struct.pack_into('<QQ', b, t + 16 * cpu, off, size)
+    open(sys.argv[2] + '/' + name, 'wb').write(b)
+w('overlap.dat', 1, o0, s1)	# CPU 1 reads CPU 0's pages
+w('zero0.dat', 0, o0, 0)	# CPU 0's data belongs to none
+w('zero1.dat', 1, o1, 0)	# and the last CPU's
+PY
+expect_error "v6: two CPUs' data overlap" \
+	"overlap.dat: corrupt trace data: the data of CPU 0 and CPU 1 overlap \([0-9]+ bytes at offset [0-9]+\)$" \
+	"$T/overlap.db" "$MSC" import "$T/overlap.dat" -o "$T/overlap.db"
+expect_error "v6: the first CPU's size is 0: its pages belong to no CPU" \
+	"zero0.dat: corrupt trace data: [0-9]+ bytes before CPU 1's data belong to no CPU$" \
+	"$T/zero0.db" "$MSC" import "$T/zero0.dat" -o "$T/zero0.db"
+expect_error "v6: the last CPU's size is 0" \
+	"zero1.dat: corrupt trace data: the last [0-9]+ bytes of the file belong to no CPU$" \
+	"$T/zero1.db" "$MSC" import "$T/zero1.dat" -o "$T/zero1.db"
+
+# one damaged byte inside CPU 0's compressed data (it runs from 1953792 for
+# 242506 bytes, `trace-cmd dump --options`): libtracecmd ends that CPU's
+# stream there; the events after are marked lost, not dropped in silence
+v7=$TRACES/k73-npt_tdp_32m/trace.dat
+cp "$v7" "$T/zdmg.dat"
+printf '\377' | dd of="$T/zdmg.dat" bs=1 seek=2000000 conv=notrunc 2>/dev/null
+"$MSC" import -q "$v7" -o "$T/zok.db" 2>/dev/null
+"$MSC" import -q "$T/zdmg.dat" -o "$T/zdmg.db" 2>"$T/err"
+check_eq "the undamaged capture has no lost-event gap" \
+	"$(sqlite3 "$T/zok.db" 'select lost_marks from capture')" 0
+check_match "damaged compressed data: a warning names the CPU and how far it was read" \
+	"$(cat "$T/err")" "zdmg.dat: CPU 0: its data could not be read past [0-9]+ of its [0-9]+ KiB \(damaged\): the events after are lost"
+check_eq "... the capture has one lost-event gap of unknown size" \
+	"$(sqlite3 "$T/zdmg.db" 'select lost, lost_marks from capture')" "0|1"
+check_eq "... on CPU 0, after its last event read" \
+	"$(sqlite3 "$T/zdmg.db" "select count(*) from lost_events l where l.cpu = 0 and l.count = 0 and not exists (select 1 from spte_change e where e.cpu = 0 and e.ts > l.ts) and not exists (select 1 from fault e where e.cpu = 0 and e.ts > l.ts)")" 1
+check_match "... and says so" "$(cat "$T/err")" "1 lost-event gaps of unknown size: history after them is marked"
+
 expect_error "bad --host" "--host vendor=arm: expected" "" "$MSC" import --host vendor=arm "$src" -o "$T/h.db"
 
 done_testing

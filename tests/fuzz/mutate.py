@@ -5,6 +5,12 @@ Usage: mutate.py INPUT OUTDIR named            the named crashers below
        mutate.py INPUT OUTDIR random SEED N    N seeded mutants (1-8 bytes of
                                                the first 64 KiB: the headers,
                                                formats and options)
+       mutate.py INPUT OUTDIR data SEED N      N seeded mutants, 1-8 bytes
+                                               anywhere (the CPUs' data too)
+       mutate.py INPUT OUTDIR db SEED N        N seeded mutants of an SQLite
+                                               database: 1-64 bytes anywhere
+                                               but its first 100 (the header
+                                               SQLite checks itself)
 
 The named cases are the damage that crashed libtracecmd/libtraceevent inside
 `mmuscope import` before it read trace.dat files in a child process: each is
@@ -41,14 +47,20 @@ def main():
         cases = named(data)
     else:
         rng = random.Random(int(sys.argv[4]))
+        first, end, counts = {
+            'random': (0, min(len(data), 65536), (1, 1, 2, 4, 8)),
+            'data': (0, len(data), (1, 1, 2, 4, 8)),
+            'db': (100, len(data), (1, 2, 8, 16, 64)),
+        }[mode]
         cases = {}
         for i in range(int(sys.argv[5])):
             b = bytearray(data)
-            for _ in range(rng.choice((1, 1, 2, 4, 8))):
-                b[rng.randrange(min(len(b), 65536))] = rng.randrange(256)
-            cases[f'mutant-{sys.argv[4]}-{i}'] = bytes(b)
+            for _ in range(rng.choice(counts)):
+                b[rng.randrange(first, end)] = rng.randrange(256)
+            cases[f'{mode}-{sys.argv[4]}-{i}'] = bytes(b)
+    ext = '.db' if mode == 'db' else '.dat'
     for name, b in cases.items():
-        with open(os.path.join(out, name + '.dat'), 'wb') as f:
+        with open(os.path.join(out, name + ext), 'wb') as f:
             f.write(b)
 
 
