@@ -470,18 +470,24 @@ static void print_start(const struct recorder *rec)
 	printf("recording into %s: instance %s, %d cpus, clock %s%s\n", rec->o->output,
 	       st->instance_dir, st->nr_cpus, st->clock,
 	       st->copy_marker ? ", trace_marker copied in" : "");
-	printf("  host: kernel %s, %s, SPTE layout %s%s, %u physical address bits\n",
-	       h->release, rec->profile.kvm_module[0] ? rec->profile.kvm_module : "no kvm module",
-	       msc_vendor_name(h->vendor), h->tdp_mmu ? " (TDP MMU)" : "",
-	       rec->profile.phys_bits);
+	if (st->test_tree)
+		printf("  host: not this machine (a test tree): inferred from the events\n");
+	else
+		printf("  host: kernel %s, %s, SPTE layout %s%s, %u physical address bits\n",
+		       h->release, rec->profile.kvm_module[0] ? rec->profile.kvm_module : "no kvm module",
+		       msc_vendor_name(h->vendor), h->tdp_mmu ? " (TDP MMU)" : "",
+		       rec->profile.phys_bits);
 	printf("  phases and TLB flushes: %s (%s)%s%s\n", msc_live_mode_name(st->mode),
 	       st->mode_detail, st->nr_kprobes ? ": " : "", st->nr_kprobes ? st->kprobes : "");
 	if (st->nr_pids)
 		printf("  only process %d (%u threads, and threads it creates)\n",
 		       rec->o->live.pid, st->nr_pids);
-	printf("  KVM counters: %s every %u ms; markers: %s\n",
-	       rec->sampler ? msc_kvm_sampler_method(rec->sampler) : "off", rec->o->stats_ms,
-	       st->marker_path);
+	if (rec->sampler)
+		printf("  KVM counters: %s every %u ms; markers: %s\n",
+		       msc_kvm_sampler_method(rec->sampler), rec->o->stats_ms, st->marker_path);
+	else
+		printf("  KVM counters: off%s; markers: %s\n",
+		       st->test_tree ? " (this host's VMs are not the tree's)" : "", st->marker_path);
 	printf("  Ctrl-C stops\n");
 	fflush(stdout);
 }
@@ -617,7 +623,13 @@ int cmd_record(int argc, char **argv)
 			cli_error("recording needs root (or write access to tracefs)");
 		goto out;
 	}
-	if (o.stats_ms)
+	if (msc_live_get_status(rec.src)->test_tree) {
+		/* this host's /proc says nothing of a tree another program wrote */
+		msc_host_profile_release(&rec.profile);
+		rec.profile = (struct msc_host_profile){ 0 };
+		msc_host_init(&rec.profile.host);
+	}
+	if (o.stats_ms && !msc_live_get_status(rec.src)->test_tree)	/* this host's VMs are not its */
 		r = msc_kvm_sampler_open(NULL, NULL, o.live.pid, &rec.sampler);
 	if (!r)
 		r = msc_ingest_init(&rec.ing, rec.src, rec.store, &o.overrides);

@@ -366,18 +366,19 @@ static void fill_info(struct tracefs_source *t, const struct msc_live_opts *o)
 	struct utsname u;
 
 	snprintf(info->path, sizeof(info->path), "%s", t->instance_dir);
-	if (!uname(&u))
+	/* a test tree was not written by this kernel: its host is unknown, inferred from its events */
+	if (!t->fake && !uname(&u))
 		snprintf(info->uname, sizeof(info->uname), "%.32s %.64s %.64s %.32s", u.sysname, u.nodename,
 			 u.release, u.machine);
 	snprintf(info->trace_clock, sizeof(info->trace_clock), "%s", t->clock);
 	info->nr_cpus = t->nr_cpus;
-	if (o->host)
+	if (o->host && !t->fake)
 		info->host = *o->host;
 	t->status = (struct msc_live_status){
 		.mode = t->status.mode, .mode_detail = t->mode_detail,
 		.instance_dir = t->instance_dir, .marker_path = t->marker_path,
 		.clock = t->clock, .copy_marker = t->status.copy_marker,
-		.owns_instance = t->owns_instance, .nr_cpus = t->nr_cpus,
+		.owns_instance = t->owns_instance, .test_tree = t->fake, .nr_cpus = t->nr_cpus,
 		.nr_events = t->status.nr_events, .nr_kprobes = t->nr_kprobes,
 		.kprobes = t->kprobe_names, .nr_pids = t->status.nr_pids,
 	};

@@ -65,6 +65,7 @@ struct msc_live_status {
 	const char *clock;		/* trace clock in use */
 	bool copy_marker;		/* top-level trace_marker lines are copied in */
 	bool owns_instance;		/* created here, removed at close */
+	bool test_tree;			/* not a tracefs mount: no fact of this host is its */
 	int nr_cpus;
 	unsigned int nr_events;		/* events enabled (tracepoints and kprobes) */
 	unsigned int nr_kprobes;	/* kprobe events registered */

@@ -30,6 +30,13 @@ else
 fi
 check_eq "the capture is complete, from tracefs" \
 	"$(sqlite3 "$T/live.db" 'select complete, kind, lost from capture')" "1|tracefs|0"
+check_match "a test tree is not this host: said so" "$out" "host: not this machine \(a test tree\): inferred from the events"
+check_eq "... no fact of this host is stored as the tree's (uname, kernel, its /proc and /sys)" \
+	"$(sqlite3 "$T/live.db" "select coalesce(uname, '') || '|' || coalesce(kernel_release, '') || '|' || (select count(*) from host_param where name like 'kernel.%' or name like 'kvm%' or name like 'cpu.%' or name like 'mem%' or name like 'thp%') from capture")" "||0"
+check_eq "... nor its KVM counters: the host's VMs are not the tree's" \
+	"$(sqlite3 "$T/live.db" "select count(*) from host_param where name = 'record.kvm_stats'")" 0
+check_eq "... the SPTE layout is inferred from the events" \
+	"$(sqlite3 "$T/live.db" 'select vendor, vendor_source from capture')" "npt|inferred"
 check_eq "the tree's pre-made instance is left in place" \
 	"$(test -d "$T/tree/instances/mmuscope" && echo yes)" yes
 check_eq "analysis ran inline: census = KVM's counters at every phase" \
