@@ -64,8 +64,6 @@ void tracecmd_output_close(struct tracecmd_output *handle);
  */
 #define COPY_ABOVE (8 << 20)	/* compressed bytes */
 
-#define TRACEDAT_MAGIC "\027\010\104tracing"
-
 #define MAX_NOTES 4
 
 /*
@@ -291,110 +289,6 @@ static const struct msc_source_ops tracedat_ops = {
 	.next_warning = tracedat_next_warning,
 	.close = tracedat_close,
 };
-
-/* Little- or big-endian, as the file says. */
-static uint64_t file_uint(const unsigned char *p, size_t n, bool big)
-{
-	uint64_t v = 0;
-
-	for (size_t i = 0; i < n; i++)
-		v |= (uint64_t)p[big ? n - 1 - i : i] << (8 * i);
-	return v;
-}
-
-/*
- * tracedat_check_header - the file's header as trace-cmd writes it
- * (trace-cmd.dat(5)), checked before libtracecmd sees the file: the magic,
- * the version (6 or 7), the endianness and long size bytes, a page size
- * that is a power of two from 4 KiB, and for version 7 the compression's
- * name and the first section's offset inside the file.  @detail says what
- * is wrong.  Returns 0, MSC_ERR_NOT_TRACE, MSC_ERR_TRUNC (the header ends
- * early), MSC_ERR_HEADER or -errno.
- */
-int tracedat_check_header(const char *path, char *detail, size_t size)
-{
-	unsigned char h[256];
-	size_t n = 0, magic = sizeof(TRACEDAT_MAGIC) - 1, v, p;
-	uint64_t page, first, file_size;
-	struct stat st;
-	ssize_t got;
-	int r = 0, fd = open(path, O_RDONLY | O_CLOEXEC);
-	bool big;
-
-	detail[0] = '\0';
-	if (fd < 0)
-		return -errno;
-	while (n < sizeof(h) && (got = read(fd, h + n, sizeof(h) - n)) > 0)
-		n += (size_t)got;
-	if (got < 0 || fstat(fd, &st))
-		r = -errno;
-	close(fd);
-	if (r)
-		return r;
-	file_size = (uint64_t)st.st_size;
-	if (n < magic || memcmp(h, TRACEDAT_MAGIC, magic))
-		return MSC_ERR_NOT_TRACE;
-	/* the version, as text, then NUL */
-	for (v = magic; v < n && h[v] && v - magic < 8; v++)
-		;
-	if (v == n)
-		return MSC_ERR_TRUNC;
-	if (h[v] || v - magic != 1 || (h[magic] != '6' && h[magic] != '7')) {
-		snprintf(detail, size, "version \"%.*s\" (mmuscope reads 6 and 7)",
-			 (int)min(v - magic, (size_t)8), (char *)h + magic);
-		return MSC_ERR_HEADER;
-	}
-	p = v + 1;
-	if (n < p + 6)
-		return MSC_ERR_TRUNC;
-	if (h[p] > 1) {
-		snprintf(detail, size, "endianness byte %u (0 little, 1 big)", h[p]);
-		return MSC_ERR_HEADER;
-	}
-	big = h[p];
-	if (h[p + 1] != 4 && h[p + 1] != 8) {
-		snprintf(detail, size, "long size %u (4 or 8)", h[p + 1]);
-		return MSC_ERR_HEADER;
-	}
-	page = file_uint(h + p + 2, 4, big);
-	if (page < 4096 || (page & (page - 1))) {
-		snprintf(detail, size, "page size %llu (a power of two from 4096)",
-			 (unsigned long long)page);
-		return MSC_ERR_HEADER;
-	}
-	if (h[magic] == '6')
-		return 0;
-	/* version 7: compression name and version, then the first section's offset */
-	p += 6;
-	for (int field = 0; field < 2; field++) {
-		size_t start = p;
-
-		while (p < n && h[p] && p - start < 64 && h[p] >= 0x20 && h[p] < 0x7f)
-			p++;
-		if (p == n)
-			return MSC_ERR_TRUNC;
-		if (h[p]) {
-			snprintf(detail, size, "compression %s is not a name",
-				 field ? "version" : "algorithm");
-			return MSC_ERR_HEADER;
-		}
-		p++;
-	}
-	if (n < p + 8)
-		return MSC_ERR_TRUNC;
-	first = file_uint(h + p, 8, big);
-	if (first < p + 8) {
-		snprintf(detail, size, "first section at offset %llu, inside the header",
-			 (unsigned long long)first);
-		return MSC_ERR_HEADER;
-	}
-	if (first >= file_size) {
-		snprintf(detail, size, "first section at offset %llu, past the file's %llu bytes",
-			 (unsigned long long)first, (unsigned long long)file_size);
-		return MSC_ERR_TRUNC;
-	}
-	return 0;
-}
 
 static void fill_info(struct tracedat_source *t)
 {

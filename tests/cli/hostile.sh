@@ -1,7 +1,8 @@
 #!/bin/sh
 # Damaged trace.dat files (tests/fuzz/mutate.py): the damage that crashed
-# libtracecmd inside import (SIGFPE, a double free), now named by the header
-# check, a reader made to crash mid-file, and seeded mutants of a real
+# libtracecmd inside import (SIGFPE, a double free) or sent it astray (a CPU
+# id of 65537, CPU data past the end or overlapping, options sections that
+# loop), now named by the header check, a reader made to crash mid-file, and seeded mutants of a real
 # capture's headers.  Import checks the header and reads a trace.dat in a
 # child process, so whatever the file does to libtracecmd, import exits 0 or
 # 1 (never by a signal, never hanging), says one line naming the file when
@@ -14,11 +15,16 @@ python3 "$(dirname "$0")/../fuzz/mutate.py" "$base" "$T/in" named
 python3 "$(dirname "$0")/../fuzz/mutate.py" "$base" "$T/in" random "${FUZZ_SEED:-1}" "${FUZZ_N:-40}"
 # the header is checked before libtracecmd sees it: each fault named exactly
 for c in "page-size-0|bad trace.dat header: page size 0 \(a power of two from 4096\)" \
-	"cut-in-first-offset|file is truncated"; do
+	"cut-in-first-offset|file is truncated" \
+	"cpu-id-65537|bad trace.dat header: CPU id 65537 \(no kernel has more than 8192 CPUs\)" \
+	"cpu-count-huge|bad trace.dat header: CPU count 1048576 \(no kernel has more than 8192\)" \
+	"cpu-data-past-end|file is truncated: CPU 0's data \(272809 bytes at offset [0-9]+\) runs past the end of the file" \
+	"cpu-data-overlap|corrupt trace data: the data of CPU 0 and CPU 1 overlap \([0-9]+ bytes at offset [0-9]+\)" \
+	"options-loop|bad trace.dat header: the options sections loop back to offset [0-9]+"; do
 	name=${c%%|*}
 	f=$T/in/$name.dat
 	timeout 120 "$MSC" import -q "$f" -o "$T/$name.db" >"$T/out" 2>"$T/err"
-	check_eq "$name: refused, exit 1 (it crashed libtracecmd inside import)" "$?" 1
+	check_eq "$name: refused, exit 1 (it crashed, hung or misled libtracecmd inside import)" "$?" 1
 	check_match "$name: one line naming the file and the fault" "$(cat "$T/err")" \
 		"^mmuscope import: $f: ${c#*|}$"
 	check_eq "$name: one line only, no database left" "$(grep -c . "$T/err") $(test -e "$T/$name.db" && echo db)" "1 "

@@ -18,24 +18,64 @@ built from the v7 header of INPUT, so any v7 capture serves.
 """
 import os
 import random
+import struct
 import sys
 
 
 def header(data):
-    """Offsets of the v7 header fields: page size, first section offset."""
+    """Offsets of the v7 header fields: page size, first section offset
+    (trace-cmd.dat(5))."""
     end = data.index(b'\0', 10)        # "\x17\x08Dtracing" then the version string
     page = end + 3                      # endian byte, long-size byte
     comp = data.index(b'\0', page + 4)  # compression name, then its version
     return page, data.index(b'\0', comp + 1) + 1
 
 
+def options(data, first):
+    """(offset, id, size) of each option along the chain of options
+    sections from the header's first section offset (little-endian)."""
+    off = struct.unpack_from('<Q', data, first)[0]
+    found = []
+    while off:
+        size = struct.unpack_from('<Q', data, off + 8)[0]
+        p, end, off = off + 16, off + 16 + size, 0
+        while p < end:
+            oid, osz = struct.unpack_from('<HI', data, p)
+            found.append((p, oid, osz))
+            if oid == 0:
+                off = struct.unpack_from('<Q', data, p + 6)[0]
+                break
+            p += 6 + osz
+    return found
+
+
+def buffer_cpus(data, first):
+    """Offset of the first BUFFER option's CPU count, then of its CPU table."""
+    p = next(p for p, oid, _ in options(data, first) if oid == 3) + 6 + 8
+    p = data.index(b'\0', p) + 1      # instance name
+    p = data.index(b'\0', p) + 1      # clock
+    return p + 4, p + 8
+
+
 def named(data):
     page, first = header(data)
-    zero_page = bytearray(data)
-    zero_page[page:page + 4] = bytes(4)
+
+    def patch(at, fmt, *values):
+        b = bytearray(data)
+        struct.pack_into(fmt, b, at, *values)
+        return bytes(b)
+
+    count, table = buffer_cpus(data, first)
+    off0, size0 = struct.unpack_from('<QQ', data, table + 4)
+    done = [p for p, oid, _ in options(data, first) if oid == 0]
     return {
-        'page-size-0': bytes(zero_page),               # SIGFPE
-        'cut-in-first-offset': data[:first + 3],       # double free
+        'page-size-0': patch(page, '<I', 0),                # SIGFPE
+        'cut-in-first-offset': data[:first + 3],            # double free
+        'cpu-id-65537': patch(table, '<I', 65537),          # 65,538 CPUs, 450x the time
+        'cpu-count-huge': patch(count, '<I', 1 << 20),
+        'cpu-data-past-end': patch(table + 4, '<Q', len(data) - 100),
+        'cpu-data-overlap': patch(table + 20 + 4, '<Q', off0 + size0 // 2),
+        'options-loop': patch(done[-1] + 6, '<Q', struct.unpack_from('<Q', data, first)[0]),
     }
 
 
