@@ -75,6 +75,7 @@ struct recorder {
 	size_t nr_vms;
 	bool params_stored;
 	uint64_t lost, samples;
+	uint64_t samples_late;		/* reads too slow to place in time (not stored) */
 	int store_err;			/* the error came from the database */
 };
 
@@ -278,17 +279,30 @@ static struct vm_seen *find_vm(struct recorder *rec, const struct msc_kvm_sample
 	return &rec->vms[rec->nr_vms++];
 }
 
+/*
+ * A read of KVM's counters took place at one moment between the trace clock
+ * before it and after it; a read slower than this (the recorder was
+ * preempted, or the sampler listed /proc) cannot be placed in time and is
+ * not stored.
+ */
+#define SAMPLE_SLACK_NS (5 * 1000 * 1000)
+
 /* KVM's counters: a row per VM whose counters changed since its last row. */
 static int sample_kvm(struct recorder *rec)
 {
 	struct msc_kvm_sample k[MAX_VMS];
-	uint64_t now;
+	uint64_t before, now;
 	int n, r = 0;
 
+	msc_live_now(rec->src, &before);
 	n = msc_kvm_sampler_read(rec->sampler, k, ARRAY_SIZE(k));
+	msc_live_now(rec->src, &now);
 	if (n <= 0)
 		return 0;	/* no VM, or /proc unreadable: nothing to compare */
-	msc_live_now(rec->src, &now);
+	if (now - before > SAMPLE_SLACK_NS) {
+		rec->samples_late++;
+		return 0;
+	}
 	for (int i = 0; i < n && !r; i++) {
 		struct vm_seen *v = find_vm(rec, &k[i]);
 
@@ -496,11 +510,14 @@ static void print_summary(const struct recorder *rec, double secs)
 {
 	char a[32], b[32];
 
-	printf("%s: %s events in %.1f s (%s events/s), %llu KVM counter rows, %llu events lost\n",
-	       rec->o->output, cli_count(rec->ing.events, a, sizeof(a)), secs,
+	printf("%s: %s events in %.1f s (%s events/s), %llu KVM counter rows", rec->o->output,
+	       cli_count(rec->ing.events, a, sizeof(a)), secs,
 	       cli_count(secs > 0 ? (unsigned long long)(rec->ing.events / secs) : 0, b, sizeof(b)),
-	       (unsigned long long)rec->samples,
-	       (unsigned long long)(rec->lost + rec->ing.by_type[MSC_EV_LOST]));
+	       (unsigned long long)rec->samples);
+	if (rec->samples_late)
+		printf(" (%llu reads too slow to place in time left out)",
+		       (unsigned long long)rec->samples_late);
+	printf(", %llu events lost\n", (unsigned long long)(rec->lost + rec->ing.by_type[MSC_EV_LOST]));
 	for (int t = 0; t < MSC_EV_NR; t++)
 		if (rec->ing.by_type[t])
 			printf("  %s %s", msc_event_type_name(t),

@@ -37,6 +37,7 @@ void msc_source_set_error(struct msc_source *src, const char *fmt, ...)
 bool source_child_start(pid_t parent);
 
 /* source-tracedat.c: the trace.dat source, in this process (source-isolated.c runs it) */
+#define TRACEDAT_MAX_CPUS 8192	/* x86's largest NR_CPUS: more is a damaged file */
 int tracedat_open_direct(const char *path, struct msc_source **ret);
 int tracedat_check_header(const char *path, char *detail, size_t size);
 

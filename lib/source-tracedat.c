@@ -386,6 +386,11 @@ static int check_layout(struct tracedat_source *t, const char *path)
 		return -errno;
 	file_size = t->copied ? t->copied_size : (uint64_t)st.st_size;
 	t->nr_cpus = max(tracecmd_cpus(t->handle), 0);
+	if (t->nr_cpus > TRACEDAT_MAX_CPUS) {
+		msc_source_set_error(&t->base, "CPU count %d (no kernel has more than %d)",
+				     t->nr_cpus, TRACEDAT_MAX_CPUS);
+		return MSC_ERR_HEADER;
+	}
 	t->cpus = calloc((size_t)t->nr_cpus + 1, sizeof(*t->cpus));
 	order = calloc((size_t)t->nr_cpus + 1, sizeof(*order));
 	if (!t->cpus || !order) {

@@ -32,7 +32,6 @@
 
 #define TRACEDAT_MAGIC "\027\010\104tracing"
 
-#define MAX_CPUS 8192		/* x86's largest NR_CPUS */
 #define MAX_OPTION_SECTIONS 64	/* trace-cmd writes two */
 #define MAX_OPTIONS_SIZE (1 << 20)
 #define SECTION_HEADER 16	/* id 2, flags 2, string id 4, size 8 */
@@ -48,7 +47,13 @@ enum {
 
 struct range {
 	uint64_t start, end;
-	int cpu;
+	int cpu;		/* a CPU's data; -1: a section */
+	bool buffer;		/* a buffer section: the CPUs' data lie in it */
+};
+
+struct ranges {
+	struct range *r;
+	size_t nr, cap;
 };
 
 struct check {
@@ -57,9 +62,24 @@ struct check {
 	uint64_t file_size;
 	char *detail;
 	size_t size;
-	struct range *ranges;	/* every CPU's data of every buffer */
-	size_t nr_ranges;
+	struct ranges cpus;	/* every CPU's data of every buffer */
+	struct ranges sections;	/* every section the chain names */
 };
+
+static int add_range(struct ranges *rs, struct range r)
+{
+	if (rs->nr == rs->cap) {
+		size_t cap = rs->cap ? 2 * rs->cap : 64;
+		struct range *more = realloc(rs->r, cap * sizeof(*more));
+
+		if (!more)
+			return -ENOMEM;
+		rs->r = more;
+		rs->cap = cap;
+	}
+	rs->r[rs->nr++] = r;
+	return 0;
+}
 
 /* Little- or big-endian, as the file says. */
 static uint64_t file_uint(const unsigned char *p, size_t n, bool big)
@@ -110,6 +130,9 @@ static int section(struct check *c, uint64_t off, const char *what, uint16_t *re
 		return fail(c, MSC_ERR_TRUNC, "the %s section at offset %llu (%llu bytes) runs past "
 			    "the end of the file", what, (unsigned long long)off,
 			    (unsigned long long)size);
+	if (add_range(&c->sections, (struct range){ off, off + SECTION_HEADER + size, -1,
+						    !strcmp(what, "buffer") }))
+		return -ENOMEM;
 	if (ret_id)
 		*ret_id = (uint16_t)file_uint(h, 2, c->big);
 	if (ret_flags)
@@ -136,10 +159,9 @@ static bool skip_string(const unsigned char *d, size_t len, size_t *p)
  */
 static int buffer(struct check *c, const unsigned char *d, size_t len)
 {
-	unsigned char seen[MAX_CPUS / 8] = { 0 };
+	unsigned char seen[TRACEDAT_MAX_CPUS / 8] = { 0 };
 	size_t p = 8;
 	uint64_t cpus;
-	struct range *more;
 	int r;
 
 	if (len < 8 || !skip_string(d, len, &p) || !skip_string(d, len, &p) || len - p < 8)
@@ -149,23 +171,19 @@ static int buffer(struct check *c, const unsigned char *d, size_t len)
 		return r;
 	cpus = file_uint(d + p + 4, 4, c->big);
 	p += 8;
-	if (cpus > MAX_CPUS)
+	if (cpus > TRACEDAT_MAX_CPUS)
 		return fail(c, MSC_ERR_HEADER, "CPU count %llu (no kernel has more than %d)",
-			    (unsigned long long)cpus, MAX_CPUS);
+			    (unsigned long long)cpus, TRACEDAT_MAX_CPUS);
 	if ((len - p) / 20 < cpus)
 		return fail(c, MSC_ERR_HEADER, "a BUFFER option lists %llu CPUs in %zu bytes",
 			    (unsigned long long)cpus, len - p);
-	more = realloc(c->ranges, (c->nr_ranges + cpus + 1) * sizeof(*c->ranges));
-	if (!more)
-		return -ENOMEM;
-	c->ranges = more;
 	for (uint64_t i = 0; i < cpus; i++, p += 20) {
 		uint64_t id = file_uint(d + p, 4, c->big), off = file_uint(d + p + 4, 8, c->big);
 		uint64_t size = file_uint(d + p + 12, 8, c->big);
 
-		if (id >= MAX_CPUS)
+		if (id >= TRACEDAT_MAX_CPUS)
 			return fail(c, MSC_ERR_HEADER, "CPU id %llu (no kernel has more than %d CPUs)",
-				    (unsigned long long)id, MAX_CPUS);
+				    (unsigned long long)id, TRACEDAT_MAX_CPUS);
 		if (seen[id / 8] & (1 << (id % 8)))
 			return fail(c, MSC_ERR_HEADER, "CPU %llu is listed twice in one buffer",
 				    (unsigned long long)id);
@@ -174,8 +192,8 @@ static int buffer(struct check *c, const unsigned char *d, size_t len)
 			return fail(c, MSC_ERR_TRUNC, "CPU %llu's data (%llu bytes at offset %llu) runs "
 				    "past the end of the file", (unsigned long long)id,
 				    (unsigned long long)size, (unsigned long long)off);
-		if (size)
-			c->ranges[c->nr_ranges++] = (struct range){ off, off + size, (int)id };
+		if (size && add_range(&c->cpus, (struct range){ off, off + size, (int)id, false }))
+			return -ENOMEM;
 	}
 	return 0;
 }
@@ -221,16 +239,62 @@ static int by_start(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+static const char *range_name(const struct range *r, char *buf, size_t size)
+{
+	if (r->cpu >= 0)
+		snprintf(buf, size, "CPU %d's data", r->cpu);
+	else
+		snprintf(buf, size, "the section at offset %llu", (unsigned long long)r->start);
+	return buf;
+}
+
+static int overlap(struct check *c, const struct range *a, const struct range *b)
+{
+	char x[64], y[64];
+	uint64_t from = max(a->start, b->start), to = min(a->end, b->end);
+
+	if (a->cpu >= 0 && b->cpu >= 0)
+		return fail(c, MSC_ERR_CORRUPT, "the data of CPU %d and CPU %d overlap "
+			    "(%llu bytes at offset %llu)", a->cpu, b->cpu,
+			    (unsigned long long)(to - from), (unsigned long long)from);
+	if (a->cpu < 0 && b->cpu < 0 && a->start == b->start)
+		return fail(c, MSC_ERR_CORRUPT, "two options name the section at offset %llu",
+			    (unsigned long long)a->start);
+	return fail(c, MSC_ERR_CORRUPT, "%s and %s overlap (%llu bytes at offset %llu)",
+		    range_name(a, x, sizeof(x)), range_name(b, y, sizeof(y)),
+		    (unsigned long long)(to - from), (unsigned long long)from);
+}
+
+/* sorted by start, the first pair of @rs that overlaps, or NULL */
+static const struct range *first_overlap(struct ranges *rs)
+{
+	qsort(rs->r, rs->nr, sizeof(*rs->r), by_start);
+	for (size_t i = 1; i < rs->nr; i++)
+		if (rs->r[i].start < rs->r[i - 1].end)
+			return &rs->r[i - 1];
+	return NULL;
+}
+
+/*
+ * No two CPUs' data overlap, no two sections do, and a CPU's data lies in
+ * no section but a buffer section (the one that holds it).
+ */
 static int no_overlap(struct check *c)
 {
-	qsort(c->ranges, c->nr_ranges, sizeof(*c->ranges), by_start);
-	for (size_t i = 1; i < c->nr_ranges; i++)
-		if (c->ranges[i].start < c->ranges[i - 1].end)
-			return fail(c, MSC_ERR_CORRUPT, "the data of CPU %d and CPU %d overlap "
-				    "(%llu bytes at offset %llu)", c->ranges[i - 1].cpu,
-				    c->ranges[i].cpu,
-				    (unsigned long long)(c->ranges[i - 1].end - c->ranges[i].start),
-				    (unsigned long long)c->ranges[i].start);
+	const struct range *o = first_overlap(&c->cpus);
+
+	if (o)
+		return overlap(c, o, o + 1);
+	o = first_overlap(&c->sections);
+	if (o)
+		return overlap(c, o, o + 1);
+	for (size_t i = 0; i < c->cpus.nr; i++)
+		for (size_t k = 0; k < c->sections.nr; k++) {
+			const struct range *d = &c->cpus.r[i], *sec = &c->sections.r[k];
+
+			if (!sec->buffer && d->start < sec->end && sec->start < d->end)
+				return overlap(c, sec, d);
+		}
 	return 0;
 }
 
@@ -355,7 +419,8 @@ int tracedat_check_header(const char *path, char *detail, size_t size)
 		else
 			r = walk_sections(&c, first);
 	}
-	free(c.ranges);
+	free(c.cpus.r);
+	free(c.sections.r);
 	close(c.fd);
 	return r;
 }

@@ -20,7 +20,8 @@ for c in "page-size-0|bad trace.dat header: page size 0 \(a power of two from 40
 	"cpu-count-huge|bad trace.dat header: CPU count 1048576 \(no kernel has more than 8192\)" \
 	"cpu-data-past-end|file is truncated: CPU 0's data \(272809 bytes at offset [0-9]+\) runs past the end of the file" \
 	"cpu-data-overlap|corrupt trace data: the data of CPU 0 and CPU 1 overlap \([0-9]+ bytes at offset [0-9]+\)" \
-	"options-loop|bad trace.dat header: the options sections loop back to offset [0-9]+"; do
+	"options-loop|bad trace.dat header: the options sections loop back to offset [0-9]+" \
+	"sections-overlap|corrupt trace data: two options name the section at offset [0-9]+"; do
 	name=${c%%|*}
 	f=$T/in/$name.dat
 	timeout 120 "$MSC" import -q "$f" -o "$T/$name.db" >"$T/out" 2>"$T/err"

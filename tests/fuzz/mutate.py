@@ -68,6 +68,7 @@ def named(data):
     count, table = buffer_cpus(data, first)
     off0, size0 = struct.unpack_from('<QQ', data, table + 4)
     done = [p for p, oid, _ in options(data, first) if oid == 0]
+    meta = {oid: p for p, oid, _ in options(data, first) if 16 <= oid <= 21}
     return {
         'page-size-0': patch(page, '<I', 0),                # SIGFPE
         'cut-in-first-offset': data[:first + 3],            # double free
@@ -76,6 +77,8 @@ def named(data):
         'cpu-data-past-end': patch(table + 4, '<Q', len(data) - 100),
         'cpu-data-overlap': patch(table + 20 + 4, '<Q', off0 + size0 // 2),
         'options-loop': patch(done[-1] + 6, '<Q', struct.unpack_from('<Q', data, first)[0]),
+        'sections-overlap': patch(meta[16] + 6, '<Q',               # HEADERS -> FTRACE EVENTS
+                                  struct.unpack_from('<Q', data, meta[17] + 6)[0]),
     }
 
 
