@@ -13,8 +13,8 @@
 #include "mmuscope/source.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,14 +77,14 @@ struct cpu_data {
 	bool unreadable;		/* it has data, but no first record */
 };
 
-/* the events one record gives: a LOST before, its own, a LOST after */
-#define OUT_MAX 3
+/* what waits behind the event handed out: the event behind its LOST, a LOST after it */
+#define OUT_MAX 2
 
 struct tracedat_source {
 	struct msc_source base;
 	struct tracecmd_input *handle;
 	struct msc_decoder *dec;
-	struct msc_event out[OUT_MAX];	/* events ready to hand out, a ring */
+	struct msc_event out[OUT_MAX];	/* events waiting to be handed out, a ring */
 	int out_head, out_len;
 	struct cpu_data *cpus;
 	int nr_cpus;
@@ -128,6 +128,14 @@ static struct msc_event lost_mark(uint64_t ts, int cpu, uint64_t count)
 static void queue(struct tracedat_source *t, struct msc_event ev)
 {
 	t->out[(t->out_head + t->out_len++) % OUT_MAX] = ev;
+}
+
+static int pop(struct tracedat_source *t, struct msc_event *ret_ev)
+{
+	*ret_ev = t->out[t->out_head];
+	t->out_head = (t->out_head + 1) % OUT_MAX;
+	t->out_len--;
+	return 1;
 }
 
 /*
@@ -218,43 +226,47 @@ static void drop_mapped(const struct tracedat_source *t)
 
 /*
  * The events of one record, in order: the kernel's mark of events it
- * dropped before it, its event, a mark of data lost after it.
+ * dropped before it, its event, a mark of data lost after it.  The event is
+ * decoded straight into *@ret_ev; only what comes with it waits in t->out.
  */
 static int tracedat_next(struct msc_source *src, struct msc_event *ret_ev)
 {
 	struct tracedat_source *t = to_tracedat(src);
-	struct msc_event ev;
 	struct tep_record *rec;
 	int cpu, r;
 
 	if (t->next_mark < t->nr_cpus && mark_unreadable(t, ret_ev))
 		return 1;
-	while (!t->out_len) {
+	if (t->out_len)
+		return pop(t, ret_ev);
+	for (;;) {
 		rec = tracecmd_read_next_data(t->handle, &cpu);
 		if (!rec)
 			return 0;
 		if (!(++t->records % DROP_EVERY) && t->ino)
 			drop_mapped(t);
-		r = msc_decoder_decode(t->dec, rec, &ev);
+		r = msc_decoder_decode(t->dec, rec, ret_ev);
 		if (r < 0) {
 			msc_source_set_error(src, "%s", msc_decoder_error(t->dec));
 			tracecmd_free_record(rec);
 			return r;
 		}
-		/* missed_events -1: the kernel only flagged a gap; count unknown */
-		if (rec->missed_events)
-			queue(t, lost_mark(rec->ts, rec->cpu,
-					   rec->missed_events > 0 ? (uint64_t)rec->missed_events : 0));
-		if (r > 0)
-			queue(t, ev);
+		if (rec->missed_events) {
+			/* -1: the kernel only flagged a gap; count unknown */
+			if (r > 0)
+				queue(t, *ret_ev);
+			*ret_ev = lost_mark(rec->ts, rec->cpu,
+					    rec->missed_events > 0 ? (uint64_t)rec->missed_events : 0);
+			r = 1;
+		}
 		if (rec->cpu >= 0 && rec->cpu < t->nr_cpus)
 			check_cpu_end(t, rec);
 		tracecmd_free_record(rec);
+		if (r > 0)
+			return 1;
+		if (t->out_len)
+			return pop(t, ret_ev);
 	}
-	*ret_ev = t->out[t->out_head];
-	t->out_head = (t->out_head + 1) % OUT_MAX;
-	t->out_len--;
-	return 1;
 }
 
 static int tracedat_get_stat(const struct msc_source *src, size_t i, struct msc_event_stat *ret)
