@@ -48,7 +48,7 @@ bool synth_formats_has_field(const struct msc_synth_formats *f, const char *syst
 
 /* ---- the model (synth-model.c drives, synth-mmu.c keeps the page tables) */
 
-/* What differs between the kernels the model knows (KVM-MMU.md 1.2, 1.3). */
+/* What differs between the kernels the model knows (docs/kvm-mmu.md, "Dirty logging" and "Version history"). */
 enum synth_disable {
 	DISABLE_ZAP_FROZEN_FIRST,	/* <= 6.9: parent -> FROZEN, children, then flush */
 	DISABLE_ZAP_FLUSH_FIRST,	/* 6.10-6.12: flush, parent -> non-present, children */

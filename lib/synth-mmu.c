@@ -2,7 +2,7 @@
 /*
  * The TDP MMU of the model: real page tables of real SPTE values, changed
  * the way arch/x86/kvm/mmu/tdp_mmu.c changes them, with the events its
- * tracepoints emit at those points and in that order (KVM-MMU.md 1.1-1.3,
+ * tracepoints emit at those points and in that order (docs/kvm-mmu.md: "Tracepoints" to "Dirty logging",
  * checked against the captures in tests/data/traces):
  *
  *  - every traced write is one kvm_tdp_mmu_spte_changed, emitted before a

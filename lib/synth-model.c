@@ -29,7 +29,7 @@
 #include "mmuscope/util.h"
 #include "synth-local.h"
 
-/* What differs between the kernels (tests/nested/README.md, KVM-MMU.md). */
+/* What differs between the kernels (tests/nested/README.md; docs/kvm-mmu.md, "Version history"). */
 static const struct synth_kernel kernels[] = {
 	{ .name = "6.1", .formats = "6.1", .release = "6.1.0-synth-amd64",
 	  .kver = MSC_KVER(6, 1, 0), .ret_pf_fixed = 4, .fast_pf_ec32 = true,

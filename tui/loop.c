@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The main loop (STYLE.md 4.7): catch up with the data, draw what changed
+ * The main loop (docs/TUI.md, "The main loop"): catch up with the data, draw what changed
  * with one doupdate(), wait for a key (or a timer tick: live data, replay,
  * loading), turn it into a request, dispatch.
  */

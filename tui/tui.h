@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The TUI of `mmuscope view DB` and `mmuscope top` (tig's shape, htop's
- * flags; STYLE.md section 4.7).
+ * flags; docs/TUI.md, "The main loop").
  *
  * Keys are translated to requests (enum msc_request, an X-macro that also
  * gives each request its name and help text) by the keymap of input.c;

@@ -49,7 +49,7 @@ struct msc_live_opts {
 	size_t error_size;
 };
 
-/* How dirty-log phases and TLB flushes are seen (DESIGN.md: three tiers). */
+/* How dirty-log phases and TLB flushes are seen (docs/ARCHITECTURE.md, "Three tiers"). */
 enum msc_live_mode {
 	MSC_LIVE_INFERRED,		/* from SPTE change patterns only */
 	MSC_LIVE_KPROBES,		/* kprobe events on the KVM functions */
