@@ -133,7 +133,7 @@ int cmd_analyze(int argc, char **argv)
 	}
 	for (size_t i = 0; !r && i < nr && !cli_stop; i++) {
 		struct msc_history_summary sum;
-		double t0 = cli_now();
+		double t0 = msc_mono_s();
 
 		if (o.capture && caps[i].id != o.capture)
 			continue;
@@ -146,7 +146,7 @@ int cmd_analyze(int argc, char **argv)
 		if (!analyze_report_summary(o.db, &sum, true))
 			status = 1;
 		else if (!o.quiet)
-			print_summary(o.db, &sum, cli_now() - t0);
+			print_summary(o.db, &sum, msc_mono_s() - t0);
 	}
 	if (r) {
 		const char *detail = msc_store_errmsg(s);

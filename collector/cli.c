@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "mmuscope/error.h"
@@ -75,14 +74,6 @@ int cli_usage(const struct cli_command *cmd)
 {
 	fprintf(stderr, "usage: mmuscope %s %s\n", cmd->name, cmd->usage);
 	return 2;
-}
-
-double cli_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* 1234567 -> "1,234,567" */

@@ -32,7 +32,6 @@ void cli_clean_leftovers(const char *path);
 void cli_release_db(int fd);
 int cli_parse_host(struct msc_host *host, const char *arg);
 void cli_store_error(const char *path, const struct msc_store *s, int r);
-double cli_now(void);
 const char *cli_count(unsigned long long n, char *buf, unsigned long size);
 
 int cmd_import(int argc, char **argv);

@@ -243,7 +243,7 @@ static int run_ingest(const struct import_opts *o, struct msc_source *src,
 	struct analysis an = { 0 };
 	struct msc_ingest ing;
 	const char *w;
-	double t0 = cli_now();
+	double t0 = msc_mono_s();
 	int r, ra;
 
 	r = msc_ingest_init(&ing, src, store, &o->host);
@@ -273,7 +273,7 @@ static int run_ingest(const struct import_opts *o, struct msc_source *src,
 	if (!r && (r = msc_store_finish(store)))
 		ing.store_failed = true;
 	if (!r && !o->quiet)
-		print_summary(o, &ing, cli_now() - t0);
+		print_summary(o, &ing, msc_mono_s() - t0);
 	if (!r && !o->no_analyze && an.sum.events)
 		analyze_report_summary(o->output, &an.sum, false);
 	if (r == MSC_ERR_INTERRUPTED)

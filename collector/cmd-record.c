@@ -529,7 +529,7 @@ static void print_summary(const struct recorder *rec, double secs)
 static int run(struct recorder *rec)
 {
 	const struct record_opts *o = rec->o;
-	double t0 = cli_now(), next_commit = t0 + o->commit_ms / 1e3;
+	double t0 = msc_mono_s(), next_commit = t0 + o->commit_ms / 1e3;
 	double next_stats = t0, deadline = o->duration > 0 ? t0 + o->duration : 0;
 	bool stopping = false;
 	int step, r = 0;
@@ -547,7 +547,7 @@ static int run(struct recorder *rec)
 			if ((r = store_params(rec)))
 				return r;
 		}
-		now = cli_now();
+		now = msc_mono_s();
 		if (rec->sampler && rec->ing.started && now >= next_stats) {
 			if ((r = sample_kvm(rec)))
 				return r;
@@ -661,7 +661,7 @@ int cmd_record(int argc, char **argv)
 	}
 	if (!o.quiet)
 		print_start(&rec);
-	t0 = cli_now();
+	t0 = msc_mono_s();
 	r = run(&rec);
 	while ((w = msc_source_next_warning(rec.src)))
 		cli_warn("%s", w);
@@ -673,7 +673,7 @@ int cmd_record(int argc, char **argv)
 		cli_error("%s: %s%s%s", msc_live_get_status(rec.src)->instance_dir, msc_strerror(r),
 			  msc_source_error(rec.src)[0] ? ": " : "", msc_source_error(rec.src));
 	else if (!o.quiet)
-		print_summary(&rec, cli_now() - t0);
+		print_summary(&rec, msc_mono_s() - t0);
 	if (r)
 		cli_error("%s: stopped; every committed event is kept (capture incomplete)",
 			  o.output);

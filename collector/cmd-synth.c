@@ -480,7 +480,7 @@ static int generate(struct synth_args *a, const struct msc_synth_formats *f,
 	struct msc_synth_writer *w = NULL;
 	bool staged = a->fifo || a->trickle_ms;
 	int *fds = calloc(d->nr_cpus, sizeof(*fds)), r;
-	double t0 = cli_now();
+	double t0 = msc_mono_s();
 
 	if (!comms || !fds) {
 		cli_error("out of memory");
@@ -531,7 +531,7 @@ static int generate(struct synth_args *a, const struct msc_synth_formats *f,
 	if (!r && a->output)
 		r = make_tracedat(a, d, f);
 	if (!r && !a->quiet)
-		summary(a, &st, w, d->nr_cpus, cli_now() - t0);
+		summary(a, &st, w, d->nr_cpus, msc_mono_s() - t0);
 out:
 	msc_synth_writer_free(w);
 	for (unsigned int c = 0; fds && c < d->nr_cpus; c++)

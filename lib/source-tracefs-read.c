@@ -29,7 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <traceevent/event-parse.h>
@@ -45,14 +44,6 @@
 #define PAGE_CAP 64
 /* Longest reserve-to-commit delay of an event that is allowed for. */
 #define SLACK_NS 2000000ULL
-
-static uint64_t mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
 
 static struct live_page *get_page(struct tracefs_source *t)
 {
@@ -187,7 +178,7 @@ static int read_cpu(struct tracefs_source *t, struct live_cpu *c)
 /* One round over all CPUs; sets the watermark (see the header comment). */
 static int round_read(struct tracefs_source *t)
 {
-	uint64_t before = t->seen_max, w = UINT64_MAX, start = mono_ns();
+	uint64_t before = t->seen_max, w = UINT64_MAX, start = msc_mono_ns();
 	bool all_empty = true, all_eof = true;
 
 	/* events read last round were committed at least this long ago */
@@ -217,7 +208,7 @@ static int round_read(struct tracefs_source *t)
 		w = UINT64_MAX;
 	}
 	t->watermark = w;
-	t->last_round_end = mono_ns();
+	t->last_round_end = msc_mono_ns();
 	return 0;
 }
 

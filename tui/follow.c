@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "mmuscope/event.h"
 #include "mmuscope/host.h"
@@ -40,14 +39,6 @@ struct tui_follow {
 	size_t nr_lost;
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 /* The host a stored capture was classified with (its row keeps the facts). */
 /**
  * tui_follow_open - start following capture @cap of @src
@@ -66,7 +57,7 @@ int tui_follow_open(struct msc_store *src, const struct msc_capture_row *cap,
 		return -ENOMEM;
 	f->src = src;
 	f->next_seq = cap->first_seq;
-	f->last_checkpoint = now_s();
+	f->last_checkpoint = msc_mono_s();
 	msc_capture_host(cap, &f->host);
 	snprintf(info.path, sizeof(info.path), "%s", cap->source);
 	info.host = f->host;
@@ -108,7 +99,7 @@ static int keep_lost(struct tui_follow *f, const struct msc_event *ev)
 
 static int checkpoint(struct tui_follow *f)
 {
-	double t = now_s();
+	double t = msc_mono_s();
 	int r = msc_history_finish(f->h);
 
 	if (!r)
@@ -117,7 +108,7 @@ static int checkpoint(struct tui_follow *f)
 	msc_history_close(f->h);
 	f->h = NULL;
 	f->fed = false;
-	f->last_checkpoint = now_s();
+	f->last_checkpoint = msc_mono_s();
 	f->checkpoint_cost = f->last_checkpoint - t;
 	return r;
 }
@@ -146,7 +137,7 @@ static int feed(struct tui_follow *f, int64_t last, double deadline)
 			break;
 		f->next_seq = (int64_t)ev.seq + 1;
 		f->fed = true;
-		if (++n % 1024 == 0 && now_s() >= deadline)
+		if (++n % 1024 == 0 && msc_mono_s() >= deadline)
 			break;
 	}
 	msc_store_events_close(cur);
@@ -165,7 +156,7 @@ static int feed(struct tui_follow *f, int64_t last, double deadline)
 int tui_follow_step(struct tui_follow *f, const struct msc_capture_row *cap,
 		    unsigned int budget_ms, bool *ret_checkpoint)
 {
-	double start = now_s(), since;
+	double start = msc_mono_s(), since;
 	int r = 0;
 
 	*ret_checkpoint = false;
@@ -177,7 +168,7 @@ int tui_follow_step(struct tui_follow *f, const struct msc_capture_row *cap,
 		msc_history_capture_ended(f->h);
 	if (r || !f->fed)
 		return r;
-	since = now_s() - f->last_checkpoint;
+	since = msc_mono_s() - f->last_checkpoint;
 	if (f->next_seq > cap->last_seq ||
 	    since >= max(CHECKPOINT_EVERY_S, CHECKPOINT_SHARE * f->checkpoint_cost)) {
 		*ret_checkpoint = true;

@@ -168,14 +168,6 @@ void input_close(struct tui *t)
 	t->in.script = NULL;
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void script_error(struct tui *t, const char *what, const char *detail)
 {
 	tui_message(t, "script line %u: %s%s%s", t->in.line_no, what, detail ? ": " : "",
@@ -202,13 +194,13 @@ static int script_command(struct tui *t, const char *cmd)
 		return 0;
 	}
 	if (sscanf(cmd, ":sleep %d", &a) == 1 && a >= 0) {
-		t->in.sleep_until = now_s() + a / 1e3;
+		t->in.sleep_until = msc_mono_s() + a / 1e3;
 		return 0;
 	}
 	if (!strcmp(cmd, ":wait-idle") || !strcmp(cmd, ":wait-complete")) {
 		t->in.wait_idle = true;
 		t->in.wait_complete = !strcmp(cmd, ":wait-complete");
-		t->in.wait_deadline = now_s() + WAIT_IDLE_MAX_S;
+		t->in.wait_deadline = msc_mono_s() + WAIT_IDLE_MAX_S;
 		return 0;
 	}
 	if (sscanf(cmd, ":resize %d %d", &a, &b) == 2 && a > 0 && b > 0) {
@@ -257,7 +249,7 @@ static bool waiting_idle(struct tui *t)
 		t->in.wait_idle = false;
 		return false;
 	}
-	if (now_s() > t->in.wait_deadline) {
+	if (msc_mono_s() > t->in.wait_deadline) {
 		script_error(t, ":wait-idle: the data never caught up", NULL);
 		return false;
 	}
@@ -277,7 +269,7 @@ static int script_read(struct tui *t)
 		}
 		if (waiting_idle(t))
 			return INPUT_TIMER;
-		if (t->in.sleep_until > now_s()) {
+		if (t->in.sleep_until > msc_mono_s()) {
 			struct timespec tick = { .tv_nsec = 10000000 };
 
 			nanosleep(&tick, NULL);

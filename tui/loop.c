@@ -6,24 +6,16 @@
  */
 #include <curses.h>
 #include <errno.h>
-#include <time.h>
 
 #include "../collector/cli.h"
 #include "recorder.h"
 #include "tui.h"
 #include "mmuscope/error.h"
+#include "mmuscope/util.h"
 
 #define POLL_IDLE_S 1.0		/* a finished capture is checked this often */
 #define FOLLOW_BUDGET_MS 100	/* analysis per turn while behind */
 #define TICK_MS 100		/* live poll and replay step */
-
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* Live work pending: poll often, never block on the keyboard. */
 static bool busy(const struct tui *t)
@@ -65,7 +57,7 @@ static void bench_step(struct tui *t, enum msc_request req, double start)
 
 	if (b->on && b->nr < TUI_BENCH_MAX)
 		b->step[b->nr++] = (struct tui_bench_step){ .req = req, .view = t->cur,
-							    .s = now_s() - start };
+							    .s = msc_mono_s() - start };
 }
 
 /** tui_run - run the TUI until quit, the end of a script, or a signal */
@@ -79,15 +71,15 @@ int tui_run(struct tui *t)
 
 		if (cli_stop || (t->rec && t->rec->failed && !t->data->have_cap))
 			break;
-		if (busy(t) || now_s() - last_poll >= POLL_IDLE_S) {
+		if (busy(t) || msc_mono_s() - last_poll >= POLL_IDLE_S) {
 			catch_up(t);
-			last_poll = now_s();
+			last_poll = msc_mono_s();
 		}
 		if (t->dirty || t->drawn_gen != t->data->gen) {
 			display_draw(t);
 			doupdate();
 			if (!t->bench.first_screen && t->data->v)
-				t->bench.first_screen = now_s() - t->bench.start;
+				t->bench.first_screen = msc_mono_s() - t->bench.start;
 			if (pending)
 				bench_step(t, req, pending);
 			pending = 0;
@@ -103,7 +95,7 @@ int tui_run(struct tui *t)
 			display_resize(t, 0, 0);
 			continue;
 		}
-		pending = now_s();
+		pending = msc_mono_s();
 		if (t->prompting) {
 			tui_prompt_key(t, key);
 			continue;

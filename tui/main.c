@@ -65,14 +65,6 @@ static void catch_signals(void)
 	sigaction(SIGHUP, &sa, NULL);
 }
 
-static double now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void ui_defaults(struct ui_opts *o)
 {
 	const char *e;
@@ -221,7 +213,7 @@ int cmd_view(int argc, char **argv)
 		UI_LONGOPTS,
 		{ 0 }
 	};
-	struct tui t = { .bench.start = now_s() };
+	struct tui t = { .bench.start = msc_mono_s() };
 	struct tui_data d;
 	struct ui_opts o = { 0 };
 	char dir[4096], side[4200];
@@ -321,7 +313,7 @@ static int open_recording(struct tui_data *d, struct tui_recorder *rec, const ch
 			  const char *side)
 {
 	struct timespec tick = { .tv_nsec = 20000000 };
-	double deadline = now_s() + TOP_OPEN_WAIT_S;
+	double deadline = msc_mono_s() + TOP_OPEN_WAIT_S;
 	int r;
 
 	for (;;) {
@@ -331,7 +323,7 @@ static int open_recording(struct tui_data *d, struct tui_recorder *rec, const ch
 		if (r != -ENOENT && r != MSC_ERR_SCHEMA && r != MSC_ERR_LOCKED && r != MSC_ERR_NOT_MSC)
 			return r;
 		recorder_poll(rec);
-		if (!rec->running || now_s() > deadline || cli_stop)
+		if (!rec->running || msc_mono_s() > deadline || cli_stop)
 			return r;
 		nanosleep(&tick, NULL);
 	}
@@ -352,7 +344,7 @@ static void print_log(const struct tui_recorder *rec)
 int cmd_top(int argc, char **argv)
 {
 	struct top_args a = { .argv = { "mmuscope", "record", "--commit-ms", "100" }, .argc = 4 };
-	struct tui t = { .bench.start = now_s() };
+	struct tui t = { .bench.start = msc_mono_s() };
 	struct tui_recorder rec;
 	struct tui_data d;
 	struct ui_opts o = { 0 };

@@ -7,6 +7,8 @@
 #define MSC_UTIL_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <time.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -23,6 +25,20 @@
 
 #define __printf(a, b) __attribute__((format(printf, a, b)))
 #define __unused __attribute__((unused))
+
+/* The monotonic clock, for durations and timeouts (never the trace clock). */
+static inline uint64_t msc_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
+}
+
+static inline double msc_mono_s(void)
+{
+	return (double)msc_mono_ns() / 1e9;
+}
 
 #define likely(x) __builtin_expect(!!(x), 1)
 #define unlikely(x) __builtin_expect(!!(x), 0)
