@@ -320,7 +320,9 @@ static int open_recording(struct tui_data *d, struct tui_recorder *rec, const ch
 		r = access(db, F_OK) ? -ENOENT : tui_data_open(d, db, 0, side);
 		if (!r)
 			return 0;
-		if (r != -ENOENT && r != MSC_ERR_SCHEMA && r != MSC_ERR_LOCKED && r != MSC_ERR_NOT_MSC)
+		/* a schema still being created reads as older, or as none */
+		if (r != -ENOENT && r != MSC_ERR_SCHEMA && r != MSC_ERR_SCHEMA_OLD &&
+		    r != MSC_ERR_LOCKED && r != MSC_ERR_NOT_MSC)
 			return r;
 		recorder_poll(rec);
 		if (!rec->running || msc_mono_s() > deadline || cli_stop)
