@@ -22,9 +22,9 @@ quiet =
 endif
 
 SCHEMA := $(sort $(wildcard schema/[0-9][0-9][0-9]-*.sql))
-LIB_SRCS := $(sort $(wildcard lib/*.c))
+LIB_SRCS := $(sort $(wildcard lib/*.c lib/*/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(O)/%.o) $(O)/gen/schema.o
-PROG_SRCS := $(sort $(wildcard collector/*.c analyzer/*.c tui/*.c))
+PROG_SRCS := $(sort $(wildcard cli/*.c collector/*.c analyzer/*.c tui/*.c))
 PROG_OBJS := $(PROG_SRCS:%.c=$(O)/%.o)
 HARNESS_OBJS := $(O)/tests/harness/test.o
 UNIT_SRCS := $(sort $(wildcard tests/unit/t-*.c))

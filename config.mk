@@ -17,7 +17,7 @@ endif
 PKG_CFLAGS = $(patsubst -I%,-isystem %,$(shell pkg-config --cflags $(PKGS)))
 PKG_LIBS = $(shell pkg-config --libs $(PKGS))
 
-ALL_CFLAGS = $(WARN) $(CFLAGS) -Iinclude -Ilib -Itests/harness -I$(O)/gen $(PKG_CFLAGS) -MMD -MP
+ALL_CFLAGS = $(WARN) $(CFLAGS) -I. -Iinclude -Ilib -Itests/harness -I$(O)/gen $(PKG_CFLAGS) -MMD -MP
 ALL_LDFLAGS = $(LDFLAGS)
 LIBS = $(PKG_LIBS) -lpthread -lm
 

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "../collector/cli.h"
+#include "cli/cli.h"
 #include "mmuscope/error.h"
 #include "mmuscope/history.h"
 #include "mmuscope/store.h"

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../collector/cli.h"
-#include "../tui/svg.h"
+#include "cli/cli.h"
+#include "tui/svg.h"
 #include "mmuscope/error.h"
 #include "mmuscope/event.h"
 #include "mmuscope/history.h"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "mmuscope/error.h"
 #include "mmuscope/event.h"
 #include "mmuscope/store.h"

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "mmuscope/error.h"
 #include "mmuscope/event.h"
 #include "mmuscope/history.h"
@@ -28,39 +28,32 @@
 struct import_opts {
 	const char *input;
 	const char *output;
-	bool force, append, text, quiet, no_analyze;
-	struct msc_host host;	/* user overrides */
+	struct cli_output out;	/* --force, --append, --host */
+	bool text, quiet, no_analyze;
 };
 
 static int parse_args(int argc, char **argv, struct import_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "append", no_argument, NULL, 'a' },
-		{ "host", required_argument, NULL, 'H' },
+		CLI_OUTPUT_OPTIONS,
 		{ "text", no_argument, NULL, 't' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "no-analyze", no_argument, NULL, 'N' },
 		{ 0 }
 	};
-	int c;
+	int c, r;
 
-	msc_host_init(&o->host);
+	cli_output_init(&o->out);
 	while ((c = getopt_long(argc, argv, "o:fq", longopts, NULL)) != -1) {
+		r = cli_output_option(&o->out, c, optarg);
+		if (r < 0)
+			return -1;
+		if (r)
+			continue;
 		switch (c) {
 		case 'o':
 			o->output = optarg;
-			break;
-		case 'f':
-			o->force = true;
-			break;
-		case 'a':
-			o->append = true;
-			break;
-		case 'H':
-			if (cli_parse_host(&o->host, optarg))
-				return -1;
 			break;
 		case 't':
 			o->text = true;
@@ -79,10 +72,8 @@ static int parse_args(int argc, char **argv, struct import_opts *o)
 		cli_error("need one input file and -o DB");
 		return -1;
 	}
-	if (o->force && o->append) {
-		cli_error("--force and --append exclude each other");
+	if (!cli_output_check(&o->out))
 		return -1;
-	}
 	o->input = argv[optind];
 	return 0;
 }
@@ -246,8 +237,8 @@ static int run_ingest(const struct import_opts *o, struct msc_source *src,
 	double t0 = msc_mono_s();
 	int r, ra;
 
-	r = msc_ingest_init(&ing, src, store, &o->host);
-	if (!r && !o->no_analyze && (r = analysis_start(&an, &ing, db_path, !o->append)))
+	r = msc_ingest_init(&ing, src, store, &o->out.host);
+	if (!r && !o->no_analyze && (r = analysis_start(&an, &ing, db_path, !o->out.append)))
 		ing.store_failed = true;
 	if (!r) {
 		while ((r = msc_ingest_step(&ing, 4096)) > 0 && !cli_stop)
@@ -278,7 +269,7 @@ static int run_ingest(const struct import_opts *o, struct msc_source *src,
 		analyze_report_summary(o->output, &an.sum, false);
 	if (r == MSC_ERR_INTERRUPTED)
 		cli_error("%s: interrupted; %s", o->input,
-			  o->append ? "the partial capture was removed" : "no database written");
+			  o->out.append ? "the partial capture was removed" : "no database written");
 	else if (r == MSC_ERR_LAYOUT)
 		cli_error("%s: %s (override with --host vendor=npt|ept)", o->input, ing.note);
 	else if (r && ing.store_failed)
@@ -311,11 +302,11 @@ int cmd_import(int argc, char **argv)
 	}
 	cli_clean_leftovers(o.output);
 	exists = !access(o.output, F_OK);
-	if (exists && !o.force && !o.append) {
+	if (exists && !o.out.force && !o.out.append) {
 		cli_error("%s: %s", o.output, msc_strerror(MSC_ERR_EXISTS));
 		goto err_src;
 	}
-	if (o.append) {
+	if (o.out.append) {
 		db_path = o.output;
 		r = msc_store_open(db_path, 0, &store);
 		if (!r)
@@ -330,14 +321,14 @@ int cmd_import(int argc, char **argv)
 	}
 	if (r) {
 		cli_error("%s: cannot open database: %s", o.output, msc_strerror(r));
-		if (!o.append && r != MSC_ERR_EXISTS)
+		if (!o.out.append && r != MSC_ERR_EXISTS)
 			cli_remove_db(db_path);
 		goto err_src;
 	}
 	r = run_ingest(&o, src, store, o.output);
 	msc_store_close(store);
 	msc_source_close(src);
-	if (o.append)
+	if (o.out.append)
 		return r ? 1 : 0;
 	if (!r && rename(tmp, o.output)) {
 		cli_error("%s: cannot rename %s into place: %s", o.output, tmp, strerror(errno));

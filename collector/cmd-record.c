@@ -24,7 +24,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "mmuscope/error.h"
 #include "mmuscope/event.h"
 #include "mmuscope/history.h"
@@ -45,9 +45,9 @@ struct record_opts {
 	const char *trace_dat;		/* also write the raw capture here */
 	double duration;		/* seconds, 0: until a signal */
 	unsigned int commit_ms, stats_ms;
-	bool force, append, quiet, no_analyze;
+	struct cli_output out;		/* --force, --append, --host */
+	bool quiet, no_analyze;
 	struct msc_live_opts live;
-	struct msc_host overrides;
 };
 
 /* --trace-dat: each CPU's raw pages, in files of a staging directory. */
@@ -91,21 +91,24 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "no-kprobes", no_argument, NULL, 'K' },
 		{ "stats-ms", required_argument, NULL, 'S' },
 		{ "commit-ms", required_argument, NULL, 'C' },
-		{ "host", required_argument, NULL, 'H' },
-		{ "force", no_argument, NULL, 'f' },
-		{ "append", no_argument, NULL, 'a' },
+		CLI_OUTPUT_OPTIONS,
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "no-analyze", no_argument, NULL, 'N' },
 		{ "trace-dat", required_argument, NULL, 'D' },
 		{ 0 }
 	};
 	char *end;
-	int c;
+	int c, r;
 
-	msc_host_init(&o->overrides);
+	cli_output_init(&o->out);
 	o->commit_ms = 250;
 	o->stats_ms = 100;
 	while ((c = getopt_long(argc, argv, "o:p:d:b:fq", longopts, NULL)) != -1) {
+		r = cli_output_option(&o->out, c, optarg);
+		if (r < 0)
+			return -1;
+		if (r)
+			continue;
 		switch (c) {
 		case 'o':
 			o->output = optarg;
@@ -154,16 +157,6 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 				return -1;
 			}
 			break;
-		case 'H':
-			if (cli_parse_host(&o->overrides, optarg))
-				return -1;
-			break;
-		case 'f':
-			o->force = true;
-			break;
-		case 'a':
-			o->append = true;
-			break;
 		case 'q':
 			o->quiet = true;
 			break;
@@ -181,11 +174,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		cli_error("need -o DB (and no other arguments)");
 		return -1;
 	}
-	if (o->force && o->append) {
-		cli_error("--force and --append exclude each other");
-		return -1;
-	}
-	return 0;
+	return cli_output_check(&o->out) ? 0 : -1;
 }
 
 /* Open the database: new (0600, WAL), replaced with --force, or --append. */
@@ -200,11 +189,11 @@ static int open_store(const struct record_opts *o, struct msc_store **ret)
 		cli_clean_leftovers(o->trace_dat);
 	exists = !access(o->output, F_OK);
 
-	if (exists && !o->force && !o->append) {
+	if (exists && !o->out.force && !o->out.append) {
 		cli_error("%s: %s", o->output, msc_strerror(MSC_ERR_EXISTS));
 		return MSC_ERR_EXISTS;
 	}
-	if (exists && o->append) {
+	if (exists && o->out.append) {
 		/* nobody may be writing it; we are its one writer until we close it */
 		r = msc_store_open(o->output, 0, &s);
 		if (!r)
@@ -622,7 +611,7 @@ int cmd_record(int argc, char **argv)
 	cli_catch_signals();
 	if (open_store(&o, &rec.store))
 		return 1;
-	created = !o.append;	/* a new (or replaced) file: removed if nothing is recorded */
+	created = !o.out.append;	/* a new (or replaced) file: removed if nothing is recorded */
 	r = msc_host_live_read("", &rec.profile);
 	if (r) {
 		cli_error("cannot read the host profile from /proc: %s", msc_strerror(r));
@@ -649,7 +638,7 @@ int cmd_record(int argc, char **argv)
 	if (o.stats_ms && !msc_live_get_status(rec.src)->test_tree)	/* this host's VMs are not its */
 		r = msc_kvm_sampler_open(NULL, NULL, o.live.pid, &rec.sampler);
 	if (!r)
-		r = msc_ingest_init(&rec.ing, rec.src, rec.store, &o.overrides);
+		r = msc_ingest_init(&rec.ing, rec.src, rec.store, &o.out.host);
 	if (!r && !o.no_analyze) {
 		rec.tap.ing = &rec.ing;
 		rec.ing.tap = msc_history_tap;

@@ -21,7 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 #include "mmuscope/error.h"
 #include "mmuscope/event.h"
 #include "mmuscope/synth.h"

@@ -1,5 +1,5 @@
 -- mmuscope schema 2: what the analyzer rebuilt from the events
--- (lib/history*.c, written through lib/store-history.c).
+-- (lib/history/, written through lib/history/store.c).
 --
 -- Every table is per capture (capture_id).  Times are trace-clock ns like
 -- the event tables; levels are 1 4K, 2 2M, 3 1G.  SPTE values are INTEGER
@@ -68,7 +68,7 @@ CREATE TABLE mapping_run (
 	entries TEXT NOT NULL		-- JSON [[index, start_ts, end_ts], ...]; end_ts null: open
 );
 -- Index mapping_run_gfn (gfn, level, n, first) is built by the analyzer
--- after its bulk load (lib/store-history.c).
+-- after its bulk load (lib/history/store.c).
 
 -- One row per interval of one page-table entry.  Non-present stretches
 -- have no row.  end_ts NULL: still present at the end of the analyzed

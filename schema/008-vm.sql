@@ -13,7 +13,7 @@ SELECT vm_id, vm_pid, min(ts) AS first_ts, max(ts) AS last_ts, count(*) AS event
 	UNION ALL SELECT vm_id, vm_pid, ts FROM harvest)
 GROUP BY vm_id, vm_pid;
 
--- The VMs, one after the other (lib/history-vm.c): a VM begins at its
+-- The VMs, one after the other (lib/history/vm.c): a VM begins at its
 -- KVM_CREATE_VM, where the companion patch's vm id changes, or (inferred)
 -- at the first guest fault or SPTE installed after a teardown left nothing
 -- mapped.

@@ -7,8 +7,8 @@ n=0
 fail=0
 rule() { # rule DESC HEADER-REGEX ALLOWED-REGEX
 	n=$((n + 1))
-	bad=$(grep -lE "#include <$2" lib/*.c lib/*.h collector/*.c analyzer/*.c tui/*.c \
-		include/mmuscope/*.h 2>/dev/null | grep -vE "$3" || true)
+	bad=$(grep -lE "#include <$2" lib/*.c lib/*.h lib/*/*.c lib/*/*.h cli/*.c cli/*.h \
+		collector/*.c analyzer/*.c tui/*.c include/mmuscope/*.h 2>/dev/null | grep -vE "$3" || true)
 	if [ -z "$bad" ]; then
 		echo "ok $n - layering: $1"
 	else
@@ -16,17 +16,18 @@ rule() { # rule DESC HEADER-REGEX ALLOWED-REGEX
 		fail=1
 	fi
 }
-rule "libtraceevent only in the decoder, sources and writers" 'traceevent/' '^lib/(decode|source[a-z-]*|synth[a-z-]*|tracedat-write|ringbuf[a-z-]*)\.c$'
+rule "libtraceevent only in the decoder, sources and writers" 'traceevent/' '^lib/(decode|source[a-z-]*|synth/[a-z-]*|tracedat-write|ringbuf[a-z-]*)\.c$'
 rule "libtracefs only in the live source" 'tracefs/' '^lib/source-tracefs[a-z-]*\.c$'
 rule "libtracecmd only in the trace.dat reader and writer" 'trace-cmd/' '^lib/(source-tracedat|tracedat-write)\.c$'
-rule "SQLite only in the store" 'sqlite3\.h' '^lib/store[a-z-]*\.(c|h)$'
+rule "SQLite only in the store (and the analyzer's own SQL)" 'sqlite3\.h' '^lib/(store[a-z-]*|history/store)\.(c|h)$'
 rule "ncurses only in the TUI's display files" 'n?curses' '^tui/(display|loop|input|view[a-z-]*)\.c$'
 n=$((n + 1))
-bad=$(grep -lE '#include "(tui|collector|analyzer)/' lib/*.c lib/*.h include/mmuscope/*.h 2>/dev/null || true)
+bad=$(grep -lE '#include "(cli|tui|collector|analyzer)/' lib/*.c lib/*.h lib/*/*.c lib/*/*.h \
+	include/mmuscope/*.h 2>/dev/null || true)
 if [ -z "$bad" ]; then echo "ok $n - layering: lib/ includes no program code"; else
 	echo "not ok $n - layering: lib/ includes program code: $bad"; fail=1; fi
 n=$((n + 1))
-bad=$(grep -lE '\b(printf|fprintf|puts|exit|abort)\(' lib/*.c | grep -v '^lib/event\.c$' || true)
+bad=$(grep -lE '\b(printf|fprintf|puts|exit|abort)\(' lib/*.c lib/*/*.c | grep -v '^lib/event\.c$' || true)
 bad=$(for f in $bad; do grep -nE '^[^/*]*\b(printf|fprintf|puts|exit)\(' "$f" | grep -vE 'snprintf|vsnprintf' | sed "s|^|$f:|"; done)
 if [ -z "$bad" ]; then echo "ok $n - layering: lib/ neither prints nor exits"; else
 	echo "not ok $n - layering: lib/ prints or exits: $bad"; fail=1; fi

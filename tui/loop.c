@@ -7,7 +7,7 @@
 #include <curses.h>
 #include <errno.h>
 
-#include "../collector/cli.h"
+#include "cli/cli.h"
 #include "recorder.h"
 #include "tui.h"
 #include "mmuscope/error.h"

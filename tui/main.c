@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../collector/cli.h"
+#include "cli/cli.h"
 #include "recorder.h"
 #include "tui.h"
 #include "mmuscope/error.h"

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../../tui/format.c"
+#include "tui/format.c"
 #include "test.h"
 
 #define MS 1000000ULL

@@ -4,7 +4,7 @@
  * (both workload formats seen in the captures), the census helpers and the
  * stable names that are file format.
  */
-#include "history-local.h"
+#include "history/local.h"
 #include "test.h"
 
 static void t_stats_k61(void)

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../tui/cells.c"
-#include "../../tui/format.c"
+#include "tui/cells.c"
+#include "tui/format.c"
 #include "test.h"
 
 #define MS 1000000ULL

@@ -39,7 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "history-local.h"
+#include "local.h"
 #include "mmuscope/util.h"
 
 #define SWEEP_GAP_NS 5000000ULL		/* 5 ms: dirty passes are >= 100x longer */

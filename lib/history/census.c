@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "history-local.h"
+#include "local.h"
 #include "mmuscope/util.h"
 
 #define DEFAULT_CENSUS_BUCKET_NS 100000ULL	/* 100 us: a few thousand rows per second of trace */

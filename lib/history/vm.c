@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "history-local.h"
+#include "local.h"
 #include "mmuscope/util.h"
 
 static struct msc_vm *cur_vm(struct msc_history *h)

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "history-local.h"
+#include "local.h"
 
 #define MAX_ROWS_PER_KIND 1000
 

@@ -196,3 +196,40 @@ int cli_parse_host(struct msc_host *host, const char *arg)
 		  arg);
 	return -1;
 }
+
+void cli_output_init(struct cli_output *o)
+{
+	o->force = o->append = false;
+	msc_host_init(&o->host);
+}
+
+/*
+ * cli_output_option - one option of getopt_long() if it is one of
+ * CLI_OUTPUT_OPTIONS.  Returns 1 when it was (and is taken), 0 when it is
+ * not one of them, -1 after saying what is wrong with its value.
+ */
+int cli_output_option(struct cli_output *o, int c, const char *arg)
+{
+	switch (c) {
+	case 'f':
+		o->force = true;
+		return 1;
+	case 'a':
+		o->append = true;
+		return 1;
+	case 'H':
+		return cli_parse_host(&o->host, arg) ? -1 : 1;
+	default:
+		return 0;
+	}
+}
+
+/* After the options: false (said) when they contradict each other. */
+bool cli_output_check(const struct cli_output *o)
+{
+	if (o->force && o->append) {
+		cli_error("--force and --append exclude each other");
+		return false;
+	}
+	return true;
+}

@@ -2,8 +2,8 @@
 /*
  * The analyzer's front: open (or resume) the analysis of a capture, feed it
  * events, finish it.  Each event is dispatched here to the model
- * (history-model.c), the census (history-census.c) and the phase detector
- * (history-phase.c).
+ * (lib/history/model.c), the census (lib/history/census.c) and the phase detector
+ * (lib/history/phase.c).
  *
  * Invariant: events are applied in seq order and each at most once; time
  * never goes backwards inside the model (a late timestamp is clamped to the
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "history-local.h"
+#include "local.h"
 #include "mmuscope/error.h"
 #include "mmuscope/host.h"
 #include "mmuscope/ingest.h"

@@ -5,7 +5,7 @@
  *
  * Invariant: every change of an entry goes through transition(), which
  * closes the interval of a present old value (into a pending run, see
- * history-local.h), opens the new one, and keeps the census and the
+ * lib/history/local.h), opens the new one, and keeps the census and the
  * 2M-cell counters equal to what the tree holds.  Frozen values are never
  * stored: the untraced frozen -> non-present step is applied at once (the
  * frozen entry belongs to a page table that is being freed).
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "history-local.h"
+#include "local.h"
 #include "mmuscope/util.h"
 
 static inline unsigned int idx_of(uint64_t gfn, unsigned int level)

@@ -25,7 +25,7 @@
 
 #include "mmuscope/error.h"
 #include "mmuscope/util.h"
-#include "synth-local.h"
+#include "local.h"
 
 /* snprintf() into a path buffer; -ENAMETOOLONG instead of truncating. */
 static int __printf(3, 4) path_fmt(char *buf, size_t size, const char *fmt, ...)

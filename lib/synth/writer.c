@@ -26,7 +26,7 @@
 #include "mmuscope/error.h"
 #include "mmuscope/event.h"
 #include "mmuscope/util.h"
-#include "synth-local.h"
+#include "local.h"
 
 #define MAX_FIELDS 8
 #define MAX_KPROBES 32

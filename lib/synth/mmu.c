@@ -27,7 +27,7 @@
 #include <string.h>
 
 #include "mmuscope/util.h"
-#include "synth-local.h"
+#include "local.h"
 
 /* Host frames: page tables from TABLE_PFN up, the code slot, the test slot. */
 #define TABLE_PFN 0x2c00ULL

@@ -10,6 +10,8 @@
 #include <signal.h>
 #include <stdbool.h>
 
+#include "mmuscope/host.h"
+
 struct cli_command {
 	const char *name;
 	int (*run)(int argc, char **argv);
@@ -31,6 +33,25 @@ int cli_claim_db(const char *path);
 void cli_clean_leftovers(const char *path);
 void cli_release_db(int fd);
 int cli_parse_host(struct msc_host *host, const char *arg);
+
+/*
+ * The options of every command that writes a database: --force (replace
+ * it), --append (add a capture to it), --host (facts the trace lacks).
+ * CLI_OUTPUT_OPTIONS goes in the command's struct option table.
+ */
+struct cli_output {
+	bool force, append;
+	struct msc_host host;	/* --host overrides */
+};
+
+#define CLI_OUTPUT_OPTIONS					\
+	{ "force", no_argument, NULL, 'f' },			\
+	{ "append", no_argument, NULL, 'a' },			\
+	{ "host", required_argument, NULL, 'H' }
+
+void cli_output_init(struct cli_output *o);
+int cli_output_option(struct cli_output *o, int c, const char *arg);
+bool cli_output_check(const struct cli_output *o);
 void cli_store_error(const char *path, const struct msc_store *s, int r);
 const char *cli_count(unsigned long long n, char *buf, unsigned long size);
 

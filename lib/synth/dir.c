@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "mmuscope/util.h"
-#include "synth-local.h"
+#include "local.h"
 
 #define BUFFER_KB 1408		/* the kernel's default per-CPU buffer_size_kb */
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * All SQL of the analysis tables (schema/002-analysis.sql): the analyzer's
- * row writers (hstore_*, private to lib/history*.c) and the read API of
+ * row writers (hstore_*, private to lib/history/) and the read API of
  * history.h (msc_hview_*).
  *
  * Writes join the store's current transaction (msc_store_begin()); the
@@ -24,7 +24,7 @@
 
 #include <sqlite3.h>
 
-#include "history-local.h"
+#include "local.h"
 #include "mmuscope/error.h"
 #include "mmuscope/util.h"
 #include "store-local.h"

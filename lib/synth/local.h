@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Private to lib/synth*.c: the loaded formats, shared by the writer (which
+ * Private to lib/synth/: the loaded formats, shared by the writer (which
  * places record fields) and the fake tracing directory (which copies the
  * format texts).
  */
@@ -46,7 +46,7 @@ const struct synth_format *synth_formats_find(const struct msc_synth_formats *f,
 bool synth_formats_has_field(const struct msc_synth_formats *f, const char *system,
 			     const char *name, const char *field);
 
-/* ---- the model (synth-model.c drives, synth-mmu.c keeps the page tables) */
+/* ---- the model (lib/synth/model.c drives, lib/synth/mmu.c keeps the page tables) */
 
 /* What differs between the kernels the model knows (docs/kvm-mmu.md, "Dirty logging" and "Version history"). */
 enum synth_disable {
@@ -125,14 +125,14 @@ struct synth_model {
 	struct msc_synth_stats *stats;
 };
 
-/* synth-model.c: time and events */
+/* lib/synth/model.c: time and events */
 uint64_t synth_cost(struct synth_model *m, uint64_t ns);
 void synth_emit(struct synth_model *m, struct synth_thread *t, uint64_t cost);
 struct msc_event *synth_event(struct synth_model *m, int type);
 void synth_kprobe(struct synth_model *m, struct synth_thread *t, const char *name);
 void synth_flush(struct synth_model *m, struct synth_thread *t, bool range, bool memslot_probe);
 
-/* synth-mmu.c: the TDP MMU */
+/* lib/synth/mmu.c: the TDP MMU */
 int synth_mmu_init(struct synth_model *m);
 void synth_mmu_release(struct synth_model *m);
 void synth_mmu_load(struct synth_model *m, struct synth_thread *t);

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * Private to lib/history*.c and lib/store-history.c: the analyzer's model
+ * Private to lib/history/: the analyzer's model
  * of the page tables, its phase detector, and the row writers of the
- * analysis tables (implemented in store-history.c, the only file with SQL).
+ * analysis tables (implemented in lib/history/store.c, the only file with SQL).
  *
  * The model is a radix tree per address space, one node per page table of
  * 512 entries at one level, allocated on first touch.  An entry is two
@@ -176,7 +176,7 @@ struct hstate {
 	 */
 	int32_t cur_pass;		/* index of the open pass, -1 */
 	uint8_t vm_disabled;		/* the VM disabled dirty logging since its last enable */
-	/* VMs (history-vm.c) */
+	/* VMs (lib/history/vm.c) */
 	int32_t cur_vm;			/* index in msc_history.vms, -1 before the first event */
 	uint8_t vm_used;		/* the current VM has phases or SPTE changes */
 	uint8_t vm_gone;		/* ... and a teardown left none of its memory mapped */
@@ -203,7 +203,7 @@ struct msc_history {
 	uint64_t nodes;			/* allocated, for the memory figure */
 	bool loading;			/* resuming: rebuild state, write no rows */
 
-	/* pending runs (history-model.c) */
+	/* pending runs (lib/history/model.c) */
 	struct hrun *oldest, *newest;	/* least / most recently used */
 	struct hrun *free_runs;		/* written, kept for reuse */
 	unsigned int nr_runs;		/* allocated, pending or free */
@@ -239,7 +239,7 @@ struct msc_history {
 	int err;			/* first store error; feeding stops */
 };
 
-/* history-model.c */
+/* lib/history/model.c */
 struct hnode *hmodel_node(struct msc_history *h, unsigned int as_id, uint64_t gfn,
 			  unsigned int level, bool create);
 void hmodel_free(struct msc_history *h);
@@ -262,7 +262,7 @@ int hmodel_close_all(struct msc_history *h);
 typedef int (*hcell_fn)(struct msc_history *h, struct hnode *n2, unsigned int i, void *ctx);
 int hmodel_for_each_cell(struct msc_history *h, hcell_fn fn, void *ctx);
 
-/* history-census.c */
+/* lib/history/census.c */
 void hcensus_add(struct msc_history *h, unsigned int as_id, unsigned int level, int delta);
 int hcensus_flush(struct msc_history *h, uint64_t now);
 void hcensus_total(const struct msc_history *h, struct msc_census *ret);
@@ -273,7 +273,7 @@ int hcensus_cells_exact(struct msc_history *h, uint64_t ts);
 bool hcensus_parse_stats(const char *text, char *phase, size_t phase_size,
 			 int64_t pages[MSC_HISTORY_MAX_LEVEL + 1]);
 
-/* history-phase.c */
+/* lib/history/phase.c */
 void hphase_cost(struct msc_history *h, const struct msc_event *ev, unsigned int what,
 		 uint64_t n);
 int hphase_event(struct msc_history *h, const struct msc_event *ev);
@@ -287,7 +287,7 @@ bool hphase_in_disable(const struct msc_history *h);
 bool hphase_is_vcpu(const struct msc_history *h, int32_t pid);
 int hphase_vm_begins(struct msc_history *h, const struct msc_event *ev);
 
-/* history-vm.c */
+/* lib/history/vm.c */
 int hvm_event(struct msc_history *h, const struct msc_event *ev);
 void hvm_commit(struct msc_history *h, const struct msc_event *ev);
 int64_t hvm_current(const struct msc_history *h);
@@ -299,12 +299,12 @@ enum {
 	HCOST_ZAP, HCOST_REFAULT, HCOST_MAP, HCOST_WP,
 };
 
-/* history-anomaly.c */
+/* lib/history/anomaly.c */
 int hanomaly(struct msc_history *h, enum msc_anomaly_kind kind, unsigned int as_id,
 	     uint64_t gfn, unsigned int level, uint64_t old_spte, uint64_t new_spte,
 	     const char *fmt, ...) __attribute__((format(printf, 8, 9)));
 
-/* store-history.c: rows of the analysis tables */
+/* lib/history/store.c: rows of the analysis tables */
 int hstore_open(struct msc_store *s, struct hstore **ret);
 void hstore_close(struct hstore *hs);
 int hstore_begin(struct hstore *hs);

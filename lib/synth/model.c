@@ -27,7 +27,7 @@
 #include "mmuscope/event.h"
 #include "mmuscope/host.h"
 #include "mmuscope/util.h"
-#include "synth-local.h"
+#include "local.h"
 
 /* What differs between the kernels (tests/nested/README.md; docs/kvm-mmu.md, "Version history"). */
 static const struct synth_kernel kernels[] = {
