@@ -556,10 +556,18 @@ int msc_source_open_tracefs(const struct msc_live_opts *o, struct msc_source **r
 	return 0;
 }
 
-/** msc_live_get_status - what the source set up; borrowed */
+/* The live source behind @src, or NULL when it is another kind: each msc_live_*() call checks. */
+static struct tracefs_source *live_of(const struct msc_source *src)
+{
+	return src && src->ops == &live_ops ? to_live(src) : NULL;
+}
+
+/** msc_live_get_status - what the source set up; borrowed (NULL: not a live source) */
 const struct msc_live_status *msc_live_get_status(const struct msc_source *src)
 {
-	return &to_live(src)->status;
+	struct tracefs_source *t = live_of(src);
+
+	return t ? &t->status : NULL;
 }
 
 /**
@@ -570,9 +578,12 @@ const struct msc_live_status *msc_live_get_status(const struct msc_source *src)
  */
 int msc_live_wait(struct msc_source *src, int timeout_ms)
 {
-	struct tracefs_source *t = to_live(src);
-	int r = poll(t->pfds, (nfds_t)t->nr_cpus, timeout_ms);
+	struct tracefs_source *t = live_of(src);
+	int r;
 
+	if (!t)
+		return -EINVAL;
+	r = poll(t->pfds, (nfds_t)t->nr_cpus, timeout_ms);
 	if (r < 0 && errno != EINTR)
 		return -errno;
 	for (int i = 0; r > 0 && i < t->nr_cpus; i++)
@@ -587,12 +598,14 @@ int msc_live_wait(struct msc_source *src, int timeout_ms)
 /**
  * msc_live_stop - turn tracing off; the stream then ends once drained
  *
- * Returns 0.
+ * Returns 0, or -EINVAL when @src is not a live source.
  */
 int msc_live_stop(struct msc_source *src)
 {
-	struct tracefs_source *t = to_live(src);
+	struct tracefs_source *t = live_of(src);
 
+	if (!t)
+		return -EINVAL;
 	if (!t->stopping) {
 		tracefs_trace_off(t->inst);
 		t->stopping = true;
@@ -636,15 +649,19 @@ static int read_kernel_stats(struct tracefs_source *t, int cpu, struct msc_live_
  *
  * With the mono (or boot) clock this is clock_gettime(); otherwise the
  * kernel's own "now ts" of CPU 0 (microseconds); in a test tree, the
- * latest event read.  Returns 0.
+ * latest event read.  Returns 0, or -EINVAL when @src is not a live source.
  */
 int msc_live_now(struct msc_source *src, uint64_t *ret_ts)
 {
-	struct tracefs_source *t = to_live(src);
+	struct tracefs_source *t = live_of(src);
 	struct msc_live_cpu_stats st;
 	struct timespec ts;
-	clockid_t id = !strcmp(t->clock, "mono") ? CLOCK_MONOTONIC
-		       : !strcmp(t->clock, "boot") ? CLOCK_BOOTTIME : (clockid_t)-1;
+	clockid_t id;
+
+	if (!t)
+		return -EINVAL;
+	id = !strcmp(t->clock, "mono") ? CLOCK_MONOTONIC
+	     : !strcmp(t->clock, "boot") ? CLOCK_BOOTTIME : (clockid_t)-1;
 
 	if (!t->fake && id != (clockid_t)-1 && !clock_gettime(id, &ts)) {
 		*ret_ts = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
@@ -659,12 +676,15 @@ int msc_live_now(struct msc_source *src, uint64_t *ret_ts)
 /**
  * msc_live_get_cpu_stats - a CPU's ring-buffer counters and what was read
  *
- * Returns 0, or -ENOENT for a CPU the instance does not have.
+ * Returns 0, -ENOENT for a CPU the instance does not have, or -EINVAL when
+ * @src is not a live source.
  */
 int msc_live_get_cpu_stats(struct msc_source *src, int cpu, struct msc_live_cpu_stats *ret)
 {
-	struct tracefs_source *t = to_live(src);
+	struct tracefs_source *t = live_of(src);
 
+	if (!t)
+		return -EINVAL;
 	if (cpu < 0 || cpu >= t->nr_cpus)
 		return -ENOENT;
 	*ret = t->cpus[cpu].st;
@@ -690,14 +710,17 @@ static size_t add_lost(struct msc_live_lost *ret, size_t n, size_t max, uint64_t
  * @ret: new losses since the last call
  * @max: room in @ret (3 per CPU is always enough)
  *
- * Returns the number of entries filled.
+ * Returns the number of entries filled, or -EINVAL when @src is not a live
+ * source.
  */
 int msc_live_poll_lost(struct msc_source *src, bool final, struct msc_live_lost *ret, size_t max)
 {
-	struct tracefs_source *t = to_live(src);
+	struct tracefs_source *t = live_of(src);
 	size_t n = 0;
 	uint64_t now;
 
+	if (!t)
+		return -EINVAL;
 	msc_live_now(src, &now);
 	for (int i = 0; i < t->nr_cpus; i++) {
 		struct live_cpu *c = &t->cpus[i];
@@ -751,7 +774,8 @@ static bool lookup_saved(const char *file, int pid, char *val, size_t size)
  * @comm_size: size of @comm
  *
  * /proc is asked first; a thread that has exited is looked up in the
- * tracer's saved_tgids/saved_cmdlines.  Returns 0 or -ENOENT.
+ * tracer's saved_tgids/saved_cmdlines.  Returns 0, -ENOENT, or -EINVAL when
+ * @src is not a live source.
  */
 int msc_live_task_tgid(struct msc_source *src, int pid, int *ret_tgid, char *comm,
 		       size_t comm_size)
@@ -762,6 +786,8 @@ int msc_live_task_tgid(struct msc_source *src, int pid, int *ret_tgid, char *com
 
 	comm[0] = '\0';
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
+	if (!live_of(src))
+		return -EINVAL;
 	f = to_live(src)->fake ? NULL : fopen(path, "re");
 	while (f && fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "Name: %63s", v) == 1)
@@ -829,10 +855,12 @@ static int copy_file(const char *dir, const char *rel)
  */
 int msc_live_save_formats(struct msc_source *src, const char *dir)
 {
-	struct tracefs_source *t = to_live(src);
+	struct tracefs_source *t = live_of(src);
 	char rel[256], clock[64];
 	int r;
 
+	if (!t)
+		return -EINVAL;
 	r = copy_file(dir, "events/header_page");
 	if (!r)
 		r = copy_file(dir, "events/header_event");

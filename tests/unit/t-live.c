@@ -672,6 +672,31 @@ static void t_store_live(void)
 	msc_store_close(s);
 }
 
+/* The msc_live_*() calls refuse a source of another kind instead of reading it as live. */
+static void t_not_live(void)
+{
+	char path[4200];
+	struct msc_live_cpu_stats st;
+	struct msc_source *src = NULL;
+	uint64_t ts;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/one.events", tmp);
+	f = fopen(path, "w");
+	if (!check(f))
+		return;
+	fclose(f);
+	if (!check_int(msc_source_open_text(path, &src), ==, 0))
+		return;
+	check(msc_live_get_status(src) == NULL);
+	check_int(msc_live_stop(src), ==, -EINVAL);
+	check_int(msc_live_wait(src, 0), ==, -EINVAL);
+	check_int(msc_live_now(src, &ts), ==, -EINVAL);
+	check_int(msc_live_get_cpu_stats(src, 0, &st), ==, -EINVAL);
+	check(msc_live_get_status(NULL) == NULL);
+	msc_source_close(src);
+}
+
 int main(void)
 {
 	snprintf(tmp, sizeof(tmp), "%s/msc-t-live.XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
@@ -684,6 +709,7 @@ int main(void)
 	TEST(t_kvm_settled(), "KVM counters: a sample is two reads that agree, never a torn read");
 	TEST(t_kvm_debugfs(), "KVM counters from debugfs, one VM or all");
 	TEST(t_store_live(), "live tables: lost rows take a seq and count in the capture");
+	TEST(t_not_live(), "a source that is not live: every msc_live_*() call refuses it");
 	sh("rm -rf '%s'", tmp);
 	return test_done();
 }
