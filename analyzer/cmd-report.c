@@ -35,20 +35,22 @@ struct report {
 	struct svg_opts svg;	/* --at: the memory maps' times */
 	FILE *f;
 	struct msc_capture_row cap;
-	struct msc_hview *v;
-	struct msc_history_summary sum;
-	struct msc_phase *phases;
-	size_t nr_phases;
-	struct msc_vm *vms;
-	size_t nr_vms;
-	struct msc_region *regions;
-	size_t nr_regions;
-	struct msc_kvm_stats *stats;
-	size_t nr_stats;
-	struct msc_anomaly *anomalies;
-	size_t nr_anomalies;
-	struct msc_lost_mark *lost;
-	size_t nr_lost;
+	struct report_loaded {	/* one capture's, freed and zeroed before the next */
+		struct msc_hview *v;
+		struct msc_history_summary sum;
+		struct msc_phase *phases;
+		size_t nr_phases;
+		struct msc_vm *vms;
+		size_t nr_vms;
+		struct msc_region *regions;
+		size_t nr_regions;
+		struct msc_kvm_stats *stats;
+		size_t nr_stats;
+		struct msc_anomaly *anomalies;
+		size_t nr_anomalies;
+		struct msc_lost_mark *lost;
+		size_t nr_lost;
+	} l;
 };
 
 /*
@@ -59,7 +61,7 @@ struct report {
 
 static double ms(const struct report *rp, uint64_t ts)
 {
-	return ts >= rp->sum.first_ts ? (double)(ts - rp->sum.first_ts) / 1e6 : 0;
+	return ts >= rp->l.sum.first_ts ? (double)(ts - rp->l.sum.first_ts) / 1e6 : 0;
 }
 
 static void census_text(const struct msc_census *c, char *buf, size_t size)
@@ -90,7 +92,7 @@ static void text_phase(struct report *rp, const struct msc_phase *p)
 	fprintf(rp->f, "[%" PRId64 "] %-12s %-24s (%s) at %.3f ms, took %.3f ms", p->id,
 		msc_phase_kind_name(p->kind), ESC(p->name), msc_phase_source_name(p->source),
 		ms(rp, p->start_ts), (double)(p->end_ts - p->start_ts) / 1e6);
-	if (rp->nr_vms > 1)
+	if (rp->l.nr_vms > 1)
 		fprintf(rp->f, ", VM %" PRId64, p->vm);
 	fputc('\n', rp->f);
 	fprintf(rp->f, "    census before: %s (%.1f%% huge)\n", a, huge_share(&p->before));
@@ -110,7 +112,7 @@ static void text_phase(struct report *rp, const struct msc_phase *p)
 		fprintf(rp->f, "    2M regions spent %.3f ms split (summed over regions)\n",
 			(double)p->region_split_ns / 1e6);
 	/* the patch's harvest events: in the harvest phase and in the workload's own */
-	if (!msc_hview_phase_harvest(rp->v, p, &h) && h.ioctls)
+	if (!msc_hview_phase_harvest(rp->l.v, p, &h) && h.ioctls)
 		fprintf(rp->f, "    kernel: %" PRIu64 " get + %" PRIu64 " clear, %" PRIu64
 			" of %" PRIu64 " pages dirty, %" PRIu64 " re-armed, %.3f ms\n", h.gets,
 			h.clears, h.dirty, h.pages, h.rearmed, (double)h.kernel_ns / 1e6);
@@ -128,15 +130,15 @@ static void text_coverage(struct report *rp, const struct msc_phase *p)
 	struct msc_coverage *cov;
 	size_t nr;
 
-	if (msc_hview_phase_coverage(rp->v, p->id, &cov, &nr))
+	if (msc_hview_phase_coverage(rp->l.v, p->id, &cov, &nr))
 		return;
 	for (size_t i = 0; i < nr; i++) {
 		const struct msc_region *g = NULL;
 		struct msc_census c = { 0 };
 
-		for (size_t k = 0; k < rp->nr_regions; k++)
-			if (rp->regions[k].id == cov[i].region_id)
-				g = &rp->regions[k];
+		for (size_t k = 0; k < rp->l.nr_regions; k++)
+			if (rp->l.regions[k].id == cov[i].region_id)
+				g = &rp->l.regions[k];
 		if (!g)
 			continue;
 		for (int l = 1; l <= 3; l++)
@@ -172,7 +174,7 @@ static void text_vm(struct report *rp, const struct msc_vm *vm)
 
 static void text_report(struct report *rp)
 {
-	const struct msc_history_summary *s = &rp->sum;
+	const struct msc_history_summary *s = &rp->l.sum;
 	unsigned int equal = 0, checked = 0;
 
 	fprintf(rp->f, "capture %" PRId64 ": kernel %s, %s layout, %s\n", rp->cap.id,
@@ -195,26 +197,26 @@ static void text_report(struct report *rp)
 		fprintf(rp->f, "PARTIAL: the trace began after SPTEs were installed\n");
 
 	fprintf(rp->f, "\nregions:\n");
-	for (size_t i = 0; i < rp->nr_regions; i++)
+	for (size_t i = 0; i < rp->l.nr_regions; i++)
 		fprintf(rp->f, "  %" PRId64 ": as %u gfn %#" PRIx64 "-%#" PRIx64 " (%" PRIu64
-			" MiB, %s)\n", rp->regions[i].id, rp->regions[i].as_id,
-			rp->regions[i].gfn_first, rp->regions[i].gfn_end - 1,
-			(rp->regions[i].gfn_end - rp->regions[i].gfn_first) / 256,
-			rp->regions[i].exact ? "memslot" : "inferred from GFNs seen");
+			" MiB, %s)\n", rp->l.regions[i].id, rp->l.regions[i].as_id,
+			rp->l.regions[i].gfn_first, rp->l.regions[i].gfn_end - 1,
+			(rp->l.regions[i].gfn_end - rp->l.regions[i].gfn_first) / 256,
+			rp->l.regions[i].exact ? "memslot" : "inferred from GFNs seen");
 
 	fprintf(rp->f, "\nVMs:\n");
-	for (size_t i = 0; i < rp->nr_vms; i++)
-		text_vm(rp, &rp->vms[i]);
+	for (size_t i = 0; i < rp->l.nr_vms; i++)
+		text_vm(rp, &rp->l.vms[i]);
 
 	fprintf(rp->f, "\nphases:\n");
-	for (size_t i = 0; i < rp->nr_phases; i++) {
-		text_phase(rp, &rp->phases[i]);
-		text_coverage(rp, &rp->phases[i]);
+	for (size_t i = 0; i < rp->l.nr_phases; i++) {
+		text_phase(rp, &rp->l.phases[i]);
+		text_coverage(rp, &rp->l.phases[i]);
 	}
 
 	fprintf(rp->f, "\nKVM's counters vs rebuilt census (pages_4k pages_2m pages_1g):\n");
-	for (size_t i = 0; i < rp->nr_stats; i++) {
-		const struct msc_kvm_stats *k = &rp->stats[i];
+	for (size_t i = 0; i < rp->l.nr_stats; i++) {
+		const struct msc_kvm_stats *k = &rp->l.stats[i];
 		bool same = true;
 
 		for (int l = 1; l <= 3; l++)
@@ -234,8 +236,8 @@ static void text_report(struct report *rp)
 		s->tdp_mmu ? "" : " (approximate census: shadow MMU removals are untraced)");
 
 	fprintf(rp->f, "\nanomalies: %" PRIu64 "\n", s->anomalies);
-	for (size_t i = 0; i < rp->nr_anomalies; i++) {
-		const struct msc_anomaly *a = &rp->anomalies[i];
+	for (size_t i = 0; i < rp->l.nr_anomalies; i++) {
+		const struct msc_anomaly *a = &rp->l.anomalies[i];
 
 		fprintf(rp->f, "  %.3f ms seq %" PRId64 " %s", ms(rp, a->ts), a->seq,
 			msc_anomaly_kind_name(a->kind));
@@ -243,9 +245,9 @@ static void text_report(struct report *rp)
 			fprintf(rp->f, " gfn %#" PRIx64 " level %u", a->gfn, a->level);
 		fprintf(rp->f, ": %s\n", ESC(a->detail));
 	}
-	for (size_t i = 0; i < rp->nr_lost; i++)
+	for (size_t i = 0; i < rp->l.nr_lost; i++)
 		fprintf(rp->f, "  lost events at %.3f ms on cpu %u: %" PRIu64 "\n",
-			ms(rp, rp->lost[i].ts), rp->lost[i].cpu, rp->lost[i].count);
+			ms(rp, rp->l.lost[i].ts), rp->l.lost[i].cpu, rp->l.lost[i].count);
 }
 
 static void json_str(FILE *f, const char *s)
@@ -270,7 +272,7 @@ static void json_census(FILE *f, const char *name, const struct msc_census *c)
 
 static void json_report(struct report *rp)
 {
-	const struct msc_history_summary *s = &rp->sum;
+	const struct msc_history_summary *s = &rp->l.sum;
 	FILE *f = rp->f;
 
 	fprintf(f, "{\"capture\": %" PRId64 ", \"kernel\": ", rp->cap.id);
@@ -290,8 +292,8 @@ static void json_report(struct report *rp)
 		s->out_of_order, s->lost_marks, s->lost_events, s->anomalies,
 		s->last_ts - s->first_ts);
 	fprintf(f, " \"vms\": [");
-	for (size_t i = 0; i < rp->nr_vms; i++) {
-		const struct msc_vm *vm = &rp->vms[i];
+	for (size_t i = 0; i < rp->l.nr_vms; i++) {
+		const struct msc_vm *vm = &rp->l.vms[i];
 
 		fprintf(f, "%s\n  {\"id\": %" PRId64 ", \"source\": \"%s\", \"overlap\": %s, "
 			"\"start_ns\": %" PRIu64 ", \"end_ns\": %" PRIu64, i ? "," : "", vm->id,
@@ -305,8 +307,8 @@ static void json_report(struct report *rp)
 		fprintf(f, "}");
 	}
 	fprintf(f, "],\n \"phases\": [");
-	for (size_t i = 0; i < rp->nr_phases; i++) {
-		const struct msc_phase *p = &rp->phases[i];
+	for (size_t i = 0; i < rp->l.nr_phases; i++) {
+		const struct msc_phase *p = &rp->l.phases[i];
 		struct msc_harvest_sum h;
 
 		fprintf(f, "%s\n  {\"id\": %" PRId64 ", \"vm\": %" PRId64 ", \"kind\": \"%s\", "
@@ -339,7 +341,7 @@ static void json_report(struct report *rp)
 		else
 			fprintf(f, "null");
 		fprintf(f, ", \"harvest\": ");
-		if (!msc_hview_phase_harvest(rp->v, p, &h) && h.ioctls)
+		if (!msc_hview_phase_harvest(rp->l.v, p, &h) && h.ioctls)
 			fprintf(f, "{\"get\": %" PRIu64 ", \"clear\": %" PRIu64 ", \"pages\": %" PRIu64
 				", \"dirty\": %" PRIu64 ", \"rearmed\": %" PRIu64
 				", \"kernel_ns\": %" PRIu64 "}", h.gets, h.clears, h.pages, h.dirty,
@@ -353,8 +355,8 @@ static void json_report(struct report *rp)
 		fprintf(f, "}");
 	}
 	fprintf(f, "],\n \"kvm_stats\": [");
-	for (size_t i = 0; i < rp->nr_stats; i++) {
-		const struct msc_kvm_stats *k = &rp->stats[i];
+	for (size_t i = 0; i < rp->l.nr_stats; i++) {
+		const struct msc_kvm_stats *k = &rp->l.stats[i];
 
 		fprintf(f, "%s\n  {\"after\": ", i ? "," : "");
 		json_str(f, k->phase);
@@ -363,8 +365,8 @@ static void json_report(struct report *rp)
 			k->census[2], k->census[3]);
 	}
 	fprintf(f, "],\n \"anomalies\": [");
-	for (size_t i = 0; i < rp->nr_anomalies; i++) {
-		const struct msc_anomaly *a = &rp->anomalies[i];
+	for (size_t i = 0; i < rp->l.nr_anomalies; i++) {
+		const struct msc_anomaly *a = &rp->l.anomalies[i];
 
 		fprintf(f, "%s\n  {\"seq\": %" PRId64 ", \"kind\": \"%s\", \"gfn\": %" PRIu64
 			", \"level\": %u, \"detail\": ", i ? "," : "", a->seq,
@@ -377,13 +379,13 @@ static void json_report(struct report *rp)
 
 static void report_free(struct report *rp)
 {
-	free(rp->phases);
-	free(rp->vms);
-	free(rp->regions);
-	free(rp->stats);
-	free(rp->anomalies);
-	free(rp->lost);
-	msc_hview_close(rp->v);
+	free(rp->l.phases);
+	free(rp->l.vms);
+	free(rp->l.regions);
+	free(rp->l.stats);
+	free(rp->l.anomalies);
+	free(rp->l.lost);
+	msc_hview_close(rp->l.v);
 }
 
 static int by_start(const void *a, const void *b)
@@ -399,26 +401,26 @@ static int report_capture(struct report *rp, struct msc_store *s, const struct m
 {
 	int r;
 
-	memset(&rp->sum, 0, sizeof(rp->sum));
+	memset(&rp->l.sum, 0, sizeof(rp->l.sum));
 	rp->cap = *c;
-	r = msc_hview_open(s, c->id, &rp->v);
+	r = msc_hview_open(s, c->id, &rp->l.v);
 	if (!r)
-		r = msc_hview_summary(rp->v, &rp->sum);
+		r = msc_hview_summary(rp->l.v, &rp->l.sum);
 	if (!r)
-		r = msc_hview_phases(rp->v, &rp->phases, &rp->nr_phases);
+		r = msc_hview_phases(rp->l.v, &rp->l.phases, &rp->l.nr_phases);
 	if (!r)
-		r = msc_hview_vms(rp->v, &rp->vms, &rp->nr_vms);
+		r = msc_hview_vms(rp->l.v, &rp->l.vms, &rp->l.nr_vms);
 	if (!r)
-		r = msc_hview_regions(rp->v, &rp->regions, &rp->nr_regions);
+		r = msc_hview_regions(rp->l.v, &rp->l.regions, &rp->l.nr_regions);
 	if (!r)
-		r = msc_hview_kvm_stats(rp->v, &rp->stats, &rp->nr_stats);
+		r = msc_hview_kvm_stats(rp->l.v, &rp->l.stats, &rp->l.nr_stats);
 	if (!r)
-		r = msc_hview_anomalies(rp->v, REPORT_ANOMALIES, &rp->anomalies, &rp->nr_anomalies);
+		r = msc_hview_anomalies(rp->l.v, REPORT_ANOMALIES, &rp->l.anomalies, &rp->l.nr_anomalies);
 	if (!r)
-		r = msc_hview_lost_marks(rp->v, &rp->lost, &rp->nr_lost);
+		r = msc_hview_lost_marks(rp->l.v, &rp->l.lost, &rp->l.nr_lost);
 	if (!r && rp->selftest) {
-		qsort(rp->phases, rp->nr_phases, sizeof(*rp->phases), by_start);
-		report_selftest(rp->f, rp->vms, rp->nr_vms, rp->phases, rp->nr_phases);
+		qsort(rp->l.phases, rp->l.nr_phases, sizeof(*rp->l.phases), by_start);
+		report_selftest(rp->f, rp->l.vms, rp->l.nr_vms, rp->l.phases, rp->l.nr_phases);
 	} else if (!r) {
 		if (rp->json)
 			json_report(rp);
@@ -426,7 +428,7 @@ static int report_capture(struct report *rp, struct msc_store *s, const struct m
 			text_report(rp);
 	}
 	report_free(rp);
-	memset(&rp->v, 0, sizeof(*rp) - offsetof(struct report, v));
+	rp->l = (struct report_loaded){ 0 };
 	return r;
 }
 

@@ -437,11 +437,6 @@ const char *msc_store_errmsg(const struct msc_store *s)
 	return s->errmsg;
 }
 
-const char *msc_store_path(const struct msc_store *s)
-{
-	return s->path;
-}
-
 static void utc_now(char *buf, size_t size)
 {
 	time_t now = time(NULL);

@@ -57,7 +57,6 @@ const char *msc_store_event_table(enum msc_event_type type);
 int msc_store_open(const char *path, unsigned int flags, struct msc_store **ret);
 void msc_store_close(struct msc_store *s);
 const char *msc_store_errmsg(const struct msc_store *s);
-const char *msc_store_path(const struct msc_store *s);
 
 int msc_store_begin_capture(struct msc_store *s, const struct msc_capture_info *info,
 			    const struct msc_host *host, int64_t *ret_id);

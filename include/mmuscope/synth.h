@@ -56,7 +56,6 @@ struct msc_synth_formats;
 int msc_synth_formats_open(const char *dir, struct msc_synth_formats **ret, char *err,
 			   size_t err_size);
 void msc_synth_formats_free(struct msc_synth_formats *f);
-const char *msc_synth_formats_dir(const struct msc_synth_formats *f);
 const char *msc_synth_formats_release(const struct msc_synth_formats *f);
 const struct msc_ringbuf_layout *msc_synth_formats_layout(const struct msc_synth_formats *f);
 bool msc_synth_formats_has(const struct msc_synth_formats *f, const char *system,
@@ -131,7 +130,6 @@ struct msc_synth_writer;
 int msc_synth_writer_open(const struct msc_synth_formats *f, unsigned int nr_cpus,
 			  const int *fds, struct msc_synth_writer **ret);
 int msc_synth_writer_add(struct msc_synth_writer *w, const struct msc_event *ev);
-bool msc_synth_writer_supports(const struct msc_synth_writer *w, const struct msc_event *ev);
 int msc_synth_writer_close(struct msc_synth_writer *w);
 void msc_synth_writer_free(struct msc_synth_writer *w);
 void msc_synth_writer_stats(const struct msc_synth_writer *w, unsigned int cpu,

@@ -258,12 +258,6 @@ void msc_synth_formats_free(struct msc_synth_formats *f)
 	free(f);
 }
 
-/* The directory the formats were read from (borrowed). */
-const char *msc_synth_formats_dir(const struct msc_synth_formats *f)
-{
-	return f->dir;
-}
-
 /* The ring-buffer page layout of header_page and header_event. */
 const struct msc_ringbuf_layout *msc_synth_formats_layout(const struct msc_synth_formats *f)
 {

@@ -337,24 +337,6 @@ nomem:
 }
 
 /**
- * msc_synth_writer_supports - whether the formats have @ev's event
- * @w: the writer
- * @ev: an event; only its type (and a kprobe's name) matter
- */
-bool msc_synth_writer_supports(const struct msc_synth_writer *w, const struct msc_event *ev)
-{
-	const struct spec *spec;
-
-	if (ev->type == MSC_EV_LOST)
-		return true;
-	if (ev->type >= MSC_EV_NR || !specs[ev->type].values)
-		return false;
-	spec = &specs[ev->type];
-	return synth_formats_find(w->formats, spec->system,
-				  ev->type == MSC_EV_KPROBE ? ev->kprobe.name : spec->name);
-}
-
-/**
  * msc_synth_writer_add - append one event to its CPU's pages
  * @w: the writer
  * @ev: the event; ev->cpu picks the buffer, ev->ts must not go backwards on
