@@ -125,6 +125,13 @@ struct hphase {
 /* What must survive between two analyze runs besides the tables. */
 #define HNPF_SLOTS 512		/* power of two, above any VM's vCPU count */
 
+/* The activity table's counters, in the order of its columns after (capture_id, ts). */
+enum hact {
+	ACT_SPTE, ACT_MAPS, ACT_SPLITS, ACT_PROMOTIONS, ACT_ZAPS, ACT_WP, ACT_SLOW, ACT_FAST,
+	ACT_FLUSH,
+	ACT_NR
+};
+
 struct hstate {
 	uint32_t size;			/* sizeof(struct hstate): a version check */
 	uint8_t dirty_active;
@@ -156,7 +163,7 @@ struct hstate {
 	uint64_t vcpu_pids[16];		/* tasks seen taking page faults */
 	uint32_t nr_vcpu_pids;
 	uint64_t act_bucket;		/* start of the activity bucket being summed */
-	uint64_t act[9];		/* its counters, in activity column order */
+	uint64_t act[ACT_NR];		/* its counters */
 	/*
 	 * NPF exits (kvm:kvm_page_fault) whose outcome is not known yet: the
 	 * vCPU's next event says it (its fast_page_fault fixing the same GFN:
@@ -326,7 +333,7 @@ int hstore_add_kvm_stats(struct hstore *hs, int64_t capture_id,
 int hstore_add_region_state(struct hstore *hs, int64_t capture_id,
 			    const struct msc_region_cell *c, uint64_t ts);
 int hstore_put_activity(struct hstore *hs, int64_t capture_id, uint64_t ts,
-			const uint64_t act[9]);
+			const uint64_t act[ACT_NR]);
 int hstore_add_anomaly(struct hstore *hs, int64_t capture_id, const struct msc_anomaly *a);
 int hstore_put_phases(struct hstore *hs, int64_t capture_id, const struct hphase *ph,
 		      size_t nr);

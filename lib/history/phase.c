@@ -46,9 +46,6 @@
 #define FLUSH_GAP_NS 500000ULL		/* an ioctl's closing flush follows its sweep closely */
 #define DEFAULT_ACTIVITY_BUCKET_NS 1000000ULL
 
-enum { ACT_SPTE, ACT_MAPS, ACT_SPLITS, ACT_PROMOTIONS, ACT_ZAPS, ACT_WP, ACT_SLOW, ACT_FAST,
-       ACT_FLUSH };
-
 bool hphase_is_vcpu(const struct msc_history *h, int32_t pid)
 {
 	for (uint32_t i = 0; i < h->st.nr_vcpu_pids; i++)
@@ -1056,7 +1053,7 @@ int hphase_tick(struct msc_history *h, uint64_t ts, const struct msc_event *ev)
 	if (ts - h->st.act_bucket >= bucket || ts < h->st.act_bucket) {
 		bool any = false;
 
-		for (int i = 0; i < 9; i++)
+		for (int i = 0; i < ACT_NR; i++)
 			any |= h->st.act[i] != 0;
 		if (any && !h->loading)
 			r = hstore_put_activity(h->hs, h->capture_id, h->st.act_bucket, h->st.act);

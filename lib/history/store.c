@@ -38,7 +38,11 @@ static const char *const write_sql[ST_NR] = {
 	[ST_ANOMALY] = "INSERT INTO anomaly VALUES (?,?,?,?,?,?,?,?,?,?)",
 };
 
-/* The bulk tables: integer rows (and mapping_run's text), in multi-row batches. */
+/*
+ * The bulk tables: integer rows (and mapping_run's text), in multi-row
+ * batches.  Each INSERT names its columns, in the order its writer below
+ * fills the row's v[].
+ */
 enum { B_RUN, B_CENSUS, B_REGION_STATE, B_ACTIVITY, B_NR };
 
 #define RUN_ENTRIES_COL 14	/* mapping_run.entries */
@@ -48,10 +52,17 @@ static const struct {
 	unsigned int ncols;
 	unsigned int text_col;	/* 0: none */
 } batch_def[B_NR] = {
-	[B_RUN] = { "INSERT INTO mapping_run VALUES", 15, RUN_ENTRIES_COL },
-	[B_CENSUS] = { "INSERT INTO census VALUES", 8 },
-	[B_REGION_STATE] = { "INSERT INTO region_state VALUES", 7 },
-	[B_ACTIVITY] = { "INSERT INTO activity VALUES", 11 },
+	[B_RUN] = { "INSERT INTO mapping_run (capture_id, as_id, gfn, level, leaf, first, spte, "
+		    "pfn, writable, dirty, start_cause, end_cause, flags, n, entries) VALUES",
+		    15, RUN_ENTRIES_COL },
+	[B_CENSUS] = { "INSERT INTO census (capture_id, as_id, ts, seq, pages_4k, pages_2m, "
+		       "pages_1g, flags) VALUES", 8 },
+	[B_REGION_STATE] = { "INSERT INTO region_state (capture_id, as_id, gfn, ts, kind, mapped, "
+			     "writable) VALUES", 7 },
+	/* the counters in enum hact order */
+	[B_ACTIVITY] = { "INSERT INTO activity (capture_id, ts, spte_changes, maps, splits, "
+			 "promotions, zaps, write_protects, faults_slow, faults_fast, flushes) VALUES",
+			 2 + ACT_NR },
 };
 
 /* "[i,start,end]," at most: 3 digits, two int64 (or null) */
@@ -565,14 +576,14 @@ int hstore_add_region_state(struct hstore *hs, int64_t capture_id,
 }
 
 int hstore_put_activity(struct hstore *hs, int64_t capture_id, uint64_t ts,
-			const uint64_t act[9])
+			const uint64_t act[ACT_NR])
 {
 	struct msc_store_rows *b = &hs->batch[B_ACTIVITY];
 	int64_t *v = msc_store_rows_slot(b);
 
 	v[0] = capture_id;
 	v[1] = (int64_t)ts;
-	for (int i = 0; i < 9; i++)
+	for (int i = 0; i < ACT_NR; i++)
 		v[2 + i] = (int64_t)act[i];
 	return msc_store_rows_put(hs->s, b, 0);
 }
