@@ -561,10 +561,16 @@ static unsigned int generic(struct tui *t, enum msc_request req)
 		tui_switch_view(t, (t->cur + VIEW_NR - 1) % VIEW_NR);
 		break;
 	case REQ_VIEW_OVERVIEW:
+		tui_switch_view(t, VIEW_OVERVIEW);
+		break;
 	case REQ_VIEW_MAP:
+		tui_switch_view(t, VIEW_MAP);
+		break;
 	case REQ_VIEW_PHASES:
+		tui_switch_view(t, VIEW_PHASES);
+		break;
 	case REQ_VIEW_GFN:
-		tui_switch_view(t, (enum tui_view_id)(req - REQ_VIEW_OVERVIEW));
+		tui_switch_view(t, VIEW_GFN);
 		break;
 	case REQ_TIME_BACK:
 		tui_set_cursor(t, t->cursor - min(t->cursor, tui_time_step(t)), false);
