@@ -66,6 +66,7 @@ struct isolated_source {
 	char **warnings;
 	size_t nr_warnings, next_warning;
 	uint64_t events, max_events;	/* received, and what the file could hold */
+	uint64_t file_size;
 	bool ended;
 	int end;			/* END's value */
 };
@@ -211,9 +212,26 @@ static int recv_all(struct isolated_source *s, void *buf, size_t len, bool readi
 	return 0;
 }
 
+/*
+ * The address space this process may have, when it is less than the child
+ * asks for (ulimit -v): libtracecmd does not check every allocation, so a
+ * child that dies under it may have died of want of memory.  0: no such
+ * limit.
+ */
+static uint64_t tight_limit(const struct isolated_source *s)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_AS, &rl) || rl.rlim_cur == RLIM_INFINITY ||
+	    rl.rlim_cur >= MEM_BASE + MEM_PER_BYTE * s->file_size)
+		return 0;
+	return rl.rlim_cur;
+}
+
 /* The child is gone before its END, or talks nonsense: how it went. */
 static int child_died(struct isolated_source *s)
 {
+	uint64_t limit;
 	int status;
 
 	kill(s->pid, SIGKILL);	/* a child already dead keeps its own status */
@@ -221,6 +239,13 @@ static int child_died(struct isolated_source *s)
 		if (errno != EINTR)
 			return -errno;
 	s->pid = -1;
+	limit = WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL ? tight_limit(s) : 0;
+	if (limit) {
+		msc_source_set_error(&s->base, "libtracecmd died reading it (%s) within the %llu MiB "
+				     "of address space this process may have (ulimit -v)",
+				     strsignal(WTERMSIG(status)), (unsigned long long)(limit >> 20));
+		return -ENOMEM;
+	}
 	if (WIFSIGNALED(status))
 		msc_source_set_error(&s->base, "libtracecmd died reading it (%s)",
 				     strsignal(WTERMSIG(status)));
@@ -433,6 +458,7 @@ int msc_source_open_tracedat(const char *path, struct msc_source **ret)
 		return r;
 	}
 	s->max_events = COMPRESSION_MAX * (uint64_t)st.st_size / MIN_RECORD + BATCH;
+	s->file_size = (uint64_t)st.st_size;
 	if (pipe2(fds, O_CLOEXEC)) {
 		free(s);
 		return -errno;

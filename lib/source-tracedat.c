@@ -139,6 +139,22 @@ static int pop(struct tracedat_source *t, struct msc_event *ret_ev)
 }
 
 /*
+ * Whether @len bytes (at most the 256 MiB libtracecmd maps at once) no
+ * longer fit in this process's address space: libtracecmd ends a CPU's
+ * stream where a mapping fails as where a page is damaged.
+ */
+static bool no_room_for(uint64_t len)
+{
+	size_t n = (size_t)min(max(len, (uint64_t)1 << 20), (uint64_t)256 << 20);
+	void *p = mmap(NULL, n, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	if (p == MAP_FAILED)
+		return errno == ENOMEM;
+	munmap(p, n);
+	return false;
+}
+
+/*
  * Each CPU must be read to its last record.  libtracecmd ends a CPU's stream
  * at a page it cannot read or decompress, as if the data ended there: when
  * the stream of @cpu has just ended after @rec, its last record is looked
@@ -146,7 +162,7 @@ static int pop(struct tracedat_source *t, struct msc_event *ret_ev)
  * events after it on that CPU are lost) with a warning.  A CPU whose first
  * page could not be read gets its mark before the first event.
  */
-static void check_cpu_end(struct tracedat_source *t, const struct tep_record *rec)
+static int check_cpu_end(struct tracedat_source *t, const struct tep_record *rec)
 {
 	struct cpu_data *c = &t->cpus[rec->cpu];
 	struct tep_record *last;
@@ -154,18 +170,21 @@ static void check_cpu_end(struct tracedat_source *t, const struct tep_record *re
 
 	c->last_offset = rec->offset;
 	if (tracecmd_peek_data(t->handle, rec->cpu))
-		return;
+		return 0;
+	if (no_room_for(c->start + c->size - min(rec->offset, c->start + c->size)))
+		return -ENOMEM;	/* the rest could not be mapped: no memory is not damage */
 	last = tracecmd_read_cpu_last(t->handle, rec->cpu);
 	whole = last && last->offset == rec->offset;
 	if (last)
 		tracecmd_free_record(last);
 	if (whole)
-		return;
+		return 0;
 	add_note(t, "CPU %d: its data could not be read past %llu of its %llu KiB "
 		 "(damaged): the events after are lost", rec->cpu,
 		 (unsigned long long)(rec->offset - c->start) >> 10,
 		 (unsigned long long)c->size >> 10);
 	queue(t, lost_mark(rec->ts, rec->cpu, 0));
+	return 0;
 }
 
 /*
@@ -260,8 +279,10 @@ static int tracedat_next(struct msc_source *src, struct msc_event *ret_ev)
 			r = 1;
 		}
 		if (rec->cpu >= 0 && rec->cpu < t->nr_cpus)
-			check_cpu_end(t, rec);
+			r = check_cpu_end(t, rec) ?: r;
 		tracecmd_free_record(rec);
+		if (r < 0)
+			return r;
 		if (r > 0)
 			return 1;
 		if (t->out_len)
@@ -474,8 +495,9 @@ static int open_data(const char *path, struct tracecmd_input **ret)
 	struct tracecmd_input *h = tracecmd_open_head(path, TRACECMD_FL_LOAD_NO_PLUGINS |
 							    TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
 
+	errno = 0;
 	if (!h || tracecmd_init_data(h) < 0)
-		return MSC_ERR_TRUNC;
+		return errno == ENOMEM ? -ENOMEM : MSC_ERR_TRUNC;	/* no memory is not damage */
 	*ret = h;
 	return 0;
 }
