@@ -160,7 +160,8 @@ static bool no_room_for(uint64_t len)
  * the stream of @cpu has just ended after @rec, its last record is looked
  * up, and if @rec is not it, a LOST mark of unknown count follows @rec (the
  * events after it on that CPU are lost) with a warning.  A CPU whose first
- * page could not be read gets its mark before the first event.
+ * page could not be read gets its mark before the first event.  Returns 0,
+ * or -ENOMEM when the rest of the CPU's data would not fit in memory.
  */
 static int check_cpu_end(struct tracedat_source *t, const struct tep_record *rec)
 {
@@ -171,14 +172,14 @@ static int check_cpu_end(struct tracedat_source *t, const struct tep_record *rec
 	c->last_offset = rec->offset;
 	if (tracecmd_peek_data(t->handle, rec->cpu))
 		return 0;
-	if (no_room_for(c->start + c->size - min(rec->offset, c->start + c->size)))
-		return -ENOMEM;	/* the rest could not be mapped: no memory is not damage */
 	last = tracecmd_read_cpu_last(t->handle, rec->cpu);
 	whole = last && last->offset == rec->offset;
 	if (last)
 		tracecmd_free_record(last);
 	if (whole)
 		return 0;
+	if (no_room_for(c->start + c->size - min(rec->offset, c->start + c->size)))
+		return -ENOMEM;	/* the rest could not be mapped: no memory is not damage */
 	add_note(t, "CPU %d: its data could not be read past %llu of its %llu KiB "
 		 "(damaged): the events after are lost", rec->cpu,
 		 (unsigned long long)(rec->offset - c->start) >> 10,
