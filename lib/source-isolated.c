@@ -129,20 +129,24 @@ static int send_tail(int fd, struct msc_source *src)
 	return r;
 }
 
-static void child_limits(const char *path)
+/* The address space the child reading a file of @file_size bytes may have. */
+static uint64_t child_address_space(uint64_t file_size)
 {
-	struct stat st;
-	struct rlimit rl;
+	return MEM_BASE + MEM_PER_BYTE * file_size;
+}
+
+static void child_limits(uint64_t file_size)
+{
+	struct rlimit rl = { .rlim_cur = child_address_space(file_size),
+			     .rlim_max = child_address_space(file_size) };
 
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
-	if (!stat(path, &st)) {
-		rl.rlim_cur = rl.rlim_max = MEM_BASE + MEM_PER_BYTE * (uint64_t)st.st_size;
-		setrlimit(RLIMIT_AS, &rl);
-	}
+	setrlimit(RLIMIT_AS, &rl);
 }
 
-static void __attribute__((noreturn)) child(const char *path, int fd, pid_t parent)
+static void __attribute__((noreturn)) child(const char *path, uint64_t file_size, int fd,
+					    pid_t parent)
 {
 	const char *fault = getenv("MSC_READER_FAULT");
 	struct msc_event batch[BATCH];
@@ -152,7 +156,7 @@ static void __attribute__((noreturn)) child(const char *path, int fd, pid_t pare
 
 	if (!source_child_start(parent))
 		_exit(1);
-	child_limits(path);
+	child_limits(file_size);
 	r = tracedat_open_direct(path, &src);
 	if (r) {
 		send_end(fd, src, r);
@@ -223,7 +227,7 @@ static uint64_t tight_limit(const struct isolated_source *s)
 	struct rlimit rl;
 
 	if (getrlimit(RLIMIT_AS, &rl) || rl.rlim_cur == RLIM_INFINITY ||
-	    rl.rlim_cur >= MEM_BASE + MEM_PER_BYTE * s->file_size)
+	    rl.rlim_cur >= child_address_space(s->file_size))
 		return 0;
 	return rl.rlim_cur;
 }
@@ -473,7 +477,7 @@ int msc_source_open_tracedat(const char *path, struct msc_source **ret)
 	}
 	if (!s->pid) {
 		close(fds[0]);
-		child(path, fds[1], parent);
+		child(path, s->file_size, fds[1], parent);
 	}
 	close(fds[1]);
 	s->fd = fds[0];

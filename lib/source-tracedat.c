@@ -91,10 +91,10 @@ struct tracedat_source {
 	bool started;			/* the first record was looked at, */
 	uint64_t start_ts;		/* ... its time */
 	int next_mark;			/* next CPU mark_unreadable() looks at */
-	bool copied;			/* read from the uncompressed copy, */
-	uint64_t copied_size;		/* ... of this size */
-	dev_t dev;			/* the file read (or its copy): */
-	ino_t ino;			/* ... its mappings are dropped (drop_mapped()) */
+	bool copied;			/* read from the uncompressed copy */
+	struct stat read;		/* the file read (the copy, if any): its mappings
+					   are dropped (drop_mapped()), its size bounds
+					   the data (check_layout()) */
 	uint64_t records;		/* read so far */
 	char notes[MAX_NOTES][192];	/* warnings of the open and the end */
 	int nr_notes, next_note;
@@ -237,8 +237,8 @@ static void drop_mapped(const struct tracedat_source *t)
 		char perms[5];
 
 		if (sscanf(line, "%lx-%lx %4s %*x %x:%x %lu", &start, &end, perms, &major, &minor,
-			   &ino) == 6 && !strcmp(perms, "r--p") && ino == (unsigned long)t->ino &&
-		    makedev(major, minor) == t->dev)
+			   &ino) == 6 && !strcmp(perms, "r--p") && ino == (unsigned long)t->read.st_ino &&
+		    makedev(major, minor) == t->read.st_dev)
 			madvise((void *)start, end - start, MADV_DONTNEED);
 	}
 	fclose(f);
@@ -263,7 +263,7 @@ static int tracedat_next(struct msc_source *src, struct msc_event *ret_ev)
 		rec = tracecmd_read_next_data(t->handle, &cpu);
 		if (!rec)
 			return 0;
-		if (!(++t->records % DROP_EVERY) && t->ino)
+		if (!(++t->records % DROP_EVERY))
 			drop_mapped(t);
 		r = msc_decoder_decode(t->dec, rec, ret_ev);
 		if (r < 0) {
@@ -410,15 +410,12 @@ static int by_start(const void *a, const void *b)
  */
 static int check_layout(struct tracedat_source *t, const char *path)
 {
-	uint64_t page = (uint64_t)tracecmd_page_size(t->handle), end = 0, file_size;
+	uint64_t page = (uint64_t)tracecmd_page_size(t->handle), end = 0;
+	uint64_t file_size = (uint64_t)t->read.st_size;
 	bool in_file = !t->base.info.compression[0] || t->copied;
 	struct cpu_data **order;
-	struct stat st;
 	int n = 0, r = 0;
 
-	if (stat(path, &st))
-		return -errno;
-	file_size = t->copied ? t->copied_size : (uint64_t)st.st_size;
 	t->nr_cpus = max(tracecmd_cpus(t->handle), 0);
 	if (t->nr_cpus > TRACEDAT_MAX_CPUS) {
 		msc_source_set_error(&t->base, "CPU count %d (no kernel has more than %d)",
@@ -565,7 +562,6 @@ static int open_uncompressed(struct tracedat_source *t, const char *path)
 {
 	const char *dir = getenv("TMPDIR");
 	char tmp[4096];
-	struct stat st;
 	int fd, r;
 
 	dir = dir && *dir ? dir : "/var/tmp";
@@ -578,12 +574,9 @@ static int open_uncompressed(struct tracedat_source *t, const char *path)
 	r = copy_uncompressed(path, tmp);
 	if (!r && open_data(tmp, &t->handle))
 		r = MSC_ERR_TMPCOPY;	/* the copy is short: its disk filled up */
-	if (!r && !stat(tmp, &st)) {
-		t->copied = true;
-		t->copied_size = (uint64_t)st.st_size;
-		t->dev = st.st_dev;
-		t->ino = st.st_ino;
-	}
+	if (!r && stat(tmp, &t->read))
+		r = -errno;
+	t->copied = !r;
 	unlink(tmp);
 	return r;
 }
@@ -593,25 +586,20 @@ static int open_uncompressed(struct tracedat_source *t, const char *path)
  * @path: the file
  * @ret: the source, closed with msc_source_close()
  *
- * What msc_source_open_tracedat() runs in its child (source-isolated.c):
- * libtracecmd is called in the calling process.  Plugins are not loaded, so
- * nothing depends on the machine it runs on.
+ * What msc_source_open_tracedat() runs in its child (source-isolated.c),
+ * once it has checked the file (tracedat_check_header()): libtracecmd is
+ * called in the calling process.  Plugins are not loaded, so nothing
+ * depends on the machine it runs on.
  *
- * Returns 0; -errno when the file cannot be read; MSC_ERR_NOT_TRACE when it
- * is not a trace.dat; MSC_ERR_TRUNC when libtracecmd cannot load its headers
+ * Returns 0; -errno when the file cannot be read; MSC_ERR_TRUNC when libtracecmd cannot load its headers
  * or data sections (a short or damaged file); MSC_ERR_TMPCOPY when the
  * uncompressed copy of a large compressed file cannot be written.
  */
 int tracedat_open_direct(const char *path, struct msc_source **ret)
 {
 	struct tracedat_source *t;
-	char detail[128];
-	struct stat st;
 	int r;
 
-	r = tracedat_check_header(path, detail, sizeof(detail));
-	if (r)
-		return r;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
@@ -621,17 +609,13 @@ int tracedat_open_direct(const char *path, struct msc_source **ret)
 	if (r > 0)
 		add_note(t, "removed %d temporary files libtracecmd left in /tmp (runs that were killed)",
 			 r);
-	r = open_data(path, &t->handle);
+	r = stat(path, &t->read) ? -errno : open_data(path, &t->handle);
 	if (r) {
 		free(t);
 		return r;
 	}
-	if (!stat(path, &st)) {
-		t->dev = st.st_dev;
-		t->ino = st.st_ino;
-	}
 	fill_info(t);
-	if (t->base.info.compression[0] && !stat(path, &st) && st.st_size > COPY_ABOVE) {
+	if (t->base.info.compression[0] && t->read.st_size > COPY_ABOVE) {
 		tracecmd_close(t->handle);
 		t->handle = NULL;
 		r = open_uncompressed(t, path);
