@@ -77,14 +77,15 @@ bool analyze_report_summary(const char *db, const struct msc_history_summary *s,
 	if (s->census_flags & MSC_CENSUS_PARTIAL)
 		cli_warn("%s: capture %lld: the trace began after SPTEs were installed: "
 			 "census counts only what the trace revealed", db, (long long)s->capture_id);
-	if (s->lost_marks && s->lost_events)
-		cli_warn("%s: capture %lld: %llu lost-event gaps (%llu events): history after "
-			 "them is marked", db, (long long)s->capture_id,
-			 (unsigned long long)s->lost_marks, (unsigned long long)s->lost_events);
-	else if (s->lost_marks)
-		cli_warn("%s: capture %lld: %llu lost-event gaps of unknown size: history after "
-			 "them is marked", db, (long long)s->capture_id,
-			 (unsigned long long)s->lost_marks);
+	if (s->lost_marks) {
+		char size[48] = "of unknown size";
+
+		if (s->lost_events)
+			snprintf(size, sizeof(size), "(%llu events)",
+				 (unsigned long long)s->lost_events);
+		cli_warn("%s: capture %lld: %llu lost-event gaps %s: history after them is marked",
+			 db, (long long)s->capture_id, (unsigned long long)s->lost_marks, size);
+	}
 	if (s->anomalies)
 		cli_warn("%s: capture %lld: %llu anomalies: events the model could not apply "
 			 "or did not expect (`mmuscope report` lists them)", db,

@@ -224,6 +224,15 @@ int cli_output_option(struct cli_output *o, int c, const char *arg)
 	}
 }
 
+/* An existing @path that neither --force nor --append lets us touch: true (said). */
+bool cli_output_refuses(const struct cli_output *o, const char *path, bool exists)
+{
+	if (!exists || o->force || o->append)
+		return false;
+	cli_error("%s: %s", path, msc_strerror(MSC_ERR_EXISTS));
+	return true;
+}
+
 /* After the options: false (said) when they contradict each other. */
 bool cli_output_check(const struct cli_output *o)
 {

@@ -27,7 +27,6 @@ void cli_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void cli_catch_signals(void);
 int cli_usage(const struct cli_command *cmd);
 struct msc_store;
-struct msc_host;
 void cli_remove_db(const char *path);
 int cli_claim_db(const char *path);
 void cli_clean_leftovers(const char *path);
@@ -52,6 +51,7 @@ struct cli_output {
 void cli_output_init(struct cli_output *o);
 int cli_output_option(struct cli_output *o, int c, const char *arg);
 bool cli_output_check(const struct cli_output *o);
+bool cli_output_refuses(const struct cli_output *o, const char *path, bool exists);
 void cli_store_error(const char *path, const struct msc_store *s, int r);
 const char *cli_count(unsigned long long n, char *buf, unsigned long size);
 

@@ -302,10 +302,8 @@ int cmd_import(int argc, char **argv)
 	}
 	cli_clean_leftovers(o.output);
 	exists = !access(o.output, F_OK);
-	if (exists && !o.out.force && !o.out.append) {
-		cli_error("%s: %s", o.output, msc_strerror(MSC_ERR_EXISTS));
+	if (cli_output_refuses(&o.out, o.output, exists))
 		goto err_src;
-	}
 	if (o.out.append) {
 		db_path = o.output;
 		r = msc_store_open(db_path, 0, &store);

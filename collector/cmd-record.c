@@ -189,10 +189,8 @@ static int open_store(const struct record_opts *o, struct msc_store **ret)
 		cli_clean_leftovers(o->trace_dat);
 	exists = !access(o->output, F_OK);
 
-	if (exists && !o->out.force && !o->out.append) {
-		cli_error("%s: %s", o->output, msc_strerror(MSC_ERR_EXISTS));
+	if (cli_output_refuses(&o->out, o->output, exists))
 		return MSC_ERR_EXISTS;
-	}
 	if (exists && o->out.append) {
 		/* nobody may be writing it; we are its one writer until we close it */
 		r = msc_store_open(o->output, 0, &s);
@@ -601,7 +599,7 @@ int cmd_record(int argc, char **argv)
 	struct record_opts o = { 0 };
 	struct recorder rec = { .o = &o };
 	char error[512] = "";
-	bool created;
+	bool created, test_tree;
 	const char *w;
 	double t0;
 	int r;
@@ -629,13 +627,14 @@ int cmd_record(int argc, char **argv)
 			cli_error("recording needs root (or write access to tracefs)");
 		goto out;
 	}
-	if (msc_live_get_status(rec.src)->test_tree) {
+	test_tree = msc_live_get_status(rec.src)->test_tree;
+	if (test_tree) {
 		/* this host's /proc says nothing of a tree another program wrote */
 		msc_host_profile_release(&rec.profile);
 		rec.profile = (struct msc_host_profile){ 0 };
 		msc_host_init(&rec.profile.host);
 	}
-	if (o.stats_ms && !msc_live_get_status(rec.src)->test_tree)	/* this host's VMs are not its */
+	if (o.stats_ms && !test_tree)	/* this host's VMs are not the tree's */
 		r = msc_kvm_sampler_open(NULL, NULL, o.live.pid, &rec.sampler);
 	if (!r)
 		r = msc_ingest_init(&rec.ing, rec.src, rec.store, &o.out.host);
