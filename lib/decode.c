@@ -2,11 +2,12 @@
 /*
  * Record -> struct msc_event, by field name.
  *
- * decoders[] lists every event mmuscope stores and the fields it reads.  The
- * first record of an event id resolves its entry: the matching decoder, the
- * tep_format_field of each field (NULL where the format lacks it) and the
+ * The events mmuscope stores and the fields it reads are those of
+ * msc_event_descs[] (event-desc.c).  The first record of an event id
+ * resolves its entry: the type and tracepoint it is, one slot per field
+ * (the tep_format_field it is read from, or the constant it gets) and the
  * record size the fields need.  From then on a record costs a table lookup
- * and one load per field.
+ * and one load and store per field.
  *
  * Invariant: no tep_record or tep_event pointer outlives a call, except the
  * tep_event/field pointers cached in entries, which live as long as the
@@ -27,33 +28,38 @@
 #include "mmuscope/error.h"
 #include "mmuscope/event.h"
 #include "mmuscope/util.h"
+#include "event-desc.h"
 
-#define MAX_FIELDS 16
+#define MAX_SLOTS MSC_EVENT_MAX_FIELDS
 #define MAX_WARNINGS 64
 
-struct entry;
+/* What filling one field of an event from a record takes. */
+enum slot_act {
+	SLOT_NUMBER,		/* the value of format field src */
+	SLOT_CONST,		/* value: the tracepoint's tag, or the field's absent value */
+	SLOT_STRING,		/* the text of char[] field src */
+	SLOT_CONST_NAME,	/* the tracepoint's tag, as text */
+	SLOT_SYMBOL,		/* the print fmt's name of src's value */
+};
 
-/* Copies the field values @v (in decoder field order) into @ev. */
-typedef void (*decode_fn)(const struct entry *e, const uint64_t *v, const struct tep_record *rec,
-			  struct msc_event *ev);
-
-struct decoder {
-	const char *system;	/* NULL: matched by a field instead (kprobes) */
-	const char *name;
-	uint8_t type;		/* enum msc_event_type */
-	const char *fields[MAX_FIELDS];	/* read by name, in this order */
-	uint16_t required;	/* bit i set: fields[i] must exist to decode */
-	uint16_t newer;		/* bit i set: fields[i] only newer kernels have (absent: no warning) */
-	const char *ignored;	/* fields known and deliberately not stored */
-	const char *symbolic;	/* a field whose names the print fmt gives (__print_symbolic) */
-	decode_fn decode;
+struct slot {
+	uint8_t act;		/* enum slot_act */
+	uint8_t size;		/* of the member */
+	bool boolean;		/* MSC_F_BOOL */
+	uint16_t offset;	/* of the member */
+	uint64_t value;
+	const struct msc_field *dst;
+	const struct tep_format_field *src;
 };
 
 /* One event id of the capture. */
 struct entry {
 	struct tep_event *event;
-	const struct decoder *dec;	/* NULL: counted only */
-	struct tep_format_field *field[MAX_FIELDS];
+	const struct msc_event_desc *desc;	/* NULL: counted only */
+	const struct msc_tracepoint *tp;
+	uint8_t type;		/* enum msc_event_type */
+	uint8_t nr_slots;
+	struct slot slot[MAX_SLOTS];
 	int min_size;		/* a record must hold every field read */
 	uint64_t count;
 	int fpf_fixed;		/* fast_page_fault: RET_PF_FIXED, from the print fmt */
@@ -61,7 +67,7 @@ struct entry {
 	struct {
 		long long value;
 		char name[MSC_EVENT_SYMBOL_MAX];
-	} syms[8];		/* the decoder's symbolic field, value -> name */
+	} syms[8];		/* the symbolic field's names, value -> name */
 	unsigned int nr_syms;
 };
 
@@ -77,90 +83,16 @@ static void symbol_name(const struct entry *e, uint64_t value, char *dst)
 struct msc_decoder {
 	struct tep_handle *tep;
 	bool native;		/* the file has this machine's byte order */
+	bool common_tried;
+	bool common;		/* common_type and common_pid are found (native files) */
+	struct tep_format_field *common_type, *common_pid;
+	int common_end;		/* a record holds at least this much */
 	struct entry **entries;	/* indexed by event id */
 	size_t nr_entries;
 	char *warnings[MAX_WARNINGS];
 	size_t nr_warnings, next_warning;
 	char error[256];
 };
-
-static void dec_spte(const struct entry *e, const uint64_t *v, const struct tep_record *rec,
-		     struct msc_event *ev)
-{
-	ev->spte = (struct msc_ev_spte){ .gfn = v[0], .old_spte = v[1], .new_spte = v[2],
-					 .level = (uint8_t)v[3], .as_id = (uint8_t)v[4] };
-}
-
-static void dec_split(const struct entry *e, const uint64_t *v, const struct tep_record *rec,
-		      struct msc_event *ev)
-{
-	ev->split = (struct msc_ev_split){ .gfn = v[0], .spte = v[1], .level = (int32_t)v[2],
-					   .err = (int32_t)v[3] };
-}
-
-static void dec_sp(const struct entry *e, const uint64_t *v, const struct tep_record *rec,
-		   struct msc_event *ev)
-{
-	ev->sp = (struct msc_ev_sp){ .gfn = v[0], .role = (uint32_t)v[1],
-				     .root_count = (uint32_t)v[2], .unsync = !!v[3],
-				     .created = !!v[4], .gen = (uint8_t)v[5] };
-}
-
-static void dec_fast_pf(const struct entry *e, const uint64_t *v, const struct tep_record *rec,
-			struct msc_event *ev)
-{
-	int ret = (int)v[5];
-
-	ev->fast_pf = (struct msc_ev_fast_pf){ .vcpu = (int32_t)v[0], .gpa = v[1],
-					       .error_code = v[2], .old_spte = v[3],
-					       .new_spte = v[4], .ret = ret };
-	if (ret == e->fpf_fixed)
-		ev->fast_pf.result = MSC_FPF_FIXED;
-	else if (ret == e->fpf_spurious)
-		ev->fast_pf.result = MSC_FPF_SPURIOUS;
-}
-
-static void dec_pf(const struct entry *e, const uint64_t *v, const struct tep_record *rec,
-		   struct msc_event *ev)
-{
-	ev->pf = (struct msc_ev_page_fault){ .vcpu = (uint32_t)v[0], .gpa = v[1],
-					     .error_code = v[2], .rip = v[3] };
-}
-
-static void dec_set_spte(const struct entry *e, const uint64_t *v, const struct tep_record *rec,
-			 struct msc_event *ev)
-{
-	ev->set_spte = (struct msc_ev_set_spte){ .gfn = v[0], .spte = v[1], .sptep = v[2],
-						 .level = (uint8_t)v[3], .r = !!v[4],
-						 .x = !!v[5], .u = (int8_t)v[6] };
-}
-
-static void dec_req(const struct entry *e, const uint64_t *v, const struct tep_record *rec,
-		    struct msc_event *ev)
-{
-	ev->req = (struct msc_ev_requested){ .gfn = v[0], .pfn = v[1], .level = (uint8_t)v[2],
-					     .access = e->field[3] ? (int16_t)(v[3] & 0xff) : -1 };
-}
-
-static void dec_mmio(const struct entry *e, const uint64_t *v, const struct tep_record *rec,
-		     struct msc_event *ev)
-{
-	ev->mmio = (struct msc_ev_mmio){ .gfn = v[0], .access = (uint32_t)v[1],
-					 .gen = (uint32_t)v[2] };
-}
-
-static void dec_zap_all(const struct entry *e, const uint64_t *v, const struct tep_record *rec,
-			struct msc_event *ev)
-{
-	ev->zap_all = (struct msc_ev_zap_all){ .gen = (uint32_t)v[0],
-					       .used_pages = (uint32_t)v[1] };
-}
-
-static void dec_hva(const struct entry *e, const uint64_t *v, const struct tep_record *rec,
-		    struct msc_event *ev)
-{
-	ev->hva = (struct msc_ev_hva){ .start = v[0], .end = v[1] };
-}
 
 /* The text of a char[] field that runs to the end of the record. */
 static void copy_string(const struct tep_format_field *f, const struct tep_record *rec,
@@ -179,22 +111,24 @@ static void copy_string(const struct tep_format_field *f, const struct tep_recor
 	dst[len] = '\0';
 }
 
-static void dec_marker(const struct entry *e, const uint64_t *v, const struct tep_record *rec,
+/* fast_page_fault: how it ended, from ret and the format's RET_PF_* numbers. */
+static void fpf_result(const struct entry *e, const struct tep_record *rec,
 		       struct msc_event *ev)
 {
-	copy_string(e->field[0], rec, ev->marker.text, sizeof(ev->marker.text));
+	if (ev->fast_pf.ret == e->fpf_fixed)
+		ev->fast_pf.result = MSC_FPF_FIXED;
+	else if (ev->fast_pf.ret == e->fpf_spurious)
+		ev->fast_pf.result = MSC_FPF_SPURIOUS;
 }
 
 /* A kprobe keeps its name and its fetch args as "name=value" text. */
-static void dec_kprobe(const struct entry *e, const uint64_t *v, const struct tep_record *rec,
-		       struct msc_event *ev)
+static void kprobe_args(const struct entry *e, const struct tep_record *rec,
+			struct msc_event *ev)
 {
 	struct msc_ev_kprobe *k = &ev->kprobe;
 	size_t len = 0;
 
-	k->ip = v[0];
 	snprintf(k->name, sizeof(k->name), "%s", e->event->name);
-	k->args[0] = '\0';
 	for (struct tep_format_field *f = e->event->format.fields; f; f = f->next) {
 		unsigned long long x;
 		int n;
@@ -212,153 +146,18 @@ static void dec_kprobe(const struct entry *e, const uint64_t *v, const struct te
 	}
 }
 
-static void dec_tlb_flush(const struct entry *e, const uint64_t *v, const struct tep_record *rec,
-			  struct msc_event *ev)
-{
-	ev->tlb_flush = (struct msc_ev_tlb_flush){
-		.vm_id = (uint32_t)v[0], .vm_pid = (int32_t)v[1], .start_gfn = v[2],
-		.nr_pages = v[3], .range = !!v[4], .all = !!v[5], .arch_flush = !!v[6],
-		.kicked = !!v[7], .caller = v[8],
-	};
-}
+static void find_fpf_results(struct entry *e);
 
-static void dec_dirty_log(const struct entry *e, const uint64_t *v, const struct tep_record *rec,
-			  struct msc_event *ev)
-{
-	struct msc_ev_dirty_log *d = &ev->dirty_log;
-
-	*d = (struct msc_ev_dirty_log){
-		.vm_id = (uint32_t)v[0], .vm_pid = (int32_t)v[1], .as_id = (uint16_t)v[2],
-		.slot_id = (int16_t)v[3], .base_gfn = v[4], .npages = v[5],
-		.old_flags = (uint32_t)v[6], .new_flags = (uint32_t)v[7], .change = (uint8_t)v[8],
-		.eager_split = !!v[9], .initially_set = !!v[10], .pml = !!v[11],
-		.duration_ns = v[12],
-		.end = !strcmp(e->event->name, "kvm_mmu_slot_dirty_logging_end"),
-	};
-	symbol_name(e, v[8], d->change_name);
-}
-
-static void dec_split_span(const struct entry *e, const uint64_t *v, const struct tep_record *rec,
-			   struct msc_event *ev)
-{
-	ev->span = (struct msc_ev_span){
-		.vm_id = (uint32_t)v[0], .vm_pid = (int32_t)v[1], .as_id = (uint16_t)v[2],
-		.slot_id = (int16_t)v[3], .start_gfn = v[4], .end_gfn = v[5],
-		.target_level = (uint8_t)v[6], .reason = (uint8_t)v[7],
-		.count_1g = (uint32_t)v[8], .count_2m = (uint32_t)v[9], .other = (uint32_t)v[10],
-		.duration_ns = v[11],
-	};
-	symbol_name(e, v[7], ev->span.reason_name);
-}
-
-static void dec_collapse_span(const struct entry *e, const uint64_t *v,
-			      const struct tep_record *rec, struct msc_event *ev)
-{
-	ev->span = (struct msc_ev_span){
-		.vm_id = (uint32_t)v[0], .vm_pid = (int32_t)v[1], .as_id = (uint16_t)v[2],
-		.slot_id = (int16_t)v[3], .start_gfn = v[4], .end_gfn = v[5],
-		.count_1g = (uint32_t)v[6], .count_2m = (uint32_t)v[7], .other = (uint32_t)v[8],
-		.flushes = (uint32_t)v[9], .duration_ns = v[10],
-	};
-	snprintf(ev->span.reason_name, sizeof(ev->span.reason_name), "%s",
-		 strstr(e->event->name, "recover") ? "recover" : "zap");
-}
-
-static void dec_harvest(const struct entry *e, const uint64_t *v, const struct tep_record *rec,
-			struct msc_event *ev)
-{
-	ev->harvest = (struct msc_ev_harvest){
-		.vm_id = (uint32_t)v[0], .vm_pid = (int32_t)v[1], .as_id = (uint16_t)v[2],
-		.slot_id = (int16_t)v[3], .start_gfn = v[4], .npages = v[5], .dirty = v[6],
-		.clear = !!v[7], .protect = !!v[8], .flush = !!v[9], .duration_ns = v[10],
-	};
-}
-
-static void dec_ioctl(const struct entry *e, const uint64_t *v, const struct tep_record *rec,
-		      struct msc_event *ev)
-{
-	bool exit = !strcmp(e->event->name, "sys_exit_ioctl");
-
-	ev->ioctl = (struct msc_ev_ioctl){
-		.exit = exit, .fd = exit ? -1 : (int32_t)v[0], .cmd = exit ? 0 : (uint32_t)v[1],
-		.arg = exit ? 0 : v[2], .ret = exit ? (int64_t)v[3] : 0,
-	};
-}
-
-static const struct decoder decoders[] = {
-	{ .system = "kvmmmu", .name = "kvm_tdp_mmu_spte_changed", .type = MSC_EV_SPTE_CHANGED,
-	  .fields = { "gfn", "old_spte", "new_spte", "level", "as_id" }, .required = 0x0f,
-	  .decode = dec_spte },
-	{ .system = "kvmmmu", .name = "kvm_mmu_split_huge_page", .type = MSC_EV_SPLIT,
-	  .fields = { "gfn", "spte", "level", "errno" }, .required = 0x07, .decode = dec_split },
-	{ .system = "kvmmmu", .name = "kvm_mmu_get_page", .type = MSC_EV_GET_PAGE,
-	  .fields = { "gfn", "role", "root_count", "unsync", "created", "mmu_valid_gen" },
-	  .required = 0x03, .decode = dec_sp },
-	{ .system = "kvmmmu", .name = "kvm_mmu_prepare_zap_page", .type = MSC_EV_ZAP_PAGE,
-	  .fields = { "gfn", "role", "root_count", "unsync", "", "mmu_valid_gen" },
-	  .required = 0x03, .decode = dec_sp },
-	{ .system = "kvmmmu", .name = "fast_page_fault", .type = MSC_EV_FAST_PF,
-	  .fields = { "vcpu_id", "cr2_or_gpa", "error_code", "old_spte", "new_spte", "ret" },
-	  .required = 0x3a, .ignored = "sptep", .decode = dec_fast_pf },
-	{ .system = "kvm", .name = "kvm_page_fault", .type = MSC_EV_PAGE_FAULT,
-	  .fields = { "vcpu_id", "fault_address", "error_code", "guest_rip" }, .required = 0x02,
-	  .decode = dec_pf },
-	{ .system = "kvmmmu", .name = "kvm_mmu_set_spte", .type = MSC_EV_SET_SPTE,
-	  .fields = { "gfn", "spte", "sptep", "level", "r", "x", "u" }, .required = 0x0b,
-	  .decode = dec_set_spte },
-	{ .system = "kvmmmu", .name = "kvm_mmu_spte_requested", .type = MSC_EV_SPTE_REQUESTED,
-	  .fields = { "gfn", "pfn", "level", "access" }, .required = 0x07, .newer = 0x08,
-	  .decode = dec_req },
-	{ .system = "kvmmmu", .name = "mark_mmio_spte", .type = MSC_EV_MMIO_SPTE,
-	  .fields = { "gfn", "access", "gen" }, .required = 0x01, .decode = dec_mmio },
-	{ .system = "kvmmmu", .name = "kvm_mmu_zap_all_fast", .type = MSC_EV_ZAP_ALL_FAST,
-	  .fields = { "mmu_valid_gen", "mmu_used_pages" }, .required = 0, .decode = dec_zap_all },
-	{ .system = "kvm", .name = "kvm_unmap_hva_range", .type = MSC_EV_UNMAP_HVA,
-	  .fields = { "start", "end" }, .required = 0x03, .decode = dec_hva },
-	{ .system = "kvm", .name = "kvm_age_hva", .type = MSC_EV_AGE_HVA,
-	  .fields = { "start", "end" }, .required = 0x03, .decode = dec_hva },
-	{ .system = "ftrace", .name = "print", .type = MSC_EV_MARKER,
-	  .fields = { "buf" }, .required = 0x01, .ignored = "ip", .decode = dec_marker },
-	/* the companion kernel patch (kernel/, docs/kernel-events.md) */
-	{ .system = "kvm", .name = "kvm_flush_remote_tlbs", .type = MSC_EV_TLB_FLUSH,
-	  .fields = { "vm_id", "vm_pid", "start_gfn", "nr_pages", "range", "all", "arch_flush",
-		      "kicked", "caller" },
-	  .required = 0x3c, .decode = dec_tlb_flush },
-	{ .system = "kvmmmu", .name = "kvm_mmu_slot_dirty_logging_begin", .type = MSC_EV_DIRTY_LOG,
-	  .fields = { "vm_id", "vm_pid", "as_id", "slot_id", "base_gfn", "npages", "old_flags",
-		      "new_flags", "change", "eager_split", "initially_set", "pml", "duration_ns" },
-	  .required = 0xf0, .symbolic = "change", .decode = dec_dirty_log },
-	{ .system = "kvmmmu", .name = "kvm_mmu_slot_dirty_logging_end", .type = MSC_EV_DIRTY_LOG,
-	  .fields = { "vm_id", "vm_pid", "as_id", "slot_id", "base_gfn", "npages", "old_flags",
-		      "new_flags", "change", "eager_split", "initially_set", "pml", "duration_ns" },
-	  .required = 0xf0, .symbolic = "change", .decode = dec_dirty_log },
-	{ .system = "kvmmmu", .name = "kvm_mmu_split_huge_pages", .type = MSC_EV_SPLIT_SPAN,
-	  .fields = { "vm_id", "vm_pid", "as_id", "slot_id", "start_gfn", "end_gfn",
-		      "target_level", "reason", "split_1g", "split_2m", "failed", "duration_ns" },
-	  .required = 0x3b0, .symbolic = "reason", .decode = dec_split_span },
-	{ .system = "kvmmmu", .name = "kvm_mmu_zap_collapsible_sptes", .type = MSC_EV_COLLAPSE_SPAN,
-	  .fields = { "vm_id", "vm_pid", "as_id", "slot_id", "start_gfn", "end_gfn", "zapped_1g",
-		      "zapped_2m", "skipped", "flushes", "duration_ns" },
-	  .required = 0xf0, .decode = dec_collapse_span },
-	/* the same pass from 6.13 on: huge pages recovered in place (kernel/7.3) */
-	{ .system = "kvmmmu", .name = "kvm_mmu_recover_huge_pages", .type = MSC_EV_COLLAPSE_SPAN,
-	  .fields = { "vm_id", "vm_pid", "as_id", "slot_id", "start_gfn", "end_gfn", "recovered_1g",
-		      "recovered_2m", "skipped", "flushes", "duration_ns" },
-	  .required = 0xf0, .decode = dec_collapse_span },
-	{ .system = "kvm", .name = "kvm_dirty_log_harvest", .type = MSC_EV_HARVEST,
-	  .fields = { "vm_id", "vm_pid", "as_id", "slot_id", "start_gfn", "npages", "dirty",
-		      "clear", "protect", "flush", "duration_ns" },
-	  .required = 0x3f0, .decode = dec_harvest },
-	/* the KVM ioctls (stable ABI): what bounds the kernel's work on any kernel */
-	{ .system = "syscalls", .name = "sys_enter_ioctl", .type = MSC_EV_IOCTL,
-	  .fields = { "fd", "cmd", "arg", "" }, .required = 0x03, .ignored = "__syscall_nr",
-	  .decode = dec_ioctl },
-	{ .system = "syscalls", .name = "sys_exit_ioctl", .type = MSC_EV_IOCTL,
-	  .fields = { "", "", "", "ret" }, .required = 0x08, .ignored = "__syscall_nr",
-	  .decode = dec_ioctl },
-	/* any event with a __probe_ip field, whatever its group */
-	{ .system = NULL, .name = NULL, .type = MSC_EV_KPROBE,
-	  .fields = { "__probe_ip" }, .required = 0x01, .decode = dec_kprobe },
+/*
+ * What the description's fields cannot say: members filled from the format
+ * as a whole (its print fmt, its other fields).
+ */
+static const struct {
+	void (*resolve)(struct entry *e);
+	void (*decode)(const struct entry *e, const struct tep_record *rec, struct msc_event *ev);
+} hooks[MSC_EV_NR] = {
+	[MSC_EV_FAST_PF] = { find_fpf_results, fpf_result },
+	[MSC_EV_KPROBE] = { NULL, kprobe_args },
 };
 
 static void __printf(2, 3) warn(struct msc_decoder *d, const char *fmt, ...)
@@ -374,16 +173,70 @@ static void __printf(2, 3) warn(struct msc_decoder *d, const char *fmt, ...)
 	va_end(ap);
 }
 
-static const struct decoder *find_decoder(struct tep_event *event)
+/* The format's field named by @tp ("a|b": the first of them it has), or NULL. */
+static struct tep_format_field *find_field(struct tep_event *event, const char *tp)
 {
-	for (size_t i = 0; i < ARRAY_SIZE(decoders); i++) {
-		const struct decoder *dec = &decoders[i];
+	char name[64];
 
-		if (dec->system ? !strcmp(dec->system, event->system) && !strcmp(dec->name, event->name)
-				: !!tep_find_field(event, dec->fields[0]))
-			return dec;
+	while (*tp) {
+		size_t n = strcspn(tp, "|");
+		struct tep_format_field *f;
+
+		snprintf(name, sizeof(name), "%.*s", (int)n, tp);
+		f = tep_find_field(event, name);
+		if (f)
+			return f;
+		tp += n + !!tp[n];
 	}
 	return NULL;
+}
+
+/* Whether @name is one of the names @tp lists. */
+static bool names_field(const char *tp, const char *name)
+{
+	size_t len = strlen(name);
+
+	while (tp && *tp) {
+		size_t n = strcspn(tp, "|");
+
+		if (n == len && !memcmp(tp, name, len))
+			return true;
+		tp += n + !!tp[n];
+	}
+	return false;
+}
+
+/* The type's first decoded field: what a tracepoint of any name is matched by. */
+static const char *first_tp(const struct msc_event_desc *desc)
+{
+	for (unsigned int i = 0; i < desc->nr_fields; i++)
+		if (desc->fields[i].tp)
+			return desc->fields[i].tp;
+	return NULL;
+}
+
+/* The type and tracepoint of @event: by name first, then by field (kprobes). */
+static int find_tracepoint(struct tep_event *event, const struct msc_tracepoint **ret)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		for (int t = 0; t < MSC_EV_NR; t++) {
+			const struct msc_event_desc *desc = &msc_event_descs[t];
+
+			for (unsigned int i = 0; i < desc->nr_tracepoints; i++) {
+				const struct msc_tracepoint *tp = &desc->tracepoints[i];
+				bool match = pass == 0 ?
+					tp->system && !strcmp(tp->system, event->system) &&
+					!strcmp(tp->name, event->name) :
+					!tp->system && find_field(event, first_tp(desc));
+
+				if (match) {
+					*ret = tp;
+					return t;
+				}
+			}
+		}
+	}
+	return -1;
 }
 
 /*
@@ -440,14 +293,14 @@ static void find_fpf_results(struct entry *e)
 	}
 }
 
-/* Names of the decoder's symbolic field: its __print_symbolic() in the print fmt. */
-static void find_symbols(struct entry *e, const struct tep_print_arg *arg)
+/* Names of field @name's values: its __print_symbolic() in the print fmt. */
+static void find_symbols(struct entry *e, const char *name)
 {
-	for (; arg; arg = arg->next) {
+	for (const struct tep_print_arg *arg = e->event->print_fmt.args; arg; arg = arg->next) {
 		const struct tep_print_arg *f = arg->symbol.field;
 
 		if (arg->type != TEP_PRINT_SYMBOL || !f || f->type != TEP_PRINT_FIELD ||
-		    strcmp(f->field.name, e->dec->symbolic))
+		    strcmp(f->field.name, name))
 			continue;
 		for (const struct tep_print_flag_sym *sym = arg->symbol.symbols;
 		     sym && e->nr_syms < ARRAY_SIZE(e->syms); sym = sym->next) {
@@ -459,10 +312,82 @@ static void find_symbols(struct entry *e, const struct tep_print_arg *arg)
 	}
 }
 
+/* The slot of a field with no format field behind it; false: nothing to do. */
+static bool const_slot(const struct entry *e, const struct msc_field *f, struct slot *s)
+{
+	if (f->flags & MSC_F_TAG) {
+		s->act = f->kind == MSC_K_NAME ? SLOT_CONST_NAME : SLOT_CONST;
+		s->value = e->tp->tag ? (uint64_t)max(0, msc_field_name_index(f, e->tp->tag,
+									      strlen(e->tp->tag))) : 0;
+		return true;
+	}
+	s->act = SLOT_CONST;
+	s->value = msc_field_absent(f);
+	return s->value != 0;	/* the payload starts zeroed */
+}
+
+/*
+ * Each field of the description becomes a slot; false when a required
+ * field is missing (the event is then counted, not stored).
+ */
+static bool resolve_slots(struct msc_decoder *d, struct entry *e)
+{
+	struct tep_event *event = e->event;
+
+	for (unsigned int i = 0; i < e->desc->nr_fields; i++) {
+		const struct msc_field *f = &e->desc->fields[i];
+		struct slot *s = &e->slot[e->nr_slots];
+		bool carried = !f->only || (e->tp->tag && !strcmp(f->only, e->tp->tag));
+
+		*s = (struct slot){ .dst = f, .offset = f->offset, .size = (uint8_t)f->size,
+				    .boolean = f->flags & MSC_F_BOOL };
+		s->src = f->tp && carried ? find_field(event, f->tp) : NULL;
+		if (s->src) {
+			s->act = f->flags & MSC_F_SYMBOL ? SLOT_SYMBOL :
+				 f->kind == MSC_K_NAME || f->kind == MSC_K_TEXT ? SLOT_STRING :
+				 SLOT_NUMBER;
+			e->min_size = max(e->min_size,
+					  s->src->offset + (s->src->size > 0 ? s->src->size : 0));
+			if (s->act == SLOT_SYMBOL)
+				find_symbols(e, s->src->name);
+			e->nr_slots++;
+			continue;
+		}
+		if (f->tp && carried && !(f->flags & MSC_F_SYMBOL)) {
+			if (f->flags & MSC_F_REQUIRED) {
+				warn(d, "%s/%s: format has no field '%s'; events counted, not stored",
+				     event->system, event->name, f->tp);
+				return false;
+			}
+			if (!(f->flags & MSC_F_NEWER))
+				warn(d, "%s/%s: format has no field '%s'; stored as 0",
+				     event->system, event->name, f->tp);
+		}
+		if (const_slot(e, f, s))
+			e->nr_slots++;
+	}
+	return true;
+}
+
+/* Fields of a named tracepoint that no field of its description reads. */
+static void warn_unknown_fields(struct msc_decoder *d, const struct entry *e)
+{
+	for (struct tep_format_field *f = e->event->format.fields; f; f = f->next) {
+		bool known = e->tp->ignored && !strcmp(e->tp->ignored, f->name);
+
+		for (unsigned int i = 0; i < e->desc->nr_fields && !known; i++)
+			known = names_field(e->desc->fields[i].tp, f->name);
+		if (!known)
+			warn(d, "%s/%s: field '%s' not known to mmuscope; not stored",
+			     e->event->system, e->event->name, f->name);
+	}
+}
+
 static struct entry *resolve(struct msc_decoder *d, int id)
 {
 	struct tep_event *event = tep_find_event(d->tep, id);
 	struct entry *e;
+	int type;
 
 	if (!event)
 		return NULL;
@@ -470,52 +395,23 @@ static struct entry *resolve(struct msc_decoder *d, int id)
 	if (!e)
 		return NULL;
 	e->event = event;
-	e->dec = find_decoder(event);
-	if (!e->dec) {
+	type = find_tracepoint(event, &e->tp);
+	if (type < 0) {
 		if (!strcmp(event->system, "kvmmmu"))
 			warn(d, "%s/%s: event not known to mmuscope; counted, not stored",
 			     event->system, event->name);
 		return e;
 	}
-	for (int i = 0; i < MAX_FIELDS && e->dec->fields[i]; i++) {
-		struct tep_format_field *f;
-
-		if (!e->dec->fields[i][0])
-			continue;	/* a slot this event does not have */
-		f = tep_find_field(event, e->dec->fields[i]);
-		e->field[i] = f;
-		if (f) {
-			if (f->size > 0)
-				e->min_size = max(e->min_size, f->offset + f->size);
-			else
-				e->min_size = max(e->min_size, f->offset);
-			continue;
-		}
-		if (e->dec->required & (1u << i)) {
-			warn(d, "%s/%s: format has no field '%s'; events counted, not stored",
-			     event->system, event->name, e->dec->fields[i]);
-			e->dec = NULL;
-			return e;
-		}
-		if (!(e->dec->newer & (1u << i)))
-			warn(d, "%s/%s: format has no field '%s'; stored as 0", event->system,
-			     event->name, e->dec->fields[i]);
+	e->type = (uint8_t)type;
+	e->desc = &msc_event_descs[type];
+	if (!resolve_slots(d, e)) {
+		e->desc = NULL;
+		return e;
 	}
-	if (e->dec->system) {
-		for (struct tep_format_field *f = event->format.fields; f; f = f->next) {
-			bool known = e->dec->ignored && !strcmp(e->dec->ignored, f->name);
-
-			for (int i = 0; i < MAX_FIELDS && e->dec->fields[i]; i++)
-				known |= !strcmp(e->dec->fields[i], f->name);
-			if (!known)
-				warn(d, "%s/%s: field '%s' not known to mmuscope; not stored",
-				     event->system, event->name, f->name);
-		}
-	}
-	if (e->dec->type == MSC_EV_FAST_PF)
-		find_fpf_results(e);
-	if (e->dec->symbolic)
-		find_symbols(e, e->event->print_fmt.args);
+	if (e->tp->system)
+		warn_unknown_fields(d, e);
+	if (hooks[type].resolve)
+		hooks[type].resolve(e);
 	return e;
 }
 
@@ -545,8 +441,8 @@ static struct entry *lookup(struct msc_decoder *d, int id)
  * library swaps them.  tep_read_number_field() zero-extends: signed fields
  * get their sign back here.
  */
-static uint64_t read_field(const struct msc_decoder *d, const struct tep_format_field *f,
-			   const void *data)
+static inline uint64_t read_field(const struct msc_decoder *d, const struct tep_format_field *f,
+				  const void *data)
 {
 	const char *p = (const char *)data + (f ? f->offset : 0);
 	unsigned long long v = 0;
@@ -584,6 +480,31 @@ static uint64_t read_field(const struct msc_decoder *d, const struct tep_format_
 		v = (unsigned long long)((long long)(v << shift) >> shift);
 	}
 	return v;
+}
+
+/*
+ * Every event has the same common fields: read common_type and common_pid
+ * at the offsets libtraceevent parsed from the first format, as any other
+ * field, instead of through tep_data_type()/tep_data_pid() (a third of a
+ * record's decoding).  Files of the other byte order keep the library's
+ * calls.
+ */
+static void find_common(struct msc_decoder *d)
+{
+	struct tep_event *first = tep_get_first_event(d->tep);
+	struct tep_format_field *type, *pid;
+
+	d->common_tried = true;
+	if (!d->native || !first)
+		return;
+	type = tep_find_common_field(first, "common_type");
+	pid = tep_find_common_field(first, "common_pid");
+	if (!type || !pid || type->size <= 0 || type->size > 4 || pid->size != 4)
+		return;
+	d->common_type = type;
+	d->common_pid = pid;
+	d->common_end = max(type->offset + type->size, pid->offset + pid->size);
+	d->common = true;
 }
 
 /**
@@ -631,11 +552,15 @@ void msc_decoder_free(struct msc_decoder *d)
 int msc_decoder_decode(struct msc_decoder *d, const struct tep_record *rec,
 		       struct msc_event *ret_ev)
 {
-	uint64_t v[MAX_FIELDS];
 	struct entry *e;
 	int id;
 
-	id = tep_data_type(d->tep, (struct tep_record *)rec);
+	if (unlikely(!d->common_tried))
+		find_common(d);
+	if (likely(d->common) && rec->size >= d->common_end)
+		id = (int)read_field(d, d->common_type, rec->data);
+	else
+		id = tep_data_type(d->tep, (struct tep_record *)rec);
 	e = lookup(d, id);
 	if (!e) {
 		snprintf(d->error, sizeof(d->error),
@@ -651,15 +576,39 @@ int msc_decoder_decode(struct msc_decoder *d, const struct tep_record *rec,
 		return MSC_ERR_CORRUPT;
 	}
 	e->count++;
-	if (!e->dec)
+	if (!e->desc)
 		return 0;
-	for (int i = 0; i < MAX_FIELDS && e->dec->fields[i]; i++)
-		v[i] = read_field(d, e->field[i], rec->data);
 	ret_ev->ts = rec->ts;
 	ret_ev->cpu = (uint16_t)rec->cpu;
-	ret_ev->pid = tep_data_pid(d->tep, (struct tep_record *)rec);
-	ret_ev->type = e->dec->type;
-	e->dec->decode(e, v, rec, ret_ev);
+	ret_ev->pid = likely(d->common) ? (int32_t)read_field(d, d->common_pid, rec->data)
+					: tep_data_pid(d->tep, (struct tep_record *)rec);
+	ret_ev->type = e->type;
+	memset((char *)ret_ev + MSC_EVENT_PAYLOAD, 0, e->desc->payload);
+	for (const struct slot *s = e->slot, *end = e->slot + e->nr_slots; s < end; s++) {
+		char *dst = (char *)ret_ev + s->offset;
+		uint64_t v;
+
+		switch (s->act) {
+		case SLOT_NUMBER:
+			v = read_field(d, s->src, rec->data);
+			msc_put_width(dst, s->size, s->boolean ? !!v : v);
+			break;
+		case SLOT_CONST:
+			msc_put_width(dst, s->size, s->value);
+			break;
+		case SLOT_STRING:
+			copy_string(s->src, rec, dst, s->dst->size);
+			break;
+		case SLOT_CONST_NAME:
+			snprintf(dst, s->dst->size, "%s", e->tp->tag);
+			break;
+		case SLOT_SYMBOL:
+			symbol_name(e, read_field(d, s->src, rec->data), dst);
+			break;
+		}
+	}
+	if (hooks[e->type].decode)
+		hooks[e->type].decode(e, rec, ret_ev);
 	return 1;
 }
 
@@ -682,7 +631,7 @@ int msc_decoder_get_stat(const struct msc_decoder *d, size_t i, struct msc_event
 	if (!e || !e->count)
 		return 0;
 	*ret = (struct msc_event_stat){ .system = e->event->system, .name = e->event->name,
-					.count = e->count, .type = e->dec ? e->dec->type : -1 };
+					.count = e->count, .type = e->desc ? e->type : -1 };
 	return 1;
 }
 

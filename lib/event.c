@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The text form of struct msc_event: msc_event_format() and its inverse
- * msc_event_parse().  One table per event type lists the payload fields in
- * the order they are printed, so both directions share one description and
- * cannot drift apart.
+ * msc_event_parse().  Both walk the fields of the type's description
+ * (event-desc.c) in the order they are printed, so they cannot drift apart.
  */
 #include "mmuscope/event.h"
 
@@ -17,6 +16,7 @@
 
 #include "mmuscope/error.h"
 #include "mmuscope/util.h"
+#include "event-desc.h"
 
 static const char *const type_names[] = {
 #define X(name, str) [MSC_EV_##name] = str,
@@ -24,181 +24,10 @@ static const char *const type_names[] = {
 #undef X
 };
 
-static const char *const class_names[] = {
-#define X(name, str) [MSC_CLASS_##name] = str,
-	MSC_SPTE_CLASSES(X)
-#undef X
-};
-
 static const char *const fpf_names[] = {
 	[MSC_FPF_OTHER] = "other",
 	[MSC_FPF_FIXED] = "fixed",
 	[MSC_FPF_SPURIOUS] = "spurious",
-};
-
-enum field_kind {
-	HEX,		/* unsigned, printed 0x... */
-	UDEC,		/* unsigned decimal */
-	SDEC,		/* signed decimal */
-	OSDEC,		/* signed decimal, left out while negative (not in the format) */
-	CLASS,		/* enum msc_spte_class by name; omitted while NONE */
-	FPF,		/* enum msc_fast_pf_result by name */
-	NAME,		/* char[] without spaces */
-	TEXT,		/* char[] to the end of the line, escaped; always last */
-};
-
-struct field {
-	const char *key;
-	uint16_t offset;	/* in struct msc_event */
-	uint16_t size;
-	uint8_t kind;		/* enum field_kind */
-	bool optional;		/* may be left out at the end of a line */
-};
-
-#define F(member, key, kind)                                                   \
-	{ key, offsetof(struct msc_event, member),                             \
-	  sizeof(((struct msc_event *)0)->member), kind, false }
-#define OPT(member, key, kind)                                                 \
-	{ key, offsetof(struct msc_event, member),                             \
-	  sizeof(((struct msc_event *)0)->member), kind, true }
-
-static const struct field spte_fields[] = {
-	F(spte.as_id, "as", UDEC),	  F(spte.gfn, "gfn", HEX),
-	F(spte.level, "level", UDEC),	  F(spte.old_spte, "old", HEX),
-	F(spte.new_spte, "new", HEX),	  OPT(spte.class, "class", CLASS),
-};
-static const struct field split_fields[] = {
-	F(split.gfn, "gfn", HEX),	  F(split.spte, "spte", HEX),
-	F(split.level, "level", SDEC),	  F(split.err, "errno", SDEC),
-};
-static const struct field sp_fields[] = {
-	F(sp.gfn, "gfn", HEX),		  F(sp.role, "role", HEX),
-	F(sp.root_count, "root_count", UDEC), F(sp.unsync, "unsync", UDEC),
-	F(sp.created, "created", UDEC),	  F(sp.gen, "gen", UDEC),
-};
-static const struct field zap_fields[] = {
-	F(sp.gfn, "gfn", HEX),		  F(sp.role, "role", HEX),
-	F(sp.root_count, "root_count", UDEC), F(sp.unsync, "unsync", UDEC),
-	F(sp.gen, "gen", UDEC),
-};
-static const struct field fast_pf_fields[] = {
-	F(fast_pf.vcpu, "vcpu", SDEC),	  F(fast_pf.gpa, "gpa", HEX),
-	F(fast_pf.error_code, "error_code", HEX),
-	F(fast_pf.old_spte, "old", HEX),  F(fast_pf.new_spte, "new", HEX),
-	F(fast_pf.ret, "ret", SDEC),	  F(fast_pf.result, "result", FPF),
-};
-static const struct field pf_fields[] = {
-	F(pf.vcpu, "vcpu", UDEC),	  F(pf.gpa, "gpa", HEX),
-	F(pf.error_code, "error_code", HEX), F(pf.rip, "rip", HEX),
-};
-static const struct field set_spte_fields[] = {
-	F(set_spte.gfn, "gfn", HEX),	  F(set_spte.spte, "spte", HEX),
-	F(set_spte.sptep, "sptep", HEX),  F(set_spte.level, "level", UDEC),
-	F(set_spte.r, "r", UDEC),	  F(set_spte.x, "x", UDEC),
-	F(set_spte.u, "u", SDEC),
-};
-static const struct field req_fields[] = {
-	F(req.gfn, "gfn", HEX), F(req.pfn, "pfn", HEX), F(req.level, "level", UDEC),
-	OPT(req.access, "access", OSDEC),
-};
-static const struct field mmio_fields[] = {
-	F(mmio.gfn, "gfn", HEX), F(mmio.access, "access", HEX), F(mmio.gen, "gen", HEX),
-};
-static const struct field zap_all_fields[] = {
-	F(zap_all.gen, "gen", UDEC), F(zap_all.used_pages, "used_pages", UDEC),
-};
-static const struct field hva_fields[] = {
-	F(hva.start, "start", HEX), F(hva.end, "end", HEX),
-};
-static const struct field marker_fields[] = {
-	F(marker.text, "text", TEXT),
-};
-static const struct field kprobe_fields[] = {
-	F(kprobe.name, "name", NAME), F(kprobe.ip, "ip", HEX), F(kprobe.args, "args", TEXT),
-};
-static const struct field lost_fields[] = {
-	F(lost.count, "count", UDEC), OPT(lost.source, "source", NAME),
-};
-
-static const struct field tlb_flush_fields[] = {
-	F(tlb_flush.vm_id, "vm", UDEC),	    F(tlb_flush.vm_pid, "vm_pid", SDEC),
-	F(tlb_flush.start_gfn, "gfn", HEX), F(tlb_flush.nr_pages, "pages", UDEC),
-	F(tlb_flush.range, "range", UDEC),  F(tlb_flush.all, "all", UDEC),
-	F(tlb_flush.arch_flush, "arch", UDEC), F(tlb_flush.kicked, "kicked", UDEC),
-	F(tlb_flush.caller, "caller", HEX),
-};
-static const struct field dirty_log_fields[] = {
-	F(dirty_log.end, "end", UDEC),	    F(dirty_log.vm_id, "vm", UDEC),
-	F(dirty_log.vm_pid, "vm_pid", SDEC), F(dirty_log.as_id, "as", UDEC),
-	F(dirty_log.slot_id, "slot", SDEC), F(dirty_log.base_gfn, "gfn", HEX),
-	F(dirty_log.npages, "pages", UDEC), F(dirty_log.old_flags, "old_flags", HEX),
-	F(dirty_log.new_flags, "new_flags", HEX), F(dirty_log.change, "change", UDEC),
-	F(dirty_log.change_name, "change_name", NAME),
-	F(dirty_log.eager_split, "eager_split", UDEC),
-	F(dirty_log.initially_set, "initially_set", UDEC), F(dirty_log.pml, "pml", UDEC),
-	F(dirty_log.duration_ns, "ns", UDEC),
-};
-static const struct field split_span_fields[] = {
-	F(span.vm_id, "vm", UDEC),	    F(span.vm_pid, "vm_pid", SDEC),
-	F(span.as_id, "as", UDEC),	    F(span.slot_id, "slot", SDEC),
-	F(span.start_gfn, "gfn", HEX),	    F(span.end_gfn, "end", HEX),
-	F(span.target_level, "target_level", UDEC), F(span.reason, "reason", UDEC),
-	F(span.reason_name, "reason_name", NAME), F(span.count_1g, "split_1g", UDEC),
-	F(span.count_2m, "split_2m", UDEC), F(span.other, "failed", UDEC),
-	F(span.duration_ns, "ns", UDEC),
-};
-static const struct field collapse_span_fields[] = {
-	F(span.vm_id, "vm", UDEC),	    F(span.vm_pid, "vm_pid", SDEC),
-	F(span.as_id, "as", UDEC),	    F(span.slot_id, "slot", SDEC),
-	F(span.start_gfn, "gfn", HEX),	    F(span.end_gfn, "end", HEX),
-	F(span.count_1g, "zapped_1g", UDEC), F(span.count_2m, "zapped_2m", UDEC),
-	F(span.other, "skipped", UDEC),	    F(span.flushes, "flushes", UDEC),
-	F(span.duration_ns, "ns", UDEC),    OPT(span.reason_name, "pass", NAME),
-};
-static const struct field harvest_fields[] = {
-	F(harvest.vm_id, "vm", UDEC),	    F(harvest.vm_pid, "vm_pid", SDEC),
-	F(harvest.as_id, "as", UDEC),	    F(harvest.slot_id, "slot", SDEC),
-	F(harvest.start_gfn, "gfn", HEX),   F(harvest.npages, "pages", UDEC),
-	F(harvest.dirty, "dirty", UDEC),    F(harvest.clear, "clear", UDEC),
-	F(harvest.protect, "protect", UDEC), F(harvest.flush, "flush", UDEC),
-	F(harvest.duration_ns, "ns", UDEC),
-};
-
-static const struct field ioctl_fields[] = {
-	F(ioctl.exit, "exit", UDEC),	    F(ioctl.fd, "fd", SDEC),
-	F(ioctl.cmd, "cmd", HEX),	    F(ioctl.arg, "arg", HEX),
-	F(ioctl.ret, "ret", SDEC),
-};
-
-struct layout {
-	const struct field *fields;
-	size_t nr;
-};
-
-#define L(arr) { arr, ARRAY_SIZE(arr) }
-
-static const struct layout layouts[MSC_EV_NR] = {
-	[MSC_EV_SPTE_CHANGED] = L(spte_fields),
-	[MSC_EV_SPLIT] = L(split_fields),
-	[MSC_EV_GET_PAGE] = L(sp_fields),
-	[MSC_EV_ZAP_PAGE] = L(zap_fields),
-	[MSC_EV_FAST_PF] = L(fast_pf_fields),
-	[MSC_EV_PAGE_FAULT] = L(pf_fields),
-	[MSC_EV_SET_SPTE] = L(set_spte_fields),
-	[MSC_EV_SPTE_REQUESTED] = L(req_fields),
-	[MSC_EV_MMIO_SPTE] = L(mmio_fields),
-	[MSC_EV_ZAP_ALL_FAST] = L(zap_all_fields),
-	[MSC_EV_UNMAP_HVA] = L(hva_fields),
-	[MSC_EV_AGE_HVA] = L(hva_fields),
-	[MSC_EV_MARKER] = L(marker_fields),
-	[MSC_EV_KPROBE] = L(kprobe_fields),
-	[MSC_EV_LOST] = L(lost_fields),
-	[MSC_EV_TLB_FLUSH] = L(tlb_flush_fields),
-	[MSC_EV_DIRTY_LOG] = L(dirty_log_fields),
-	[MSC_EV_SPLIT_SPAN] = L(split_span_fields),
-	[MSC_EV_COLLAPSE_SPAN] = L(collapse_span_fields),
-	[MSC_EV_HARVEST] = L(harvest_fields),
-	[MSC_EV_IOCTL] = L(ioctl_fields),
 };
 
 /*
@@ -274,71 +103,18 @@ int msc_event_type_lookup(const char *name)
 
 const char *msc_spte_class_name(enum msc_spte_class class)
 {
-	return class < MSC_CLASS_NR ? class_names[class] : "?";
+	return class < MSC_CLASS_NR ? msc_class_names[class] : "?";
 }
 
 /** msc_spte_class_lookup - enum msc_spte_class of a text name, or -1 */
 int msc_spte_class_lookup(const char *name)
 {
-	return lookup(class_names, ARRAY_SIZE(class_names), name, strlen(name));
+	return lookup(msc_class_names, MSC_CLASS_NR, name, strlen(name));
 }
 
 const char *msc_fast_pf_result_name(enum msc_fast_pf_result result)
 {
 	return result < ARRAY_SIZE(fpf_names) ? fpf_names[result] : "?";
-}
-
-static bool is_signed(const struct field *f)
-{
-	return f->kind == SDEC || f->kind == OSDEC;
-}
-
-static uint64_t load(const struct msc_event *ev, const struct field *f)
-{
-	const char *p = (const char *)ev + f->offset;
-	uint8_t u8;
-	uint16_t u16;
-	uint32_t u32;
-	uint64_t u64;
-
-	switch (f->size) {
-	case 1:
-		memcpy(&u8, p, 1);
-		return is_signed(f) ? (uint64_t)(int64_t)(int8_t)u8 : u8;
-	case 2:
-		memcpy(&u16, p, 2);
-		return is_signed(f) ? (uint64_t)(int64_t)(int16_t)u16 : u16;
-	case 4:
-		memcpy(&u32, p, 4);
-		return is_signed(f) ? (uint64_t)(int64_t)(int32_t)u32 : u32;
-	default:
-		memcpy(&u64, p, 8);
-		return u64;
-	}
-}
-
-/* Store @v into the field; fails when it does not fit the field's width. */
-static int store(struct msc_event *ev, const struct field *f, uint64_t v)
-{
-	char *p = (char *)ev + f->offset;
-	int64_t s = (int64_t)v;
-	unsigned int bits = f->size * 8;
-
-	if (bits < 64) {
-		if (is_signed(f)) {
-			if (s < -(1LL << (bits - 1)) || s >= (1LL << (bits - 1)))
-				return -ERANGE;
-		} else if (v >> bits) {
-			return -ERANGE;
-		}
-	}
-	switch (f->size) {
-	case 1: { uint8_t x = (uint8_t)v; memcpy(p, &x, 1); break; }
-	case 2: { uint16_t x = (uint16_t)v; memcpy(p, &x, 2); break; }
-	case 4: { uint32_t x = (uint32_t)v; memcpy(p, &x, 4); break; }
-	default: memcpy(p, &v, 8); break;
-	}
-	return 0;
 }
 
 struct out {
@@ -407,50 +183,50 @@ char *msc_text_escape(const char *s, char *buf, size_t size)
 int msc_event_format(const struct msc_event *ev, char *buf, size_t size)
 {
 	struct out o = { .buf = buf, .size = size };
-	const struct layout *l;
+	const struct msc_event_desc *l;
 
 	if (ev->type >= MSC_EV_NR)
 		return -EINVAL;
 	if (size)
 		buf[0] = '\0';
-	l = &layouts[ev->type];
+	l = &msc_event_descs[ev->type];
 	put(&o, "%" PRIu64 " %u %d %s", ev->ts, ev->cpu, ev->pid, type_names[ev->type]);
-	for (size_t i = 0; i < l->nr; i++) {
-		const struct field *f = &l->fields[i];
+	for (size_t i = 0; i < l->nr_fields; i++) {
+		const struct msc_field *f = &l->fields[i];
 		const char *p = (const char *)ev + f->offset;
 		uint64_t v;
 
 		switch (f->kind) {
-		case TEXT:
+		case MSC_K_TEXT:
 			put(&o, " %s=", f->key);
 			put_escaped(&o, p, f->size);
 			continue;
-		case NAME:	/* "-" stands for an empty name */
+		case MSC_K_NAME:	/* "-" stands for an empty name */
 			put(&o, " %s=%.*s", f->key, (int)f->size, *p ? p : "-");
 			continue;
 		default:
 			break;
 		}
-		v = load(ev, f);
+		v = msc_field_get(ev, f);
 		switch (f->kind) {
-		case HEX:
+		case MSC_K_HEX:
 			put(&o, " %s=%#" PRIx64, f->key, v);
 			break;
-		case UDEC:
+		case MSC_K_UDEC:
 			put(&o, " %s=%" PRIu64, f->key, v);
 			break;
-		case SDEC:
+		case MSC_K_SDEC:
 			put(&o, " %s=%" PRId64, f->key, (int64_t)v);
 			break;
-		case OSDEC:
+		case MSC_K_OSDEC:
 			if ((int64_t)v >= 0)
 				put(&o, " %s=%" PRId64, f->key, (int64_t)v);
 			break;
-		case CLASS:
+		case MSC_K_CLASS:
 			if (v != MSC_CLASS_NONE)
 				put(&o, " %s=%s", f->key, msc_spte_class_name(v));
 			break;
-		case FPF:
+		case MSC_K_FPF:
 			put(&o, " %s=%s", f->key, msc_fast_pf_result_name(v));
 			break;
 		}
@@ -511,7 +287,7 @@ static int parse_number(const char *s, const char **end, bool sign, uint64_t *re
 	return 0;
 }
 
-static int parse_field(const struct field *f, const char *s, const char **end,
+static int parse_field(const struct msc_field *f, const char *s, const char **end,
 		       struct msc_event *ev)
 {
 	char *dst = (char *)ev + f->offset;
@@ -520,10 +296,10 @@ static int parse_field(const struct field *f, const char *s, const char **end,
 	int r;
 
 	switch (f->kind) {
-	case TEXT:
+	case MSC_K_TEXT:
 		*end = s + strlen(s);
 		return unescape(s, dst, f->size);
-	case NAME:
+	case MSC_K_NAME:
 		sp = s + strcspn(s, " \n");
 		if (sp == s || (size_t)(sp - s) >= f->size)
 			return MSC_ERR_PARSE;
@@ -533,21 +309,25 @@ static int parse_field(const struct field *f, const char *s, const char **end,
 		dst[sp - s] = '\0';
 		*end = sp;
 		return 0;
-	case CLASS:
-	case FPF:
+	case MSC_K_CLASS:
+	case MSC_K_FPF:
 		sp = s + strcspn(s, " \n");
-		r = lookup(f->kind == CLASS ? class_names : fpf_names,
-			   f->kind == CLASS ? ARRAY_SIZE(class_names) : ARRAY_SIZE(fpf_names),
+		r = lookup(f->kind == MSC_K_CLASS ? msc_class_names : fpf_names,
+			   f->kind == MSC_K_CLASS ? MSC_CLASS_NR : ARRAY_SIZE(fpf_names),
 			   s, sp - s);
 		if (r < 0)
 			return MSC_ERR_PARSE;
 		*end = sp;
-		return store(ev, f, (uint64_t)r);
+		msc_field_set(ev, f, (uint64_t)r);
+		return 0;
 	default:
-		r = parse_number(s, end, is_signed(f), &v);
+		r = parse_number(s, end, msc_field_signed(f), &v);
 		if (r)
 			return r;
-		return store(ev, f, v) ? MSC_ERR_PARSE : 0;
+		if (!msc_field_fits(f, v))
+			return MSC_ERR_PARSE;
+		msc_field_set(ev, f, v);
+		return 0;
 	}
 }
 
@@ -564,7 +344,7 @@ static int parse_field(const struct field *f, const char *s, const char **end,
 int msc_event_parse(const char *line, struct msc_event *ret_ev)
 {
 	struct msc_event ev = { 0 };
-	const struct layout *l;
+	const struct msc_event_desc *l;
 	const char *s = line, *end;
 	char name[32];
 	uint64_t v;
@@ -590,17 +370,17 @@ int msc_event_parse(const char *line, struct msc_event *ret_ev)
 		return MSC_ERR_PARSE;
 	ev.type = (uint8_t)type;
 	s += n;
-	l = &layouts[type];
-	for (size_t i = 0; i < l->nr; i++) {
-		const struct field *f = &l->fields[i];
+	l = &msc_event_descs[type];
+	for (size_t i = 0; i < l->nr_fields; i++) {
+		const struct msc_field *f = &l->fields[i];
 		size_t klen = strlen(f->key);
 
 		if (*s == '\n' || *s == '\0') {
-			if (!f->optional)
+			if (!(f->flags & MSC_F_OPTIONAL))
 				return MSC_ERR_PARSE;
-			for (; i < l->nr; i++)	/* what is left out is absent */
-				if (l->fields[i].kind == OSDEC)
-					store(&ev, &l->fields[i], (uint64_t)-1);
+			for (; i < l->nr_fields; i++)	/* what is left out is absent */
+				if (l->fields[i].kind == MSC_K_OSDEC)
+					msc_field_set(&ev, &l->fields[i], (uint64_t)-1);
 			break;
 		}
 		if (*s != ' ' || strncmp(s + 1, f->key, klen) || s[1 + klen] != '=')

@@ -54,6 +54,7 @@ struct msc_store {
 	unsigned int batch;		/* commit every batch events; 0: only when asked */
 	sqlite3_stmt *insert_one[MSC_EV_NR];	/* one-row INSERT per event type */
 	sqlite3_stmt *insert_multi[MSC_EV_NR];	/* MSC_STORE_MULTI-row INSERT */
+	struct msc_store_row *row[MSC_EV_NR];	/* each type's row, compiled on first use */
 	struct msc_event (*held)[MSC_STORE_MULTI];	/* per type: rows not yet written */
 	unsigned int nr_held[MSC_EV_NR];
 	struct msc_store_rows *rows;	/* registered row batches */
@@ -69,6 +70,17 @@ struct msc_store {
 	long fail_after;		/* fault injection: 0 off, n: n-th step fails */
 	char errmsg[512];
 };
+
+/* An event type's row in the store's schema (store-row.c). */
+struct msc_store_row;
+
+int msc_store_row_compile(struct msc_store *s, int type, struct msc_store_row **ret);
+void msc_store_row_free(struct msc_store_row *row);
+int msc_store_row_prepare(struct msc_store *s, const struct msc_store_row *row, unsigned int n,
+			  sqlite3_stmt **ret);
+unsigned int msc_store_row_params(const struct msc_store_row *row);
+void msc_store_row_bind(sqlite3_stmt *st, int i, const struct msc_store_row *row,
+			const struct msc_event *ev, const struct msc_spte_layout *l);
 
 int msc_store_error(struct msc_store *s, int rc);
 int msc_store_step(struct msc_store *s, sqlite3_stmt *stmt);

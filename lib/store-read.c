@@ -16,115 +16,8 @@
 #include "mmuscope/event.h"
 #include "mmuscope/host.h"
 #include "mmuscope/util.h"
+#include "event-desc.h"
 #include "store-local.h"
-
-typedef void (*row_fn)(sqlite3_stmt *st, struct msc_event *ev);
-
-static void read_spte(sqlite3_stmt *st, struct msc_event *ev)
-{
-	const char *class = (const char *)sqlite3_column_text(st, 9);
-	int c = class ? msc_spte_class_lookup(class) : -1;
-
-	ev->type = MSC_EV_SPTE_CHANGED;
-	ev->spte = (struct msc_ev_spte){
-		.as_id = (uint8_t)sqlite3_column_int(st, 4), .gfn = column_u64(st, 5),
-		.level = (uint8_t)sqlite3_column_int(st, 6), .old_spte = column_u64(st, 7),
-		.new_spte = column_u64(st, 8), .class = (uint8_t)(c < 0 ? MSC_CLASS_NONE : c),
-	};
-}
-
-static void read_split(sqlite3_stmt *st, struct msc_event *ev)
-{
-	ev->type = MSC_EV_SPLIT;
-	ev->split = (struct msc_ev_split){
-		.gfn = column_u64(st, 4), .level = sqlite3_column_int(st, 5),
-		.spte = column_u64(st, 6), .err = sqlite3_column_int(st, 7),
-	};
-}
-
-static void read_page_table(sqlite3_stmt *st, struct msc_event *ev)
-{
-	const char *op = (const char *)sqlite3_column_text(st, 4);
-
-	ev->type = op && !strcmp(op, "zap") ? MSC_EV_ZAP_PAGE : MSC_EV_GET_PAGE;
-	ev->sp = (struct msc_ev_sp){
-		.gfn = column_u64(st, 5), .role = (uint32_t)sqlite3_column_int64(st, 6),
-		.root_count = (uint32_t)sqlite3_column_int64(st, 16),
-		.unsync = (uint8_t)sqlite3_column_int(st, 17),
-		.created = (uint8_t)sqlite3_column_int(st, 18),
-		.gen = (uint8_t)sqlite3_column_int(st, 19),
-	};
-}
-
-static void read_fault(sqlite3_stmt *st, struct msc_event *ev)
-{
-	const char *kind = (const char *)sqlite3_column_text(st, 4);
-
-	if (kind && !strcmp(kind, "npf")) {
-		ev->type = MSC_EV_PAGE_FAULT;
-		ev->pf = (struct msc_ev_page_fault){
-			.vcpu = (uint32_t)sqlite3_column_int64(st, 5), .gpa = column_u64(st, 6),
-			.error_code = column_u64(st, 7), .rip = column_u64(st, 8),
-		};
-		return;
-	}
-	ev->type = MSC_EV_FAST_PF;
-	ev->fast_pf = (struct msc_ev_fast_pf){
-		.vcpu = sqlite3_column_int(st, 5), .gpa = column_u64(st, 6),
-		.error_code = column_u64(st, 7), .old_spte = column_u64(st, 9),
-		.new_spte = column_u64(st, 10), .ret = sqlite3_column_int(st, 11),
-		.result = !kind ? MSC_FPF_OTHER :
-			  !strcmp(kind, "fast-fixed") ? MSC_FPF_FIXED :
-			  !strcmp(kind, "fast-spurious") ? MSC_FPF_SPURIOUS : MSC_FPF_OTHER,
-	};
-}
-
-static void read_set_spte(sqlite3_stmt *st, struct msc_event *ev)
-{
-	ev->type = MSC_EV_SET_SPTE;
-	ev->set_spte = (struct msc_ev_set_spte){
-		.gfn = column_u64(st, 4), .level = (uint8_t)sqlite3_column_int(st, 5),
-		.spte = column_u64(st, 6), .sptep = column_u64(st, 7),
-		.r = (uint8_t)sqlite3_column_int(st, 8), .x = (uint8_t)sqlite3_column_int(st, 9),
-		.u = (int8_t)sqlite3_column_int(st, 10),
-	};
-}
-
-static void read_requested(sqlite3_stmt *st, struct msc_event *ev)
-{
-	ev->type = MSC_EV_SPTE_REQUESTED;
-	ev->req = (struct msc_ev_requested){
-		.gfn = column_u64(st, 4), .pfn = column_u64(st, 5),
-		.level = (uint8_t)sqlite3_column_int(st, 6),
-		.access = (int16_t)column_int_or(st, 7, -1),
-	};
-}
-
-static void read_mmio(sqlite3_stmt *st, struct msc_event *ev)
-{
-	ev->type = MSC_EV_MMIO_SPTE;
-	ev->mmio = (struct msc_ev_mmio){
-		.gfn = column_u64(st, 4), .access = (uint32_t)sqlite3_column_int64(st, 5),
-		.gen = (uint32_t)sqlite3_column_int64(st, 6),
-	};
-}
-
-static void read_zap_all(sqlite3_stmt *st, struct msc_event *ev)
-{
-	ev->type = MSC_EV_ZAP_ALL_FAST;
-	ev->zap_all = (struct msc_ev_zap_all){
-		.gen = (uint32_t)sqlite3_column_int64(st, 4),
-		.used_pages = (uint32_t)sqlite3_column_int64(st, 5),
-	};
-}
-
-static void read_hva(sqlite3_stmt *st, struct msc_event *ev)
-{
-	const char *op = (const char *)sqlite3_column_text(st, 4);
-
-	ev->type = op && !strcmp(op, "age") ? MSC_EV_AGE_HVA : MSC_EV_UNMAP_HVA;
-	ev->hva = (struct msc_ev_hva){ .start = column_u64(st, 5), .end = column_u64(st, 6) };
-}
 
 static void copy_text(sqlite3_stmt *st, int i, char *dst, size_t size)
 {
@@ -133,172 +26,204 @@ static void copy_text(sqlite3_stmt *st, int i, char *dst, size_t size)
 	snprintf(dst, size, "%s", t ? t : "");
 }
 
-static void read_marker(sqlite3_stmt *st, struct msc_event *ev)
-{
-	ev->type = MSC_EV_MARKER;
-	copy_text(st, 4, ev->marker.text, sizeof(ev->marker.text));
-}
+#define MAX_SHARING 4		/* event types that share one table */
 
-static void read_kprobe(sqlite3_stmt *st, struct msc_event *ev)
-{
-	ev->type = MSC_EV_KPROBE;
-	copy_text(st, 4, ev->kprobe.name, sizeof(ev->kprobe.name));
-	ev->kprobe.ip = column_u64(st, 5);
-	copy_text(st, 6, ev->kprobe.args, sizeof(ev->kprobe.args));
-}
-
-static void read_lost(sqlite3_stmt *st, struct msc_event *ev)
-{
-	ev->type = MSC_EV_LOST;
-	ev->pid = -1;
-	ev->lost.count = column_u64(st, 3);
-	copy_text(st, 4, ev->lost.source, sizeof(ev->lost.source));
-	if (!strcmp(ev->lost.source, "ring-buffer"))
-		ev->lost.source[0] = '\0';	/* the stream's own mark: the default */
-}
-
-static void read_tlb_flush(sqlite3_stmt *st, struct msc_event *ev)
-{
-	ev->type = MSC_EV_TLB_FLUSH;
-	ev->tlb_flush = (struct msc_ev_tlb_flush){
-		.vm_id = (uint32_t)sqlite3_column_int64(st, 4), .vm_pid = sqlite3_column_int(st, 5),
-		.start_gfn = column_u64(st, 6), .nr_pages = column_u64(st, 7),
-		.range = (uint8_t)sqlite3_column_int(st, 8), .all = (uint8_t)sqlite3_column_int(st, 9),
-		.arch_flush = (uint8_t)sqlite3_column_int(st, 10),
-		.kicked = (uint8_t)sqlite3_column_int(st, 11), .caller = column_u64(st, 12),
-	};
-}
-
-static void read_dirty_log(sqlite3_stmt *st, struct msc_event *ev)
-{
-	struct msc_ev_dirty_log *d = &ev->dirty_log;
-	const char *op = (const char *)sqlite3_column_text(st, 4);
-
-	ev->type = MSC_EV_DIRTY_LOG;
-	*d = (struct msc_ev_dirty_log){
-		.end = op && !strcmp(op, "end"), .vm_id = (uint32_t)sqlite3_column_int64(st, 5),
-		.vm_pid = sqlite3_column_int(st, 6), .as_id = (uint16_t)sqlite3_column_int(st, 7),
-		.slot_id = (int16_t)sqlite3_column_int(st, 8), .base_gfn = column_u64(st, 9),
-		.npages = column_u64(st, 10), .old_flags = (uint32_t)sqlite3_column_int64(st, 11),
-		.new_flags = (uint32_t)sqlite3_column_int64(st, 12),
-		.change = (uint8_t)sqlite3_column_int(st, 14),
-		.eager_split = (uint8_t)sqlite3_column_int(st, 15),
-		.initially_set = (uint8_t)sqlite3_column_int(st, 16),
-		.pml = (uint8_t)sqlite3_column_int(st, 17), .duration_ns = column_u64(st, 18),
-	};
-	copy_text(st, 13, d->change_name, sizeof(d->change_name));
-}
-
-static void read_span(sqlite3_stmt *st, struct msc_event *ev, bool split)
-{
-	struct msc_ev_span *sp = &ev->span;
-	int c = 10;
-
-	*sp = (struct msc_ev_span){
-		.vm_id = (uint32_t)sqlite3_column_int64(st, 4), .vm_pid = sqlite3_column_int(st, 5),
-		.as_id = (uint16_t)sqlite3_column_int(st, 6),
-		.slot_id = (int16_t)sqlite3_column_int(st, 7), .start_gfn = column_u64(st, 8),
-		.end_gfn = column_u64(st, 9),
-	};
-	if (split) {
-		sp->target_level = (uint8_t)sqlite3_column_int(st, c++);
-		copy_text(st, c++, sp->reason_name, sizeof(sp->reason_name));
-		sp->reason = (uint8_t)sqlite3_column_int(st, c++);
-	}
-	sp->count_1g = (uint32_t)sqlite3_column_int64(st, c++);
-	sp->count_2m = (uint32_t)sqlite3_column_int64(st, c++);
-	sp->other = (uint32_t)sqlite3_column_int64(st, c++);
-	if (!split)
-		sp->flushes = (uint32_t)sqlite3_column_int64(st, c++);
-	sp->duration_ns = column_u64(st, c);
-}
-
-static void read_split_span(sqlite3_stmt *st, struct msc_event *ev)
-{
-	ev->type = MSC_EV_SPLIT_SPAN;
-	read_span(st, ev, true);
-}
-
-static void read_collapse_span(sqlite3_stmt *st, struct msc_event *ev)
-{
-	ev->type = MSC_EV_COLLAPSE_SPAN;
-	read_span(st, ev, false);
-	copy_text(st, 15, ev->span.reason_name, sizeof(ev->span.reason_name));
-}
-
-static void read_harvest(sqlite3_stmt *st, struct msc_event *ev)
-{
-	const char *op = (const char *)sqlite3_column_text(st, 10);
-
-	ev->type = MSC_EV_HARVEST;
-	ev->harvest = (struct msc_ev_harvest){
-		.vm_id = (uint32_t)sqlite3_column_int64(st, 4), .vm_pid = sqlite3_column_int(st, 5),
-		.as_id = (uint16_t)sqlite3_column_int(st, 6),
-		.slot_id = (int16_t)sqlite3_column_int(st, 7), .start_gfn = column_u64(st, 8),
-		.npages = column_u64(st, 9), .clear = op && !strcmp(op, "clear"),
-		.dirty = column_u64(st, 11), .protect = (uint8_t)sqlite3_column_int(st, 12),
-		.flush = (uint8_t)sqlite3_column_int(st, 13), .duration_ns = column_u64(st, 14),
-	};
-}
-
-static void read_ioctl(sqlite3_stmt *st, struct msc_event *ev)
-{
-	const char *op = (const char *)sqlite3_column_text(st, 4);
-
-	ev->type = MSC_EV_IOCTL;
-	ev->ioctl = (struct msc_ev_ioctl){ .exit = op && !strcmp(op, "exit"), .fd = -1 };
-	if (ev->ioctl.exit) {
-		ev->ioctl.ret = sqlite3_column_int64(st, 9);
-		return;
-	}
-	ev->ioctl.fd = sqlite3_column_int(st, 5);
-	ev->ioctl.cmd = (uint32_t)sqlite3_column_int64(st, 6);
-	ev->ioctl.arg = column_u64(st, 8);
-}
-
-/* Every event table; columns 0..2 are seq, ts, cpu, and 3 is pid except in lost_events. */
-static const struct {
-	const char *sql;
-	row_fn read;
-} tables[] = {
-	{ "SELECT * FROM spte_change WHERE seq BETWEEN ? AND ? ORDER BY seq", read_spte },
-	{ "SELECT * FROM huge_page_split WHERE seq BETWEEN ? AND ? ORDER BY seq", read_split },
-	{ "SELECT * FROM page_table WHERE seq BETWEEN ? AND ? ORDER BY seq", read_page_table },
-	{ "SELECT * FROM fault WHERE seq BETWEEN ? AND ? ORDER BY seq", read_fault },
-	{ "SELECT * FROM set_spte WHERE seq BETWEEN ? AND ? ORDER BY seq", read_set_spte },
-	{ "SELECT * FROM spte_requested WHERE seq BETWEEN ? AND ? ORDER BY seq", read_requested },
-	{ "SELECT * FROM mmio_spte WHERE seq BETWEEN ? AND ? ORDER BY seq", read_mmio },
-	{ "SELECT * FROM zap_all_fast WHERE seq BETWEEN ? AND ? ORDER BY seq", read_zap_all },
-	{ "SELECT * FROM hva_range WHERE seq BETWEEN ? AND ? ORDER BY seq", read_hva },
-	{ "SELECT * FROM marker WHERE seq BETWEEN ? AND ? ORDER BY seq", read_marker },
-	{ "SELECT * FROM kprobe WHERE seq BETWEEN ? AND ? ORDER BY seq", read_kprobe },
-	{ "SELECT seq, ts, cpu, count, source FROM lost_events WHERE seq BETWEEN ? AND ? "
-	  "ORDER BY seq", read_lost },
-	{ "SELECT * FROM tlb_flush WHERE seq BETWEEN ? AND ? ORDER BY seq", read_tlb_flush },
-	{ "SELECT * FROM dirty_logging WHERE seq BETWEEN ? AND ? ORDER BY seq", read_dirty_log },
-	{ "SELECT * FROM split_span WHERE seq BETWEEN ? AND ? ORDER BY seq", read_split_span },
-	{ "SELECT * FROM collapse_span WHERE seq BETWEEN ? AND ? ORDER BY seq",
-	  read_collapse_span },
-	{ "SELECT * FROM harvest WHERE seq BETWEEN ? AND ? ORDER BY seq", read_harvest },
-	{ "SELECT * FROM ioctl WHERE seq BETWEEN ? AND ? ORDER BY seq", read_ioctl },
+enum read_code {
+	READ_INT,		/* an integer column that is never NULL */
+	READ_NAME,		/* a name of f->names */
+	READ_FIELD,		/* the general rule (read_field()) */
 };
 
+struct read_op {
+	uint8_t col;		/* result column */
+	uint8_t code;		/* enum read_code */
+	uint8_t size;		/* of the member */
+	uint8_t last;		/* READ_NAME: the value the last row had (rows come in runs) */
+	uint16_t offset;	/* of the member */
+	const struct msc_field *f;
+};
+
+/*
+ * One table's rows in seq order, for every type whose rows it holds.  Its
+ * SELECT names its columns: seq, ts, cpu, pid, then each column of its
+ * types once; ops[t] fill the fields of types[t].
+ */
 struct table_cursor {
 	sqlite3_stmt *st;
-	row_fn read;
 	bool has_row;		/* st is on a row not yet handed out */
+	int64_t seq;		/* ... and this is its seq */
+	unsigned int nr_types;
+	uint8_t types[MAX_SHARING];
+	int is_col;		/* the column telling the types apart; -1 */
+	uint8_t nr_ops[MAX_SHARING];
+	struct read_op ops[MAX_SHARING][MSC_EVENT_MAX_FIELDS];
 };
 
 struct msc_event_cursor {
 	struct msc_store *s;
-	struct table_cursor t[ARRAY_SIZE(tables)];
+	struct table_cursor t[MSC_EV_NR];
+	unsigned int nr_tables;
 };
+
+/* The cursor of @table, added with its first type when new. */
+static struct table_cursor *table_of(struct msc_event_cursor *c, const char *table)
+{
+	for (unsigned int i = 0; i < c->nr_tables; i++)
+		if (!strcmp(msc_event_descs[c->t[i].types[0]].table, table))
+			return &c->t[i];
+	c->t[c->nr_tables].is_col = -1;
+	return &c->t[c->nr_tables++];
+}
+
+/* The result column named @name, added to the select list when new. */
+static int column_of(const char **cols, unsigned int *nr, const char *name)
+{
+	for (unsigned int i = 0; i < *nr; i++)
+		if (!strcmp(cols[i], name))
+			return (int)i;
+	cols[*nr] = name;
+	return (int)(*nr)++;
+}
+
+/* How a field is read: a NULL it may hold, or text, takes the general rule. */
+static uint8_t read_code(const struct msc_field *f)
+{
+	if (f->kind == MSC_K_NAME || f->kind == MSC_K_TEXT || f->kind == MSC_K_OSDEC ||
+	    (f->flags & MSC_F_NEG_ABSENT) || f->only)
+		return READ_FIELD;
+	return f->names ? READ_NAME : READ_INT;
+}
+
+static int prepare_table(struct msc_store *s, struct table_cursor *t)
+{
+	const struct msc_event_desc *d0 = &msc_event_descs[t->types[0]];
+	const char *cols[64] = { "seq", "ts", "cpu", d0->no_pid ? "-1" : "pid" };
+	unsigned int nr = 4;
+	char sql[2048];
+	size_t len;
+
+	for (unsigned int i = 0; i < t->nr_types; i++) {
+		const struct msc_event_desc *d = &msc_event_descs[t->types[i]];
+
+		for (unsigned int k = 0; k < d->nr_fields; k++) {
+			const struct msc_field *f = &d->fields[k];
+
+			if (f->column)
+				t->ops[i][t->nr_ops[i]++] = (struct read_op){
+					.col = (uint8_t)column_of(cols, &nr, f->column),
+					.code = read_code(f), .size = (uint8_t)f->size,
+					.offset = f->offset, .f = f,
+				};
+		}
+		if (d->is_column)
+			t->is_col = column_of(cols, &nr, d->is_column);
+	}
+	len = (size_t)snprintf(sql, sizeof(sql), "SELECT seq");
+	for (unsigned int i = 1; i < nr; i++)
+		len += (size_t)snprintf(sql + len, sizeof(sql) - len, ", %s", cols[i]);
+	snprintf(sql + len, sizeof(sql) - len,
+		 " FROM %s WHERE seq BETWEEN ? AND ? ORDER BY seq", d0->table);
+	return msc_store_prepare(s, sql, &t->st);
+}
+
+/* Which of the table's types the current row is. */
+static unsigned int row_type(const struct table_cursor *t)
+{
+	const char *is = t->is_col >= 0 ? (const char *)sqlite3_column_text(t->st, t->is_col)
+				      : NULL;
+	unsigned int other = 0;
+
+	for (unsigned int i = 0; i < t->nr_types; i++) {
+		const struct msc_event_desc *d = &msc_event_descs[t->types[i]];
+
+		if (!d->is_value)
+			other = i;
+		else if (is && !strcmp(is, d->is_value))
+			return i;
+	}
+	return other;
+}
+
+/* The value whose name @text is (0 for none); @hint is tried first. */
+static uint64_t name_value(const struct msc_field *f, const char *text, unsigned int hint)
+{
+	if (!text)
+		return 0;
+	if (hint < f->nr_names && !strcmp(f->names[hint], text))
+		return hint;
+	for (unsigned int k = 0; k < f->nr_names; k++)
+		if (!strcmp(f->names[k], text))
+			return k;
+	return 0;
+}
+
+static void read_field(sqlite3_stmt *st, int c, const struct msc_field *f, struct msc_event *ev)
+{
+	char *dst = (char *)ev + f->offset;
+	if (sqlite3_column_type(st, c) == SQLITE_NULL) {
+		if (f->kind != MSC_K_NAME && f->kind != MSC_K_TEXT)
+			msc_field_set(ev, f, msc_field_absent(f));
+		return;
+	}
+	switch (f->kind) {
+	case MSC_K_NAME:
+	case MSC_K_TEXT:
+		copy_text(st, c, dst, f->size);
+		if ((f->flags & MSC_F_NONE_EMPTY) && !strcmp(dst, f->none))
+			dst[0] = '\0';
+		return;
+	default:
+		break;
+	}
+	if (f->names) {
+		msc_field_set(ev, f, name_value(f, (const char *)sqlite3_column_text(st, c), 0));
+		return;
+	}
+	msc_field_set(ev, f, column_u64(st, c));
+}
+
+/*
+ * The event of the table's current row.  Its header and its payload are
+ * written whole (the union's rest is not: no reader looks past a payload).
+ */
+static void read_row(struct table_cursor *t, struct msc_event *ev)
+{
+	unsigned int i = row_type(t);
+	struct read_op *end = t->ops[i] + t->nr_ops[i];
+
+	memset(ev, 0, MSC_EVENT_PAYLOAD + msc_event_descs[t->types[i]].payload);
+	ev->type = t->types[i];
+	ev->seq = (uint64_t)t->seq;
+	ev->ts = column_u64(t->st, 1);
+	ev->cpu = (uint16_t)sqlite3_column_int(t->st, 2);
+	ev->pid = sqlite3_column_int(t->st, 3);
+	for (struct read_op *op = t->ops[i]; op < end; op++) {
+		const char *text;
+
+		switch (op->code) {
+		case READ_INT:
+			msc_put_width((char *)ev + op->offset, op->size,
+				      column_u64(t->st, op->col));
+			break;
+		case READ_NAME:
+			text = (const char *)sqlite3_column_text(t->st, op->col);
+			op->last = (uint8_t)name_value(op->f, text, op->last);
+			msc_put_width((char *)ev + op->offset, op->size, op->last);
+			break;
+		default:
+			read_field(t->st, op->col, op->f, ev);
+			break;
+		}
+	}
+}
 
 static int advance(struct msc_event_cursor *c, struct table_cursor *t)
 {
 	int r = msc_store_step(c->s, t->st);
 
 	t->has_row = r == 1;
+	if (t->has_row)
+		t->seq = sqlite3_column_int64(t->st, 0);
 	return r < 0 ? r : 0;
 }
 
@@ -320,11 +245,19 @@ int msc_store_events_open(struct msc_store *s, int64_t first_seq, int64_t last_s
 	if (!c)
 		return -ENOMEM;
 	c->s = s;
-	for (size_t i = 0; i < ARRAY_SIZE(tables) && !r; i++) {
+	for (int type = 0; type < MSC_EV_NR; type++) {
+		struct table_cursor *t = table_of(c, msc_event_descs[type].table);
+
+		if (t->nr_types == MAX_SHARING) {
+			free(c);
+			return -EINVAL;	/* event-desc.c: more types share a table */
+		}
+		t->types[t->nr_types++] = (uint8_t)type;
+	}
+	for (unsigned int i = 0; i < c->nr_tables && !r; i++) {
 		struct table_cursor *t = &c->t[i];
 
-		t->read = tables[i].read;
-		r = msc_store_prepare(s, tables[i].sql, &t->st);
+		r = prepare_table(s, t);
 		if (r)
 			break;
 		sqlite3_bind_int64(t->st, 1, first_seq);
@@ -351,13 +284,13 @@ int msc_store_events_next(struct msc_event_cursor *c, struct msc_event *ret_ev)
 	struct table_cursor *best = NULL;
 	int64_t best_seq = 0;
 
-	for (size_t i = 0; i < ARRAY_SIZE(tables); i++) {
+	for (unsigned int i = 0; i < c->nr_tables; i++) {
 		struct table_cursor *t = &c->t[i];
 		int64_t seq;
 
 		if (!t->has_row)
 			continue;
-		seq = sqlite3_column_int64(t->st, 0);
+		seq = t->seq;
 		if (!best || seq < best_seq) {
 			best = t;
 			best_seq = seq;
@@ -365,12 +298,7 @@ int msc_store_events_next(struct msc_event_cursor *c, struct msc_event *ret_ev)
 	}
 	if (!best)
 		return 0;
-	memset(ret_ev, 0, sizeof(*ret_ev));
-	ret_ev->seq = (uint64_t)best_seq;
-	ret_ev->ts = column_u64(best->st, 1);
-	ret_ev->cpu = (uint16_t)sqlite3_column_int(best->st, 2);
-	ret_ev->pid = sqlite3_column_int(best->st, 3);
-	best->read(best->st, ret_ev);
+	read_row(best, ret_ev);
 	return advance(c, best) < 0 ? MSC_ERR_SQL : 1;
 }
 
@@ -378,7 +306,7 @@ void msc_store_events_close(struct msc_event_cursor *c)
 {
 	if (!c)
 		return;
-	for (size_t i = 0; i < ARRAY_SIZE(tables); i++)
+	for (unsigned int i = 0; i < c->nr_tables; i++)
 		sqlite3_finalize(c->t[i].st);
 	free(c);
 }

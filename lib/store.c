@@ -30,49 +30,17 @@
 #include "mmuscope/source.h"
 #include "mmuscope/spte.h"
 #include "mmuscope/util.h"
+#include "event-desc.h"
 #include "schema.h"
 #include "store-local.h"
 
 /* 'msc1': marks a database as mmuscope's (PRAGMA application_id). */
 #define MSC_APPLICATION_ID 0x6d736331
 
-/*
- * The row each event type becomes: its table and one row's VALUES tuple
- * (columns the type implies are constants).  Rows are inserted
- * MSC_STORE_MULTI at a time, one statement with that many tuples: it halves
- * SQLite's per-row cost against one statement per row.
- */
-static const struct {
-	const char *table;
-	const char *tuple;
-} rows[MSC_EV_NR] = {
-	[MSC_EV_SPTE_CHANGED] = { "spte_change", "(?,?,?,?,?,?,?,?,?,?)" },
-	[MSC_EV_SPLIT] = { "huge_page_split", "(?,?,?,?,?,?,?,?)" },
-	[MSC_EV_GET_PAGE] = { "page_table", "(?,?,?,?,'get',?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)" },
-	[MSC_EV_ZAP_PAGE] = { "page_table", "(?,?,?,?,'zap',?,?,?,?,?,?,?,?,?,?,?,?,?,NULL,?,?)" },
-	[MSC_EV_FAST_PF] = { "fault", "(?,?,?,?,?,?,?,?,NULL,?,?,?)" },
-	[MSC_EV_PAGE_FAULT] = { "fault", "(?,?,?,?,'npf',?,?,?,?,NULL,NULL,NULL)" },
-	[MSC_EV_SET_SPTE] = { "set_spte", "(?,?,?,?,?,?,?,?,?,?,?)" },
-	[MSC_EV_SPTE_REQUESTED] = { "spte_requested", "(?,?,?,?,?,?,?,?)" },
-	[MSC_EV_MMIO_SPTE] = { "mmio_spte", "(?,?,?,?,?,?,?)" },
-	[MSC_EV_ZAP_ALL_FAST] = { "zap_all_fast", "(?,?,?,?,?,?)" },
-	[MSC_EV_UNMAP_HVA] = { "hva_range", "(?,?,?,?,'unmap',?,?)" },
-	[MSC_EV_AGE_HVA] = { "hva_range", "(?,?,?,?,'age',?,?)" },
-	[MSC_EV_MARKER] = { "marker", "(?,?,?,?,?)" },
-	[MSC_EV_KPROBE] = { "kprobe", "(?,?,?,?,?,?,?)" },
-	[MSC_EV_LOST] = { "lost_events", "(?,?,?,?,?)" },
-	[MSC_EV_TLB_FLUSH] = { "tlb_flush", "(?,?,?,?,?,?,?,?,?,?,?,?,?)" },
-	[MSC_EV_DIRTY_LOG] = { "dirty_logging", "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)" },
-	[MSC_EV_SPLIT_SPAN] = { "split_span", "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)" },
-	[MSC_EV_COLLAPSE_SPAN] = { "collapse_span", "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)" },
-	[MSC_EV_HARVEST] = { "harvest", "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)" },
-	[MSC_EV_IOCTL] = { "ioctl", "(?,?,?,?,?,?,?,?,?,?)" },
-};
-
 /** msc_store_event_table - the table that holds events of @type */
 const char *msc_store_event_table(enum msc_event_type type)
 {
-	return type < MSC_EV_NR ? rows[type].table : NULL;
+	return type < MSC_EV_NR ? msc_event_descs[type].table : NULL;
 }
 
 static bool is_full(int err)
@@ -423,6 +391,7 @@ void msc_store_close(struct msc_store *s)
 	for (int i = 0; i < MSC_EV_NR; i++) {
 		sqlite3_finalize(s->insert_one[i]);
 		sqlite3_finalize(s->insert_multi[i]);
+		msc_store_row_free(s->row[i]);
 	}
 	free(s->held);
 	sqlite3_close_v2(s->db);
@@ -565,262 +534,30 @@ int msc_store_begin_capture(struct msc_store *s, const struct msc_capture_info *
 	return 0;
 }
 
-static const char *fault_kind(const struct msc_event *ev)
-{
-	switch (ev->fast_pf.result) {
-	case MSC_FPF_FIXED:
-		return "fast-fixed";
-	case MSC_FPF_SPURIOUS:
-		return "fast-spurious";
-	default:
-		return "fast-other";
-	}
-}
-
-/* The patch events' vm_id, vm_pid, as_id, slot_id from column @c; the next column. */
-static int bind_vm_slot(sqlite3_stmt *st, int c, uint32_t vm_id, int32_t vm_pid, uint16_t as_id,
-			int16_t slot_id)
-{
-	sqlite3_bind_int64(st, c, vm_id);
-	sqlite3_bind_int(st, c + 1, vm_pid);
-	sqlite3_bind_int(st, c + 2, as_id);
-	sqlite3_bind_int(st, c + 3, slot_id);
-	return c + 4;
-}
-
-/*
- * ioctl (schema step 7): op, fd, cmd, name, arg, ret; an exit has only ret.
- * Every parameter is bound: a batch statement keeps the last row's values.
- */
-static void bind_ioctl(sqlite3_stmt *st, int i, const struct msc_ev_ioctl *io)
-{
-	sqlite3_bind_text(st, i, io->exit ? "exit" : "enter", -1, SQLITE_STATIC);
-	for (int k = 1; k <= 5; k++)
-		sqlite3_bind_null(st, i + k);
-	if (io->exit) {
-		sqlite3_bind_int64(st, i + 5, io->ret);
-		return;
-	}
-	sqlite3_bind_int(st, i + 1, io->fd);
-	sqlite3_bind_int64(st, i + 2, io->cmd);
-	bind_text_or_null(st, i + 3, msc_kvm_ioctl_name(io->cmd));
-	bind_u64(st, i + 4, io->arg);
-}
-
-/* Bind one event's row; its parameters start after @b. */
-static void bind_row(sqlite3_stmt *st, int b, const struct msc_event *ev,
-		     const struct msc_spte_layout *l)
-{
-	struct msc_sp_role role;
-
-	sqlite3_bind_int64(st, b + 1, (sqlite3_int64)ev->seq);
-	bind_u64(st, b + 2, ev->ts);
-	sqlite3_bind_int(st, b + 3, ev->cpu);
-	if (ev->type == MSC_EV_LOST) {
-		bind_u64(st, b + 4, ev->lost.count);
-		sqlite3_bind_text(st, b + 5, ev->lost.source[0] ? ev->lost.source : "ring-buffer",
-				  -1, SQLITE_TRANSIENT);
-		return;
-	}
-	sqlite3_bind_int(st, b + 4, ev->pid);
-	switch (ev->type) {
-	case MSC_EV_SPTE_CHANGED:
-		sqlite3_bind_int(st, b + 5, ev->spte.as_id);
-		bind_u64(st, b + 6, ev->spte.gfn);
-		sqlite3_bind_int(st, b + 7, ev->spte.level);
-		bind_u64(st, b + 8, ev->spte.old_spte);
-		bind_u64(st, b + 9, ev->spte.new_spte);
-		sqlite3_bind_text(st, b + 10, msc_spte_class_name(ev->spte.class), -1,
-				  SQLITE_STATIC);
-		break;
-	case MSC_EV_SPLIT:
-		bind_u64(st, b + 5, ev->split.gfn);
-		sqlite3_bind_int(st, b + 6, ev->split.level);
-		bind_u64(st, b + 7, ev->split.spte);
-		sqlite3_bind_int(st, b + 8, ev->split.err);
-		break;
-	case MSC_EV_GET_PAGE:
-	case MSC_EV_ZAP_PAGE:
-		msc_sp_role_decode(l, ev->sp.role, &role);
-		bind_u64(st, b + 5, ev->sp.gfn);
-		sqlite3_bind_int64(st, b + 6, ev->sp.role);
-		sqlite3_bind_int(st, b + 7, (int)role.level);
-		sqlite3_bind_int(st, b + 8, role.direct);
-		sqlite3_bind_int(st, b + 9, (int)role.access);
-		sqlite3_bind_int(st, b + 10, role.invalid);
-		sqlite3_bind_int(st, b + 11, (int)role.smm);
-		sqlite3_bind_int(st, b + 12, (int)role.quadrant);
-		sqlite3_bind_int(st, b + 13, role.has_4_byte_gpte);
-		sqlite3_bind_int(st, b + 14, role.ad_disabled);
-		sqlite3_bind_int(st, b + 15, role.guest_mode);
-		sqlite3_bind_int64(st, b + 16, ev->sp.root_count);
-		sqlite3_bind_int(st, b + 17, ev->sp.unsync);
-		if (ev->type == MSC_EV_GET_PAGE) {
-			sqlite3_bind_int(st, b + 18, ev->sp.created);
-			b++;
-		}
-		sqlite3_bind_int(st, b + 18, ev->sp.gen);
-		sqlite3_bind_text(st, b + 19, role.access_str, -1, SQLITE_TRANSIENT);
-		break;
-	case MSC_EV_FAST_PF:
-		sqlite3_bind_text(st, b + 5, fault_kind(ev), -1, SQLITE_STATIC);
-		sqlite3_bind_int(st, b + 6, ev->fast_pf.vcpu);
-		bind_u64(st, b + 7, ev->fast_pf.gpa);
-		bind_u64(st, b + 8, ev->fast_pf.error_code);
-		bind_u64(st, b + 9, ev->fast_pf.old_spte);
-		bind_u64(st, b + 10, ev->fast_pf.new_spte);
-		sqlite3_bind_int(st, b + 11, ev->fast_pf.ret);
-		break;
-	case MSC_EV_PAGE_FAULT:
-		sqlite3_bind_int64(st, b + 5, ev->pf.vcpu);
-		bind_u64(st, b + 6, ev->pf.gpa);
-		bind_u64(st, b + 7, ev->pf.error_code);
-		bind_u64(st, b + 8, ev->pf.rip);
-		break;
-	case MSC_EV_SET_SPTE:
-		bind_u64(st, b + 5, ev->set_spte.gfn);
-		sqlite3_bind_int(st, b + 6, ev->set_spte.level);
-		bind_u64(st, b + 7, ev->set_spte.spte);
-		bind_u64(st, b + 8, ev->set_spte.sptep);
-		sqlite3_bind_int(st, b + 9, ev->set_spte.r);
-		sqlite3_bind_int(st, b + 10, ev->set_spte.x);
-		sqlite3_bind_int(st, b + 11, ev->set_spte.u);
-		break;
-	case MSC_EV_SPTE_REQUESTED:
-		bind_u64(st, b + 5, ev->req.gfn);
-		bind_u64(st, b + 6, ev->req.pfn);
-		sqlite3_bind_int(st, b + 7, ev->req.level);
-		if (ev->req.access >= 0)
-			sqlite3_bind_int(st, b + 8, ev->req.access);
-		else
-			sqlite3_bind_null(st, b + 8);
-		break;
-	case MSC_EV_MMIO_SPTE:
-		bind_u64(st, b + 5, ev->mmio.gfn);
-		sqlite3_bind_int64(st, b + 6, ev->mmio.access);
-		sqlite3_bind_int64(st, b + 7, ev->mmio.gen);
-		break;
-	case MSC_EV_ZAP_ALL_FAST:
-		sqlite3_bind_int64(st, b + 5, ev->zap_all.gen);
-		sqlite3_bind_int64(st, b + 6, ev->zap_all.used_pages);
-		break;
-	case MSC_EV_UNMAP_HVA:
-	case MSC_EV_AGE_HVA:
-		bind_u64(st, b + 5, ev->hva.start);
-		bind_u64(st, b + 6, ev->hva.end);
-		break;
-	case MSC_EV_MARKER:
-		sqlite3_bind_text(st, b + 5, ev->marker.text, -1, SQLITE_TRANSIENT);
-		break;
-	case MSC_EV_KPROBE:
-		sqlite3_bind_text(st, b + 5, ev->kprobe.name, -1, SQLITE_TRANSIENT);
-		bind_u64(st, b + 6, ev->kprobe.ip);
-		sqlite3_bind_text(st, b + 7, ev->kprobe.args, -1, SQLITE_TRANSIENT);
-		break;
-	case MSC_EV_TLB_FLUSH:
-		sqlite3_bind_int64(st, b + 5, ev->tlb_flush.vm_id);
-		sqlite3_bind_int(st, b + 6, ev->tlb_flush.vm_pid);
-		bind_u64(st, b + 7, ev->tlb_flush.start_gfn);
-		bind_u64(st, b + 8, ev->tlb_flush.nr_pages);
-		sqlite3_bind_int(st, b + 9, ev->tlb_flush.range);
-		sqlite3_bind_int(st, b + 10, ev->tlb_flush.all);
-		sqlite3_bind_int(st, b + 11, ev->tlb_flush.arch_flush);
-		sqlite3_bind_int(st, b + 12, ev->tlb_flush.kicked);
-		bind_u64(st, b + 13, ev->tlb_flush.caller);
-		break;
-	case MSC_EV_DIRTY_LOG:
-		sqlite3_bind_text(st, b + 5, ev->dirty_log.end ? "end" : "begin", -1, SQLITE_STATIC);
-		bind_vm_slot(st, b + 6, ev->dirty_log.vm_id, ev->dirty_log.vm_pid,
-			     ev->dirty_log.as_id, ev->dirty_log.slot_id);
-		bind_u64(st, b + 10, ev->dirty_log.base_gfn);
-		bind_u64(st, b + 11, ev->dirty_log.npages);
-		sqlite3_bind_int64(st, b + 12, ev->dirty_log.old_flags);
-		sqlite3_bind_int64(st, b + 13, ev->dirty_log.new_flags);
-		bind_text_or_null(st, b + 14, ev->dirty_log.change_name);
-		sqlite3_bind_int(st, b + 15, ev->dirty_log.change);
-		sqlite3_bind_int(st, b + 16, ev->dirty_log.eager_split);
-		sqlite3_bind_int(st, b + 17, ev->dirty_log.initially_set);
-		sqlite3_bind_int(st, b + 18, ev->dirty_log.pml);
-		bind_u64(st, b + 19, ev->dirty_log.duration_ns);
-		break;
-	case MSC_EV_SPLIT_SPAN:
-	case MSC_EV_COLLAPSE_SPAN: {
-		const struct msc_ev_span *sp = &ev->span;
-		int c = bind_vm_slot(st, b + 5, sp->vm_id, sp->vm_pid, sp->as_id, sp->slot_id);
-
-		bind_u64(st, c++, sp->start_gfn);
-		bind_u64(st, c++, sp->end_gfn);
-		if (ev->type == MSC_EV_SPLIT_SPAN) {
-			sqlite3_bind_int(st, c++, sp->target_level);
-			bind_text_or_null(st, c++, sp->reason_name);
-			sqlite3_bind_int(st, c++, sp->reason);
-		}
-		sqlite3_bind_int64(st, c++, sp->count_1g);
-		sqlite3_bind_int64(st, c++, sp->count_2m);
-		sqlite3_bind_int64(st, c++, sp->other);
-		if (ev->type == MSC_EV_COLLAPSE_SPAN)
-			sqlite3_bind_int64(st, c++, sp->flushes);
-		bind_u64(st, c++, sp->duration_ns);
-		if (ev->type == MSC_EV_COLLAPSE_SPAN)
-			sqlite3_bind_text(st, c, sp->reason_name[0] ? sp->reason_name : "zap", -1,
-					  SQLITE_TRANSIENT);
-		break;
-	}
-	case MSC_EV_HARVEST:
-		bind_vm_slot(st, b + 5, ev->harvest.vm_id, ev->harvest.vm_pid, ev->harvest.as_id,
-			     ev->harvest.slot_id);
-		bind_u64(st, b + 9, ev->harvest.start_gfn);
-		bind_u64(st, b + 10, ev->harvest.npages);
-		sqlite3_bind_text(st, b + 11, ev->harvest.clear ? "clear" : "get", -1,
-				  SQLITE_STATIC);
-		bind_u64(st, b + 12, ev->harvest.dirty);
-		sqlite3_bind_int(st, b + 13, ev->harvest.protect);
-		sqlite3_bind_int(st, b + 14, ev->harvest.flush);
-		bind_u64(st, b + 15, ev->harvest.duration_ns);
-		break;
-	case MSC_EV_IOCTL:
-		bind_ioctl(st, b + 5, &ev->ioctl);
-		break;
-	}
-}
-
-/* "INSERT INTO t VALUES (..),(..)" with @n tuples: built from the constants above. */
-static int prepare_insert(struct msc_store *s, int type, unsigned int n, sqlite3_stmt **ret)
-{
-	size_t tlen = strlen(rows[type].tuple);
-	size_t size = 32 + strlen(rows[type].table) + n * (tlen + 1);
-	char *sql = malloc(size);
-	int len, r;
-
-	if (!sql)
-		return -ENOMEM;
-	len = snprintf(sql, size, "INSERT INTO %s VALUES ", rows[type].table);
-	for (unsigned int i = 0; i < n; i++)
-		len += snprintf(sql + len, size - len, "%s%s", i ? "," : "", rows[type].tuple);
-	r = msc_store_prepare(s, sql, ret);
-	free(sql);
-	return r;
-}
-
 /* Write the rows held back for one event type. */
 static int flush_type(struct msc_store *s, int type)
 {
 	unsigned int n = s->nr_held[type], nparams;
 	sqlite3_stmt **st = n == MSC_STORE_MULTI ? &s->insert_multi[type] : &s->insert_one[type];
+	struct msc_store_row *row;
 	int r = 0;
 
 	if (!n)
 		return 0;
-	if (!*st && (r = prepare_insert(s, type, n == MSC_STORE_MULTI ? n : 1, st)))
+	if (!s->row[type] && (r = msc_store_row_compile(s, type, &s->row[type])))
 		return r;
-	nparams = (unsigned int)sqlite3_bind_parameter_count(*st);
+	row = s->row[type];
+	if (!*st && (r = msc_store_row_prepare(s, row, n == MSC_STORE_MULTI ? n : 1, st)))
+		return r;
+	nparams = msc_store_row_params(row);
 	if (n == MSC_STORE_MULTI) {
 		for (unsigned int i = 0; i < n; i++)
-			bind_row(*st, (int)(i * (nparams / n)), &s->held[type][i], &s->layout);
+			msc_store_row_bind(*st, (int)(i * nparams), row, &s->held[type][i],
+					   &s->layout);
 		r = msc_store_step(s, *st);
 	} else {
 		for (unsigned int i = 0; i < n && r >= 0; i++) {
-			bind_row(*st, 0, &s->held[type][i], &s->layout);
+			msc_store_row_bind(*st, 0, row, &s->held[type][i], &s->layout);
 			r = msc_store_step(s, *st);
 		}
 	}
@@ -1009,7 +746,8 @@ int msc_store_add_event(struct msc_store *s, const struct msc_event *ev)
 	if (r)
 		return r;
 	held = &s->held[ev->type][s->nr_held[ev->type]++];
-	*held = *ev;
+	/* its row reads the payload only: the union's rest is not worth a copy */
+	memcpy(held, ev, MSC_EVENT_PAYLOAD + msc_event_descs[ev->type].payload);
 	held->seq = (uint64_t)s->next_seq;
 	if (s->nr_held[ev->type] == MSC_STORE_MULTI) {
 		r = flush_type(s, ev->type);
@@ -1053,7 +791,7 @@ int msc_store_add_stat(struct msc_store *s, const struct msc_event_stat *stat)
 	sqlite3_bind_text(st, 3, stat->name, -1, SQLITE_TRANSIENT);
 	bind_u64(st, 4, stat->count);
 	if (stat->type >= 0 && stat->type < MSC_EV_NR)
-		sqlite3_bind_text(st, 5, rows[stat->type].table, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 5, msc_event_descs[stat->type].table, -1, SQLITE_STATIC);
 	r = msc_store_step(s, st);
 	sqlite3_finalize(st);
 	return r < 0 ? r : 0;

@@ -10,7 +10,7 @@
 # they need) compiled again with -fPIC; it is not part of libmmuscope.a.
 
 PLUGIN := $(O)/plugins/plugin_kvmmmu.so
-PLUGIN_LIB_SRCS := lib/spte.c lib/host.c lib/event.c lib/error.c
+PLUGIN_LIB_SRCS := lib/spte.c lib/host.c lib/event.c lib/event-desc.c lib/error.c
 PLUGIN_OBJS := $(PLUGIN_LIB_SRCS:%.c=$(O)/plugins/obj/%.o) $(O)/plugins/obj/plugin-kvmmmu.o
 PLUGIN_CFLAGS = $(filter-out -MMD -MP,$(ALL_CFLAGS)) -fPIC -fvisibility=hidden \
 	$(patsubst -I%,-isystem %,$(shell pkg-config --cflags libtraceevent)) -MMD -MP

@@ -2,16 +2,13 @@
 /*
  * struct msc_event -> kernel record -> per-CPU ring-buffer pages.
  *
- * specs[] is the decoder's table (lib/decode.c) read backwards: for each
- * event type, the format it becomes and the fields its values go to.  The
- * first event of a type resolves its recipe: the format (by system and
+ * The decoder's description (lib/event-desc.c) read backwards: each event
+ * type's tracepoint (the one its tag names) is the format it becomes, and
+ * each field's tracepoint field is where its value goes.  The first event
+ * of a type and tracepoint resolves its recipe: the format (by system and
  * name), every field's tep_format_field (by name), and the record size, so
  * that a record costs one store per field at the field's own offset and
  * size.  A kprobe event resolves by its own name, in whatever group.
- *
- * Fields an event value does not carry get what the kernel would put
- * there: fast_page_fault's sptep is a direct-map address derived from the
- * GPA, a marker's ip is MSC_SYNTH_MARKER_IP.
  */
 #include "mmuscope/synth.h"
 
@@ -26,135 +23,23 @@
 #include "mmuscope/error.h"
 #include "mmuscope/event.h"
 #include "mmuscope/util.h"
+#include "lib/event-desc.h"
 #include "local.h"
 
-#define MAX_FIELDS 8
+#define MAX_FIELDS MSC_EVENT_MAX_FIELDS
 #define MAX_KPROBES 32
+#define MAX_TRACEPOINTS 2	/* of one type */
 #define OUT_PAGES 16		/* pages buffered per CPU before a write() */
 #define DIRECT_MAP 0xffff888000000000ULL
-
-typedef void (*values_fn)(const struct msc_event *ev, uint64_t *v);
-
-struct spec {
-	const char *system, *name;
-	const char *fields[MAX_FIELDS];
-	uint8_t required;	/* bit i: fields[i] must exist */
-	values_fn values;
-};
-
-static void v_spte(const struct msc_event *ev, uint64_t *v)
-{
-	const struct msc_ev_spte *s = &ev->spte;
-
-	v[0] = s->gfn, v[1] = s->old_spte, v[2] = s->new_spte, v[3] = s->level, v[4] = s->as_id;
-}
-
-static void v_split(const struct msc_event *ev, uint64_t *v)
-{
-	const struct msc_ev_split *s = &ev->split;
-
-	v[0] = s->gfn, v[1] = s->spte, v[2] = (uint64_t)(int64_t)s->level;
-	v[3] = (uint64_t)(int64_t)s->err;
-}
-
-static void v_sp(const struct msc_event *ev, uint64_t *v)
-{
-	const struct msc_ev_sp *s = &ev->sp;
-
-	v[0] = s->gfn, v[1] = s->role, v[2] = s->root_count, v[3] = s->unsync;
-	v[4] = s->gen, v[5] = s->created;
-}
-
-static void v_fast_pf(const struct msc_event *ev, uint64_t *v)
-{
-	const struct msc_ev_fast_pf *s = &ev->fast_pf;
-
-	v[0] = (uint64_t)(int64_t)s->vcpu, v[1] = s->gpa, v[2] = s->error_code;
-	v[3] = DIRECT_MAP + (s->gpa >> 12) * 8;
-	v[4] = s->old_spte, v[5] = s->new_spte, v[6] = (uint64_t)(int64_t)s->ret;
-}
-
-static void v_pf(const struct msc_event *ev, uint64_t *v)
-{
-	const struct msc_ev_page_fault *s = &ev->pf;
-
-	v[0] = s->vcpu, v[1] = s->gpa, v[2] = s->error_code, v[3] = s->rip;
-}
-
-static void v_set_spte(const struct msc_event *ev, uint64_t *v)
-{
-	const struct msc_ev_set_spte *s = &ev->set_spte;
-
-	v[0] = s->gfn, v[1] = s->spte, v[2] = s->sptep, v[3] = s->level;
-	v[4] = s->r, v[5] = s->x, v[6] = (uint64_t)(int64_t)s->u;
-}
-
-static void v_req(const struct msc_event *ev, uint64_t *v)
-{
-	v[0] = ev->req.gfn, v[1] = ev->req.pfn, v[2] = ev->req.level;
-	v[3] = ev->req.access < 0 ? 0 : (uint64_t)ev->req.access;	/* 7.x only */
-}
-
-static void v_mmio(const struct msc_event *ev, uint64_t *v)
-{
-	v[0] = ev->mmio.gfn, v[1] = ev->mmio.access, v[2] = ev->mmio.gen;
-}
-
-static void v_zap_all(const struct msc_event *ev, uint64_t *v)
-{
-	v[0] = ev->zap_all.gen, v[1] = ev->zap_all.used_pages;
-}
-
-static void v_hva(const struct msc_event *ev, uint64_t *v)
-{
-	v[0] = ev->hva.start, v[1] = ev->hva.end;
-}
-
-static void v_marker(const struct msc_event *ev, uint64_t *v)
-{
-	v[0] = MSC_SYNTH_MARKER_IP;
-}
-
-static void v_kprobe(const struct msc_event *ev, uint64_t *v)
-{
-	v[0] = ev->kprobe.ip;
-}
-
-/* Indexed by enum msc_event_type; field order matches the values_fn. */
-static const struct spec specs[MSC_EV_NR] = {
-	[MSC_EV_SPTE_CHANGED] = { "kvmmmu", "kvm_tdp_mmu_spte_changed",
-		{ "gfn", "old_spte", "new_spte", "level", "as_id" }, 0x0f, v_spte },
-	[MSC_EV_SPLIT] = { "kvmmmu", "kvm_mmu_split_huge_page",
-		{ "gfn", "spte", "level", "errno" }, 0x07, v_split },
-	[MSC_EV_GET_PAGE] = { "kvmmmu", "kvm_mmu_get_page",
-		{ "gfn", "role", "root_count", "unsync", "mmu_valid_gen", "created" }, 0x03, v_sp },
-	[MSC_EV_ZAP_PAGE] = { "kvmmmu", "kvm_mmu_prepare_zap_page",
-		{ "gfn", "role", "root_count", "unsync", "mmu_valid_gen" }, 0x03, v_sp },
-	[MSC_EV_FAST_PF] = { "kvmmmu", "fast_page_fault",
-		{ "vcpu_id", "cr2_or_gpa", "error_code", "sptep", "old_spte", "new_spte", "ret" },
-		0x73, v_fast_pf },
-	[MSC_EV_PAGE_FAULT] = { "kvm", "kvm_page_fault",
-		{ "vcpu_id", "fault_address", "error_code", "guest_rip" }, 0x02, v_pf },
-	[MSC_EV_SET_SPTE] = { "kvmmmu", "kvm_mmu_set_spte",
-		{ "gfn", "spte", "sptep", "level", "r", "x", "u" }, 0x0b, v_set_spte },
-	[MSC_EV_SPTE_REQUESTED] = { "kvmmmu", "kvm_mmu_spte_requested",
-		{ "gfn", "pfn", "level", "access" }, 0x07, v_req },
-	[MSC_EV_MMIO_SPTE] = { "kvmmmu", "mark_mmio_spte",
-		{ "gfn", "access", "gen" }, 0x01, v_mmio },
-	[MSC_EV_ZAP_ALL_FAST] = { "kvmmmu", "kvm_mmu_zap_all_fast",
-		{ "mmu_valid_gen", "mmu_used_pages" }, 0, v_zap_all },
-	[MSC_EV_UNMAP_HVA] = { "kvm", "kvm_unmap_hva_range", { "start", "end" }, 0x03, v_hva },
-	[MSC_EV_AGE_HVA] = { "kvm", "kvm_age_hva", { "start", "end" }, 0x03, v_hva },
-	[MSC_EV_MARKER] = { "ftrace", "print", { "ip", "buf" }, 0x03, v_marker },
-	[MSC_EV_KPROBE] = { NULL, NULL, { "__probe_ip" }, 0x01, v_kprobe },
-};
 
 /* One format, resolved for writing. */
 struct recipe {
 	const struct synth_format *fmt;	/* NULL: the formats lack it */
-	const struct spec *spec;
+	const struct msc_event_desc *desc;
 	struct tep_format_field *common_type, *common_pid;
-	struct tep_format_field *field[MAX_FIELDS];	/* NULL where absent */
+	struct tep_format_field *field[MAX_FIELDS];	/* of desc->fields[i]; NULL: none */
+	struct tep_format_field *sptep;	/* fast_page_fault's, which no event carries */
+	struct tep_format_field *ip;	/* a marker's */
 	size_t size;		/* fixed part of the record */
 };
 
@@ -167,8 +52,8 @@ struct cpu_out {
 
 struct msc_synth_writer {
 	const struct msc_synth_formats *formats;
-	struct recipe recipes[MSC_EV_NR];
-	bool resolved[MSC_EV_NR];
+	struct recipe recipes[MSC_EV_NR][MAX_TRACEPOINTS];
+	bool resolved[MSC_EV_NR][MAX_TRACEPOINTS];
 	struct recipe kprobes[MAX_KPROBES];
 	size_t nr_kprobes;
 	struct cpu_out *cpus;
@@ -177,25 +62,49 @@ struct msc_synth_writer {
 	char error[256];
 };
 
-static int resolve(struct msc_synth_writer *w, const struct spec *spec,
-		   const struct synth_format *fmt, struct recipe *rc)
+/* The first of the names @tp lists ("a|b") that @fmt has. */
+static struct tep_format_field *find_field(const struct synth_format *fmt, const char *tp)
+{
+	char name[64];
+
+	while (*tp) {
+		size_t n = strcspn(tp, "|");
+		struct tep_format_field *f;
+
+		snprintf(name, sizeof(name), "%.*s", (int)n, tp);
+		f = tep_find_field(fmt->event, name);
+		if (f)
+			return f;
+		tp += n + !!tp[n];
+	}
+	return NULL;
+}
+
+static int resolve(struct msc_synth_writer *w, const struct msc_event_desc *desc,
+		   const struct msc_tracepoint *tp, const struct synth_format *fmt,
+		   struct recipe *rc)
 {
 	size_t end = 0, align = 4;
 
-	*rc = (struct recipe){ .fmt = fmt, .spec = spec };
+	*rc = (struct recipe){ .fmt = fmt, .desc = desc };
 	if (!fmt)
 		return MSC_ERR_FORMAT;
 	rc->common_type = tep_find_any_field(fmt->event, "common_type");
 	rc->common_pid = tep_find_any_field(fmt->event, "common_pid");
 	if (!rc->common_type || !rc->common_pid)
 		goto bad;
-	for (int i = 0; i < MAX_FIELDS && spec->fields[i]; i++) {
-		struct tep_format_field *f = tep_find_field(fmt->event, spec->fields[i]);
+	for (unsigned int i = 0; i < desc->nr_fields && i < MAX_FIELDS; i++) {
+		const struct msc_field *f = &desc->fields[i];
+		bool carried = !f->only || (tp->tag && !strcmp(f->only, tp->tag));
 
-		if (!f && (spec->required & (1u << i)))
+		if (!f->tp || !carried || (f->flags & MSC_F_SYMBOL))
+			continue;
+		rc->field[i] = find_field(fmt, f->tp);
+		if (!rc->field[i] && (f->flags & MSC_F_REQUIRED))
 			goto bad;
-		rc->field[i] = f;
 	}
+	rc->sptep = tep_find_field(fmt->event, "sptep");
+	rc->ip = tep_find_field(fmt->event, "ip");
 	/* the kernel record is the struct: every field, padded to its alignment */
 	for (struct tep_format_field *f = fmt->event->format.common_fields; f; f = f->next)
 		end = max(end, (size_t)(f->offset + f->size));
@@ -208,8 +117,8 @@ static int resolve(struct msc_synth_writer *w, const struct spec *spec,
 			align = 8;
 	}
 	rc->size = (end + align - 1) & ~(align - 1);
-	if (spec == &specs[MSC_EV_MARKER])
-		rc->size = (size_t)rc->field[1]->offset;	/* buf[] follows */
+	if (desc == &msc_event_descs[MSC_EV_MARKER])
+		rc->size = (size_t)rc->field[0]->offset;	/* buf[] follows */
 	return 0;
 bad:
 	snprintf(w->error, sizeof(w->error), "%s/%s: format lacks a field mmuscope writes",
@@ -218,33 +127,54 @@ bad:
 	return MSC_ERR_FORMAT;
 }
 
+/* The tracepoint @ev is written as: the one its tag names, else the first. */
+static unsigned int tracepoint_of(const struct msc_event_desc *desc, const struct msc_event *ev)
+{
+	const struct msc_field *tag = msc_event_tag_field(desc);
+	const char *name;
+
+	if (!tag)
+		return 0;
+	name = tag->kind == MSC_K_NAME ? (const char *)ev + tag->offset :
+	       msc_field_name(tag, msc_field_get(ev, tag));
+	for (unsigned int i = 0; name && i < desc->nr_tracepoints; i++)
+		if (!strcmp(desc->tracepoints[i].tag, name))
+			return i;
+	return 0;
+}
+
 static struct recipe *recipe_for(struct msc_synth_writer *w, const struct msc_event *ev)
 {
-	const struct spec *spec;
+	const struct msc_event_desc *desc;
+	const struct msc_tracepoint *tp;
+	unsigned int i;
 
-	if (ev->type >= MSC_EV_NR || !specs[ev->type].values)
+	if (ev->type >= MSC_EV_NR || !msc_event_descs[ev->type].nr_tracepoints)
 		return NULL;
-	spec = &specs[ev->type];
+	desc = &msc_event_descs[ev->type];
 	if (ev->type == MSC_EV_KPROBE) {
 		struct recipe *rc;
 
-		for (size_t i = 0; i < w->nr_kprobes; i++)
-			if (!strcmp(w->kprobes[i].fmt->name, ev->kprobe.name))
-				return &w->kprobes[i];
+		for (size_t k = 0; k < w->nr_kprobes; k++)
+			if (!strcmp(w->kprobes[k].fmt->name, ev->kprobe.name))
+				return &w->kprobes[k];
 		if (w->nr_kprobes == MAX_KPROBES)
 			return NULL;
 		rc = &w->kprobes[w->nr_kprobes];
-		if (resolve(w, spec, synth_formats_find(w->formats, NULL, ev->kprobe.name), rc))
+		if (resolve(w, desc, &desc->tracepoints[0],
+			    synth_formats_find(w->formats, NULL, ev->kprobe.name), rc))
 			return NULL;
 		w->nr_kprobes++;
 		return rc;
 	}
-	if (!w->resolved[ev->type]) {
-		w->resolved[ev->type] = true;
-		resolve(w, spec, synth_formats_find(w->formats, spec->system, spec->name),
-			&w->recipes[ev->type]);
+	i = min(tracepoint_of(desc, ev), MAX_TRACEPOINTS - 1u);
+	tp = &desc->tracepoints[i];
+	if (!w->resolved[ev->type][i]) {
+		w->resolved[ev->type][i] = true;
+		resolve(w, desc, tp, synth_formats_find(w->formats, tp->system, tp->name),
+			&w->recipes[ev->type][i]);
 	}
-	return w->recipes[ev->type].fmt ? &w->recipes[ev->type] : NULL;
+	return w->recipes[ev->type][i].fmt ? &w->recipes[ev->type][i] : NULL;
 }
 
 static void put(unsigned char *rec, const struct tep_format_field *f, uint64_t v)
@@ -258,6 +188,32 @@ static void put(unsigned char *rec, const struct tep_format_field *f, uint64_t v
 	case 8: memcpy(p, &v, 8); break;
 	default: break;	/* arrays are not values */
 	}
+}
+
+/*
+ * The record's fields from the event's, and what the kernel puts in the
+ * fields no event carries: fast_page_fault's sptep is a direct-map address
+ * derived from the GPA, a marker's ip is MSC_SYNTH_MARKER_IP.
+ */
+static void put_fields(const struct recipe *rc, const struct msc_event *ev, unsigned char *rec)
+{
+	const struct msc_event_desc *desc = rc->desc;
+
+	for (unsigned int i = 0; i < desc->nr_fields && i < MAX_FIELDS; i++) {
+		const struct msc_field *f = &desc->fields[i];
+		uint64_t v;
+
+		if (!rc->field[i] || f->kind == MSC_K_NAME || f->kind == MSC_K_TEXT)
+			continue;
+		v = msc_field_get(ev, f);
+		if (f->kind == MSC_K_OSDEC && (int64_t)v < 0)
+			continue;	/* absent: the kernel has no such field */
+		put(rec, rc->field[i], v);
+	}
+	if (ev->type == MSC_EV_FAST_PF && rc->sptep)
+		put(rec, rc->sptep, DIRECT_MAP + (ev->fast_pf.gpa >> 12) * 8);
+	if (ev->type == MSC_EV_MARKER && rc->ip)
+		put(rec, rc->ip, MSC_SYNTH_MARKER_IP);
 }
 
 static int write_all(int fd, const void *buf, size_t len)
@@ -351,7 +307,6 @@ int msc_synth_writer_add(struct msc_synth_writer *w, const struct msc_event *ev)
 {
 	struct recipe *rc;
 	struct cpu_out *c;
-	uint64_t v[MAX_FIELDS] = { 0 };
 	size_t len;
 
 	if (ev->cpu >= w->nr_cpus)
@@ -372,10 +327,7 @@ int msc_synth_writer_add(struct msc_synth_writer *w, const struct msc_event *ev)
 	memset(w->rec, 0, len);
 	put(w->rec, rc->common_type, (uint64_t)rc->fmt->id);
 	put(w->rec, rc->common_pid, (uint64_t)(int64_t)ev->pid);
-	rc->spec->values(ev, v);
-	for (int i = 0; i < MAX_FIELDS && rc->spec->fields[i]; i++)
-		if (rc->field[i])
-			put(w->rec, rc->field[i], v[i]);
+	put_fields(rc, ev, w->rec);
 	if (ev->type == MSC_EV_MARKER) {
 		/* tracing_mark_write(): the text, a newline, a NUL */
 		size_t n = strnlen(ev->marker.text, sizeof(ev->marker.text));

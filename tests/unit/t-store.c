@@ -106,6 +106,27 @@ static int write_capture(struct msc_store *s, int64_t *ret_id)
 	return r;
 }
 
+/* Every event of write_capture() reads back from @s, in order; false otherwise. */
+static bool reads_back(struct msc_store *s)
+{
+	char want[MSC_EVENT_LINE_MAX], got[MSC_EVENT_LINE_MAX];
+	struct msc_event_cursor *c;
+	struct msc_event ev;
+	size_t i = 0;
+
+	if (!check_int(msc_store_events_open(s, 0, INT64_MAX, &c), ==, 0))
+		return false;
+	while (msc_store_events_next(c, &ev) > 0 && i < NR_EVENTS) {
+		check_int(ev.seq, ==, i);
+		msc_event_format(&events[i], want, sizeof(want));
+		msc_event_format(&ev, got, sizeof(got));
+		check_str(got, want);
+		i++;
+	}
+	msc_store_events_close(c);
+	return check_int(i, ==, NR_EVENTS);
+}
+
 static void t_create_0600(void)
 {
 	struct msc_store *s;
@@ -121,13 +142,10 @@ static void t_create_0600(void)
 
 static void t_round_trip(void)
 {
-	char want[MSC_EVENT_LINE_MAX], got[MSC_EVENT_LINE_MAX];
 	struct msc_capture_row *caps;
-	struct msc_event_cursor *c;
 	struct msc_store *s;
-	struct msc_event ev;
 	int64_t id;
-	size_t nr, i = 0;
+	size_t nr;
 
 	check_int(msc_store_open(path("rt.db"), MSC_STORE_CREATE | MSC_STORE_BULK, &s), ==, 0);
 	check_int(write_capture(s, &id), ==, 0);
@@ -146,16 +164,67 @@ static void t_round_trip(void)
 	check_uint(caps[0].nonpresent_spte, ==, 0x8000000000000000ULL);
 	check_str(caps[0].vendor, "npt");
 	free(caps);
-	check_int(msc_store_events_open(s, 0, INT64_MAX, &c), ==, 0);
-	while (msc_store_events_next(c, &ev) > 0 && i < NR_EVENTS) {
-		check_int(ev.seq, ==, i);
-		msc_event_format(&events[i], want, sizeof(want));
-		msc_event_format(&ev, got, sizeof(got));
-		check_str(got, want);
-		i++;
+	reads_back(s);
+	msc_store_close(s);
+}
+
+/*
+ * Statements name their columns: a database whose tables hold the same
+ * columns in another order (as one migrated by ALTER TABLE would) stores
+ * and reads every event the same.
+ */
+static void t_column_order(void)
+{
+	static const char *const reorder[] = {
+		"CREATE TABLE t (new_spte, class, gfn, seq INTEGER PRIMARY KEY, old_spte, level, "
+		"as_id, pid, cpu, ts)", "spte_change",
+		"CREATE TABLE t (ret, kind, seq INTEGER PRIMARY KEY, rip, gpa, vcpu, ts, cpu, pid, "
+		"error_code, old_spte, new_spte)", "fault",
+		"CREATE TABLE t (access_str, created, gen, unsync, root_count, guest_mode, "
+		"ad_disabled, has_4_byte_gpte, quadrant, smm, invalid, access, direct, level, role, "
+		"gfn, op, pid, cpu, ts, seq INTEGER PRIMARY KEY)", "page_table",
+		"DROP VIEW ioctl_call; "
+		"CREATE TABLE t (ret, arg, name, cmd, fd, op, pid, cpu, ts, seq INTEGER PRIMARY KEY)",
+		"ioctl",
+	};
+	char sql[512];
+	struct msc_store *s;
+	sqlite3 *db;
+	int64_t id;
+
+	check_int(msc_store_open(path("order.db"), MSC_STORE_CREATE, &s), ==, 0);
+	msc_store_close(s);
+	check_int(sqlite3_open(path("order.db"), &db), ==, SQLITE_OK);
+	for (size_t k = 0; k < sizeof(reorder) / sizeof(reorder[0]); k += 2) {
+		snprintf(sql, sizeof(sql), "%s; DROP TABLE %s; ALTER TABLE t RENAME TO %s",
+			 reorder[k], reorder[k + 1], reorder[k + 1]);
+		check_int(sqlite3_exec(db, sql, NULL, NULL, NULL), ==, SQLITE_OK);
 	}
-	check_int(i, ==, NR_EVENTS);
-	msc_store_events_close(c);
+	sqlite3_close(db);
+	check_int(msc_store_open(path("order.db"), 0, &s), ==, 0);
+	check_int(write_capture(s, &id), ==, 0);
+	check_int(msc_store_end_capture(s, NR_EVENTS), ==, 0);
+	reads_back(s);
+	msc_store_close(s);
+}
+
+/* A table that lacks a column the description names is refused by name. */
+static void t_missing_column(void)
+{
+	struct msc_store *s;
+	sqlite3 *db;
+	int64_t id;
+
+	check_int(msc_store_open(path("lacks.db"), MSC_STORE_CREATE, &s), ==, 0);
+	msc_store_close(s);
+	check_int(sqlite3_open(path("lacks.db"), &db), ==, SQLITE_OK);
+	check_int(sqlite3_exec(db, "ALTER TABLE marker RENAME COLUMN text TO words", NULL, NULL,
+			       NULL), ==, SQLITE_OK);
+	sqlite3_close(db);
+	check_int(msc_store_open(path("lacks.db"), 0, &s), ==, 0);
+	check_int(write_capture(s, &id), ==, 0);
+	check_int(msc_store_commit(s), ==, MSC_ERR_SCHEMA);
+	check_str(msc_store_errmsg(s), "table marker has no column text");
 	msc_store_close(s);
 }
 
@@ -243,6 +312,8 @@ int main(void)
 		return 1;
 	TEST(t_create_0600(), "a new database is created 0600 and never overwritten");
 	TEST(t_round_trip(), "every event type reads back as written, in seq order");
+	TEST(t_column_order(), "tables with their columns in another order store and read the same");
+	TEST(t_missing_column(), "a table lacking a column of the description is refused by name");
 	TEST(t_append_seq(), "an appended capture continues the seq");
 	TEST(t_failure_keeps_committed(), "a failed write keeps what was committed, marked incomplete");
 	TEST(t_foreign_and_newer(), "foreign files and newer schemas are refused");

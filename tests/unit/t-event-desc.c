@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * The description of every event type (lib/event-desc.c): what the text
+ * form, the store and the decoder rely on holds for each entry, so a new
+ * or changed entry that breaks it fails here by name.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/event-desc.h"
+#include "test.h"
+
+static const char *type_name(int t)
+{
+	return msc_event_type_name((enum msc_event_type)t);
+}
+
+/* Every field is a member of the type's own payload; keys and columns appear once. */
+static void t_fields_in_payload(void)
+{
+	for (int t = 0; t < MSC_EV_NR; t++) {
+		const struct msc_event_desc *d = &msc_event_descs[t];
+
+		if (!d->table || !d->nr_fields || d->nr_fields > MSC_EVENT_MAX_FIELDS)
+			test_fail(__FILE__, __LINE__, "%s: no table, or %u fields", type_name(t),
+				  d->nr_fields);
+		for (unsigned int i = 0; i < d->nr_fields; i++) {
+			const struct msc_field *f = &d->fields[i];
+
+			if (f->offset < MSC_EVENT_PAYLOAD ||
+			    f->offset + f->size > MSC_EVENT_PAYLOAD + d->payload)
+				test_fail(__FILE__, __LINE__, "%s.%s lies outside its payload",
+					  type_name(t), f->key);
+			if (f->kind == MSC_K_TEXT && i + 1 != d->nr_fields)
+				test_fail(__FILE__, __LINE__, "%s.%s: text runs to the end of a line, "
+					  "so it must be last", type_name(t), f->key);
+			for (unsigned int j = 0; j < i; j++) {
+				if (!strcmp(d->fields[j].key, f->key))
+					test_fail(__FILE__, __LINE__, "%s: key %s twice",
+						  type_name(t), f->key);
+				if (f->column && d->fields[j].column &&
+				    !strcmp(d->fields[j].column, f->column))
+					test_fail(__FILE__, __LINE__, "%s: column %s twice",
+						  type_name(t), f->column);
+			}
+		}
+	}
+}
+
+/* Types with several tracepoints tell them apart by a tag the field can hold. */
+static void t_tags(void)
+{
+	for (int t = 0; t < MSC_EV_NR; t++) {
+		const struct msc_event_desc *d = &msc_event_descs[t];
+		const struct msc_field *tag = msc_event_tag_field(d);
+
+		if (d->nr_tracepoints > 1 && !tag)
+			test_fail(__FILE__, __LINE__, "%s: %u tracepoints and no tag field",
+				  type_name(t), d->nr_tracepoints);
+		for (unsigned int i = 0; tag && i < d->nr_tracepoints; i++) {
+			const char *v = d->tracepoints[i].tag;
+
+			if (!v || (tag->kind != MSC_K_NAME &&
+				   msc_field_name_index(tag, v, strlen(v)) != (int)i))
+				test_fail(__FILE__, __LINE__, "%s: tracepoint %s's tag is not "
+					  "value %u of %s", type_name(t), d->tracepoints[i].name, i,
+					  tag->key);
+		}
+		for (unsigned int i = 0; i < d->nr_fields; i++) {
+			const char *only = d->fields[i].only;
+
+			if (only && (!tag || msc_field_name_index(tag, only, strlen(only)) < 0))
+				test_fail(__FILE__, __LINE__, "%s.%s: only '%s' is no tag",
+					  type_name(t), d->fields[i].key, only);
+		}
+	}
+}
+
+/* A tracepoint decodes to one type; a required field is read from the format. */
+static void t_tracepoints(void)
+{
+	for (int t = 0; t < MSC_EV_NR; t++) {
+		const struct msc_event_desc *d = &msc_event_descs[t];
+
+		for (unsigned int i = 0; i < d->nr_fields; i++)
+			if ((d->fields[i].flags & MSC_F_REQUIRED) && !d->fields[i].tp)
+				test_fail(__FILE__, __LINE__, "%s.%s: required but read from no "
+					  "field", type_name(t), d->fields[i].key);
+		for (unsigned int i = 0; i < d->nr_tracepoints; i++) {
+			const struct msc_tracepoint *a = &d->tracepoints[i];
+
+			for (int u = 0; a->system && u <= t; u++) {
+				const struct msc_event_desc *e = &msc_event_descs[u];
+
+				for (unsigned int j = 0; j < (u == t ? i : e->nr_tracepoints); j++) {
+					const struct msc_tracepoint *b = &e->tracepoints[j];
+
+					if (b->system && !strcmp(a->system, b->system) &&
+					    !strcmp(a->name, b->name))
+						test_fail(__FILE__, __LINE__, "%s/%s decodes to "
+							  "%s and %s", a->system, a->name,
+							  type_name(u), type_name(t));
+				}
+			}
+		}
+	}
+}
+
+/* Values stored by name read back: every name is found at its own index. */
+static void t_names(void)
+{
+	for (int t = 0; t < MSC_EV_NR; t++) {
+		const struct msc_event_desc *d = &msc_event_descs[t];
+
+		for (unsigned int i = 0; i < d->nr_fields; i++) {
+			const struct msc_field *f = &d->fields[i];
+
+			for (unsigned int k = 0; k < f->nr_names; k++)
+				if (msc_field_name_index(f, f->names[k], strlen(f->names[k])) !=
+				    (int)k)
+					test_fail(__FILE__, __LINE__, "%s.%s: name %s is not %u",
+						  type_name(t), f->key, f->names[k], k);
+			if (f->names && (1ULL << (8 * f->size)) < f->nr_names)
+				test_fail(__FILE__, __LINE__, "%s.%s: too narrow for its names",
+					  type_name(t), f->key);
+		}
+	}
+}
+
+int main(void)
+{
+	TEST(t_fields_in_payload(), "every field is a member of its type's payload, named once");
+	TEST(t_tags(), "several tracepoints of a type are told apart by its tag field");
+	TEST(t_tracepoints(), "each tracepoint decodes to one type; required fields are read");
+	TEST(t_names(), "values stored by name read back as the same value");
+	return test_done();
+}
