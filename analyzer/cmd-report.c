@@ -86,9 +86,9 @@ static void text_phase(struct report *rp, const struct msc_phase *p)
 	census_text(&p->before, a, sizeof(a));
 	census_text(&p->after, b, sizeof(b));
 	for (int c = 0; c < MSC_CLASS_NR; c++)
-		if (p->by_class[c] && o < sizeof(classes))
+		if (p->count.by_class[c] && o < sizeof(classes))
 			o += (size_t)snprintf(classes + o, sizeof(classes) - o, " %s=%" PRIu64,
-					      msc_spte_class_name(c), p->by_class[c]);
+					      msc_spte_class_name(c), p->count.by_class[c]);
 	fprintf(rp->f, "[%" PRId64 "] %-12s %-24s (%s) at %.3f ms, took %.3f ms", p->id,
 		msc_phase_kind_name(p->kind), ESC(p->name), msc_phase_source_name(p->source),
 		ms(rp, p->start_ts), (double)(p->end_ts - p->start_ts) / 1e6);
@@ -97,16 +97,16 @@ static void text_phase(struct report *rp, const struct msc_phase *p)
 	fputc('\n', rp->f);
 	fprintf(rp->f, "    census before: %s (%.1f%% huge)\n", a, huge_share(&p->before));
 	fprintf(rp->f, "    census after:  %s (%.1f%% huge)\n", b, huge_share(&p->after));
-	fprintf(rp->f, "    spte changes %" PRIu64 ":%s\n", p->spte_changes,
+	fprintf(rp->f, "    spte changes %" PRIu64 ":%s\n", p->count.spte_changes,
 		classes[0] ? classes : " none");
 	fprintf(rp->f, "    pages split %" PRIu64 ", promoted %" PRIu64 ", children synthesized %"
-		PRIu64 ", split failures %" PRIu64 "\n", p->pages_split, p->pages_promoted,
-		p->children_synthesized, p->split_failures);
+		PRIu64 ", split failures %" PRIu64 "\n", p->count.pages_split, p->count.pages_promoted,
+		p->count.children_synthesized, p->count.split_failures);
 	fprintf(rp->f, "    faults slow %" PRIu64 ", fast %" PRIu64 ", spurious %" PRIu64
-		", refaults after zap %" PRIu64 ", zaps %" PRIu64, p->faults_slow, p->faults_fast,
-		p->faults_spurious, p->refaults, p->zaps);
-	if (p->flushes >= 0)
-		fprintf(rp->f, ", TLB flushes %" PRId64, p->flushes);
+		", refaults after zap %" PRIu64 ", zaps %" PRIu64, p->count.faults_slow, p->count.faults_fast,
+		p->count.faults_spurious, p->count.refaults, p->count.zaps);
+	if (p->count.flushes >= 0)
+		fprintf(rp->f, ", TLB flushes %" PRId64, p->count.flushes);
 	fputc('\n', rp->f);
 	if (p->region_split_ns)
 		fprintf(rp->f, "    2M regions spent %.3f ms split (summed over regions)\n",
@@ -317,24 +317,24 @@ static void json_report(struct report *rp)
 		json_str(f, p->name);
 		fprintf(f, ", \"start_ns\": %" PRIu64 ", \"duration_ns\": %" PRIu64
 			", \"spte_changes\": %" PRIu64 ", \"by_class\": {",
-			p->start_ts - s->first_ts, p->end_ts - p->start_ts, p->spte_changes);
+			p->start_ts - s->first_ts, p->end_ts - p->start_ts, p->count.spte_changes);
 		for (int c = 0, n = 0; c < MSC_CLASS_NR; c++)
-			if (p->by_class[c])
+			if (p->count.by_class[c])
 				fprintf(f, "%s\"%s\": %" PRIu64, n++ ? ", " : "",
-					msc_spte_class_name(c), p->by_class[c]);
+					msc_spte_class_name(c), p->count.by_class[c]);
 		fprintf(f, "}, \"splits\": %" PRIu64 ", \"split_failures\": %" PRIu64
 			", \"pages_split\": %" PRIu64 ", \"pages_promoted\": %" PRIu64
 			", \"children_synthesized\": %" PRIu64 ", \"faults_slow\": %" PRIu64
 			", \"faults_fast\": %" PRIu64 ", \"faults_spurious\": %" PRIu64
-			", \"tlb_flushes\": ", p->splits,
-			p->split_failures, p->pages_split, p->pages_promoted, p->children_synthesized,
-			p->faults_slow, p->faults_fast, p->faults_spurious);
-		if (p->flushes >= 0)
-			fprintf(f, "%" PRId64, p->flushes);
+			", \"tlb_flushes\": ", p->count.splits,
+			p->count.split_failures, p->count.pages_split, p->count.pages_promoted, p->count.children_synthesized,
+			p->count.faults_slow, p->count.faults_fast, p->count.faults_spurious);
+		if (p->count.flushes >= 0)
+			fprintf(f, "%" PRId64, p->count.flushes);
 		else
 			fprintf(f, "null");
 		fprintf(f, ", \"zaps\": %" PRIu64 ", \"refaults\": %" PRIu64
-			", \"region_split_ns\": %" PRIu64 ", \"to_huge_ns\": ", p->zaps, p->refaults,
+			", \"region_split_ns\": %" PRIu64 ", \"to_huge_ns\": ", p->count.zaps, p->count.refaults,
 			p->region_split_ns);
 		if (p->to_huge_ns >= 0)
 			fprintf(f, "%" PRId64, p->to_huge_ns);

@@ -118,7 +118,7 @@ static void report_vm(FILE *f, const struct msc_phase *ph, size_t nr, int64_t vm
 	bool manual = false, logging = false, passes = false;
 
 	for (size_t i = 0; i < nr; i++) {
-		manual |= ph[i].vm == vm && ph[i].kind == MSC_PHASE_HARVEST && ph[i].splits;
+		manual |= ph[i].vm == vm && ph[i].kind == MSC_PHASE_HARVEST && ph[i].count.splits;
 		passes |= ph[i].vm == vm && ph[i].kind == MSC_PHASE_DIRTY_PASS;
 	}
 	for (size_t i = 0; i < nr; i++) {

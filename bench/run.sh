@@ -130,7 +130,9 @@ ir() { # NAME CMD...: instructions of CMD into $W/NAME.ir
 	shift
 	valgrind --tool=callgrind --callgrind-out-file=/dev/null "$@" \
 		>/dev/null 2>"$W/$name.cg" || true
-	sed -nE 's/.*I +refs: +([0-9,]+).*/\1/p' "$W/$name.cg" | tr -d , >"$W/$name.ir"
+	# every process of the run: import and analyze read a trace.dat in a child
+	sed -nE 's/.*I +refs: +([0-9,]+).*/\1/p' "$W/$name.cg" | tr -d , |
+		awk '{ s += $1 } END { if (NR) print s }' >"$W/$name.ir"
 }
 callgrind_pair() {
 	for mib in 64 192; do

@@ -78,17 +78,17 @@ static int parse_args(int argc, char **argv, struct import_opts *o)
 	return 0;
 }
 
-static int open_source(const struct import_opts *o, struct msc_source **ret)
+static int open_source(const struct import_opts *o, struct msc_source **ret, char *err,
+		       size_t err_size)
 {
 	if (o->text)
-		return msc_source_open_text(o->input, ret);
-	return msc_source_open_tracedat(o->input, ret);
+		return msc_source_open_text(o->input, ret, err, err_size);
+	return msc_source_open_tracedat(o->input, ret, err, err_size);
 }
 
-static void report_source_error(const struct import_opts *o, struct msc_source *src, int r)
+/* One line for a failed source: the error and its detail (@detail may be "") */
+static void report_source_error(const struct import_opts *o, const char *detail, int r)
 {
-	const char *detail = src ? msc_source_error(src) : "";
-
 	if (detail[0])
 		cli_error("%s: %s: %s", o->input, msc_strerror(r), detail);
 	else
@@ -96,10 +96,10 @@ static void report_source_error(const struct import_opts *o, struct msc_source *
 }
 
 /* The special values and where each came from: what a new kernel was read with. */
-static void print_specials(const struct msc_ingest *ing)
+static void print_specials(const struct msc_ingest *ing, const struct msc_ingest_counts *c)
 {
-	const struct msc_spte_layout *l = &ing->classifier.layout;
-	const struct msc_host *h = &ing->host;
+	const struct msc_spte_layout *l = msc_ingest_layout(ing);
+	const struct msc_host *h = msc_ingest_host(ing);
 	char np[48], fr[48], ra[48];
 
 	msc_special_describe(&h->nonpresent, np, sizeof(np));
@@ -108,28 +108,31 @@ static void print_specials(const struct msc_ingest *ing)
 	printf("  learnt: non-present %#llx from %s, frozen %#llx from %s, page-role access "
 	       "%u bits from %s\n", (unsigned long long)l->nonpresent, np,
 	       (unsigned long long)l->frozen, fr, l->role_access_bits, ra);
-	if (ing->classifier.unexplained)
+	if (c->unexplained)
 		printf("  %llu installs replaced a non-present value that is neither of these\n",
-		       (unsigned long long)ing->classifier.unexplained);
+		       (unsigned long long)c->unexplained);
 }
 
-static void print_summary(const struct import_opts *o, const struct msc_ingest *ing, double secs)
+static void print_summary(const struct import_opts *o, const struct msc_source *src,
+			  const struct msc_ingest *ing, double secs)
 {
-	const struct msc_capture_info *info = msc_source_info(ing->src);
-	const struct msc_host *h = &ing->host;
+	const struct msc_capture_info *info = msc_source_info(src);
+	const struct msc_host *h = msc_ingest_host(ing);
+	struct msc_ingest_counts c;
 	char a[32], b[32];
 
+	msc_ingest_get_counts(ing, &c);
 	printf("%s -> %s: %s events in %.2f s (%s events/s)\n", o->input, o->output,
-	       cli_count(ing->events, a, sizeof(a)), secs,
-	       cli_count(secs > 0 ? (unsigned long long)(ing->events / secs) : 0, b, sizeof(b)));
+	       cli_count(c.events, a, sizeof(a)), secs,
+	       cli_count(secs > 0 ? (unsigned long long)(c.events / secs) : 0, b, sizeof(b)));
 	for (int t = 0; t < MSC_EV_NR; t++) {
 		const char *table = msc_store_event_table(t);
-		uint64_t n = ing->by_type[t];
+		uint64_t n = c.by_type[t];
 
 		/* types sharing a table are printed once, at the first */
 		for (int u = t + 1; u < MSC_EV_NR; u++)
 			if (!strcmp(msc_store_event_table(u), table))
-				n += ing->by_type[u];
+				n += c.by_type[u];
 		for (int u = 0; u < t; u++)
 			if (!strcmp(msc_store_event_table(u), table))
 				n = 0;
@@ -140,7 +143,7 @@ static void print_summary(const struct import_opts *o, const struct msc_ingest *
 	       msc_vendor_name(h->vendor), msc_host_source_name(h->vendor_source),
 	       h->release[0] ? h->release : "unknown",
 	       h->tdp_mmu ? "TDP MMU" : "shadow/legacy MMU (no spte_changed events)");
-	print_specials(ing);
+	print_specials(ing, &c);
 	if (info->compression[0] || info->file_version)
 		printf("  file: trace.dat v%d%s%s, clock %s, %d cpus\n", info->file_version,
 		       info->compression[0] ? " " : "", info->compression,
@@ -149,9 +152,11 @@ static void print_summary(const struct import_opts *o, const struct msc_ingest *
 
 static bool has_kvm_events(const struct msc_ingest *ing)
 {
+	struct msc_ingest_counts c;
+
+	msc_ingest_get_counts(ing, &c);
 	for (int t = 0; t < MSC_EV_NR; t++)
-		if (t != MSC_EV_MARKER && t != MSC_EV_KPROBE && t != MSC_EV_LOST &&
-		    ing->by_type[t])
+		if (t != MSC_EV_MARKER && t != MSC_EV_KPROBE && t != MSC_EV_LOST && c.by_type[t])
 			return true;
 	return false;
 }
@@ -162,8 +167,8 @@ static bool has_kvm_events(const struct msc_ingest *ing)
  * --append it runs inline on the output.
  */
 struct analysis {
-	struct msc_history_tap tap;
-	struct msc_tap_thread thread;
+	struct msc_history_tap *tap;
+	struct msc_tap_thread *thread;	/* NULL: inline */
 	struct msc_store *store;	/* the analysis database, or NULL: inline */
 	char path[4096];
 	struct msc_history_summary sum;
@@ -172,31 +177,37 @@ struct analysis {
 static int analysis_start(struct analysis *a, struct msc_ingest *ing, const char *db_path,
 			  bool apart)
 {
+	const struct msc_history_opts opts = { .defer_indexes = apart };	/* built once merged */
+	struct msc_tap tap;
 	int r;
 
-	a->tap.ing = ing;
-	if (!apart) {
-		ing->tap = msc_history_tap;
-		ing->tap_ctx = &a->tap;
-		return 0;
+	if (apart) {
+		snprintf(a->path, sizeof(a->path), "%s.analysis.%d", db_path, (int)getpid());
+		r = msc_store_open(a->path, MSC_STORE_CREATE | MSC_STORE_BULK, &a->store);
+		if (r)
+			return r;
 	}
-	snprintf(a->path, sizeof(a->path), "%s.analysis.%d", db_path, (int)getpid());
-	r = msc_store_open(a->path, MSC_STORE_CREATE | MSC_STORE_BULK, &a->store);
-	if (!r)
-		r = msc_tap_thread_start(&a->thread, msc_history_tap, &a->tap);
+	r = msc_history_tap_new(a->store, &opts, &a->tap);
 	if (r)
 		return r;
-	a->tap.store = a->store;
-	a->tap.opts.defer_indexes = true;	/* built once the analysis is merged */
-	ing->tap = msc_tap_thread_push;
-	ing->tap_ctx = &a->thread;
+	tap = msc_history_tap_tap(a->tap);
+	if (apart) {
+		r = msc_tap_thread_start(&tap, &a->thread);
+		if (r)
+			return r;
+		tap = msc_tap_thread_tap(a->thread);
+	}
+	msc_ingest_set_tap(ing, &tap);
 	return 0;
 }
 
 /* Stop the analysis thread, whatever happened; returns its error. */
 static int analysis_join(struct analysis *a)
 {
-	return a->store ? msc_tap_thread_finish(&a->thread) : 0;
+	int r = msc_tap_thread_finish(a->thread);
+
+	a->thread = NULL;
+	return r;
 }
 
 /* Finish the analysis and, when it ran apart, merge it into @db. */
@@ -204,10 +215,8 @@ static int analysis_finish(struct analysis *a, struct msc_store *db)
 {
 	int r = 0;
 
-	if (a->tap.h) {
-		msc_history_get_summary(a->tap.h, &a->sum);
-		r = msc_history_tap_finish(&a->tap);
-	}
+	if (a->tap)
+		r = msc_history_tap_finish(a->tap, &a->sum);
 	if (!a->store)
 		return r;
 	if (!r)
@@ -221,8 +230,8 @@ static int analysis_finish(struct analysis *a, struct msc_store *db)
 
 static void analysis_release(struct analysis *a)
 {
-	msc_history_close(a->tap.h);
-	a->tap.h = NULL;
+	msc_tap_thread_finish(a->thread);
+	msc_history_tap_free(a->tap);
 	msc_store_close(a->store);
 	if (a->path[0])
 		cli_remove_db(a->path);
@@ -232,52 +241,61 @@ static int run_ingest(const struct import_opts *o, struct msc_source *src,
 		      struct msc_store *store, const char *db_path)
 {
 	struct analysis an = { 0 };
-	struct msc_ingest ing;
+	struct msc_ingest *ing;
+	struct msc_ingest_counts c;
+	bool store_failed = false;	/* the error came from the store or the analysis */
 	const char *w;
 	double t0 = msc_mono_s();
 	int r, ra;
 
-	r = msc_ingest_init(&ing, src, store, &o->out.host);
-	if (!r && !o->no_analyze && (r = analysis_start(&an, &ing, db_path, !o->out.append)))
-		ing.store_failed = true;
+	r = msc_ingest_new(src, store, &o->out.host, &ing);
+	if (r) {
+		cli_error("%s: %s", o->input, msc_strerror(r));
+		return r;
+	}
+	if (!o->no_analyze && (r = analysis_start(&an, ing, db_path, !o->out.append)))
+		store_failed = true;
 	if (!r) {
-		while ((r = msc_ingest_step(&ing, 4096)) > 0 && !cli_stop)
+		while ((r = msc_ingest_step(ing, 4096)) > 0 && !cli_stop)
 			;
 	}
 	if (cli_stop)
 		r = MSC_ERR_INTERRUPTED;	/* whatever the interrupted read said */
 	while ((w = msc_source_next_warning(src)))
 		cli_warn("%s: %s", o->input, w);
-	if (!r && !has_kvm_events(&ing))
+	if (!r && !has_kvm_events(ing))
 		r = MSC_ERR_NO_KVM;
 	if (!r)
-		r = msc_ingest_finish(&ing);	/* may still feed the tap what it held */
+		r = msc_ingest_finish(ing);	/* may still feed the tap what it held */
+	msc_ingest_get_counts(ing, &c);
+	store_failed |= c.store_failed;
 	ra = analysis_join(&an);
 	if (!r && ra) {
 		r = ra;
-		ing.store_failed = true;
+		store_failed = true;
 	}
 	if (!r && (r = analysis_finish(&an, store)))
-		ing.store_failed = true;
-	if (!r && ing.note[0])
-		cli_warn("%s: %s", o->input, ing.note);
+		store_failed = true;
+	if (!r && msc_ingest_note(ing)[0])
+		cli_warn("%s: %s", o->input, msc_ingest_note(ing));
 	if (!r && (r = msc_store_finish(store)))
-		ing.store_failed = true;
+		store_failed = true;
 	if (!r && !o->quiet)
-		print_summary(o, &ing, msc_mono_s() - t0);
+		print_summary(o, src, ing, msc_mono_s() - t0);
 	if (!r && !o->no_analyze && an.sum.events)
 		analyze_report_summary(o->output, &an.sum, false);
 	if (r == MSC_ERR_INTERRUPTED)
 		cli_error("%s: interrupted; %s", o->input,
 			  o->out.append ? "the partial capture was removed" : "no database written");
 	else if (r == MSC_ERR_LAYOUT)
-		cli_error("%s: %s (override with --host vendor=npt|ept)", o->input, ing.note);
-	else if (r && ing.store_failed)
+		cli_error("%s: %s (override with --host vendor=npt|ept)", o->input,
+			  msc_ingest_note(ing));
+	else if (r && store_failed)
 		cli_store_error(db_path, store, r);
 	else if (r)
-		report_source_error(o, src, r);
+		report_source_error(o, msc_source_error(src), r);
 	analysis_release(&an);
-	msc_ingest_release(&ing);
+	msc_ingest_free(ing);
 	return r;
 }
 
@@ -286,7 +304,7 @@ int cmd_import(int argc, char **argv)
 	struct import_opts o = { 0 };
 	struct msc_source *src = NULL;
 	struct msc_store *store = NULL;
-	char tmp[4096];
+	char tmp[4096], err[512];
 	const char *db_path;
 	int r, claim = -1;
 	bool exists;
@@ -294,10 +312,9 @@ int cmd_import(int argc, char **argv)
 	if (parse_args(argc, argv, &o))
 		return 2;
 	cli_catch_signals();
-	r = open_source(&o, &src);
+	r = open_source(&o, &src, err, sizeof(err));
 	if (r) {
-		report_source_error(&o, src, r);
-		msc_source_close(src);
+		report_source_error(&o, err, r);
 		return 1;
 	}
 	cli_clean_leftovers(o.output);

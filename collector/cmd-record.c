@@ -66,9 +66,8 @@ struct recorder {
 	struct record_opts *o;
 	struct msc_source *src;
 	struct msc_store *store;
-	struct msc_ingest ing;
-	struct msc_history_tap tap;	/* inline analysis, as import does */
-	struct msc_host_profile profile;
+	struct msc_ingest *ing;
+	struct msc_history_tap *tap;	/* inline analysis, as import does; NULL: none */
 	struct msc_kvm_sampler *sampler;
 	struct vm_seen vms[MAX_VMS];
 	struct raw_tee *tee;
@@ -228,13 +227,13 @@ static int store_result(struct recorder *rec, int r)
 static int store_params(struct recorder *rec)
 {
 	const struct msc_live_status *st = msc_live_get_status(rec->src);
+	const struct msc_host_profile *p = msc_live_get_profile(rec->src);
 	struct msc_store *s = rec->store;
 	char buf[64];
 	int r = 0;
 
-	for (size_t i = 0; !r && i < rec->profile.nr_params; i++)
-		r = msc_store_set_param(s, rec->profile.params[i].name,
-					rec->profile.params[i].value);
+	for (size_t i = 0; !r && i < p->nr_params; i++)
+		r = msc_store_set_param(s, p->params[i].name, p->params[i].value);
 	if (!r)
 		r = msc_store_set_param(s, "record.mode", msc_live_mode_name(st->mode));
 	if (!r)
@@ -317,10 +316,7 @@ static int check_lost(struct recorder *rec, bool final)
 		snprintf(ev.lost.source, sizeof(ev.lost.source), "%s", lost[i].source);
 		rec->lost += lost[i].count;
 		/* stored where it was noticed; the analysis marks the history after it */
-		ev.seq = (uint64_t)msc_store_next_seq(rec->store);
-		r = store_result(rec, msc_store_add_event(rec->store, &ev));
-		if (!r && rec->ing.tap)
-			r = store_result(rec, rec->ing.tap(rec->ing.tap_ctx, &ev));
+		r = store_result(rec, msc_ingest_add(rec->ing, &ev));
 	}
 	return r;
 }
@@ -351,7 +347,7 @@ static int store_epilogue(struct recorder *rec)
 	for (int cpu = 0; !r && !msc_live_get_cpu_stats(rec->src, cpu, &cs); cpu++)
 		r = msc_store_add_cpu_stats(rec->store, &cs);
 	if (!r)
-		r = msc_store_get_pids(rec->store, &pids, &nr);
+		r = msc_ingest_get_pids(rec->ing, &pids, &nr);
 	for (size_t i = 0; !r && i < nr; i++) {
 		if (pids[i] <= 0)
 			continue;	/* the idle task, lost marks */
@@ -466,7 +462,8 @@ static void tee_close(struct raw_tee *tee)
 static void print_start(const struct recorder *rec)
 {
 	const struct msc_live_status *st = msc_live_get_status(rec->src);
-	const struct msc_host *h = &rec->profile.host;
+	const struct msc_host_profile *p = msc_live_get_profile(rec->src);
+	const struct msc_host *h = &p->host;
 
 	printf("recording into %s: instance %s, %d cpus, clock %s%s\n", rec->o->output,
 	       st->instance_dir, st->nr_cpus, st->clock,
@@ -475,9 +472,8 @@ static void print_start(const struct recorder *rec)
 		printf("  host: not this machine (a test tree): inferred from the events\n");
 	else
 		printf("  host: kernel %s, %s, SPTE layout %s%s, %u physical address bits\n",
-		       h->release, rec->profile.kvm_module[0] ? rec->profile.kvm_module : "no kvm module",
-		       msc_vendor_name(h->vendor), h->tdp_mmu ? " (TDP MMU)" : "",
-		       rec->profile.phys_bits);
+		       h->release, p->kvm_module[0] ? p->kvm_module : "no kvm module",
+		       msc_vendor_name(h->vendor), h->tdp_mmu ? " (TDP MMU)" : "", p->phys_bits);
 	printf("  phases and TLB flushes: %s (%s)%s%s\n", msc_live_mode_name(st->mode),
 	       st->mode_detail, st->nr_kprobes ? ": " : "", st->nr_kprobes ? st->kprobes : "");
 	if (st->nr_pids)
@@ -493,22 +489,32 @@ static void print_start(const struct recorder *rec)
 	fflush(stdout);
 }
 
+/* The capture row is written: the host is final. */
+static bool started(const struct recorder *rec)
+{
+	struct msc_ingest_counts c;
+
+	msc_ingest_get_counts(rec->ing, &c);
+	return c.started;
+}
+
 static void print_summary(const struct recorder *rec, double secs)
 {
+	struct msc_ingest_counts c;
 	char a[32], b[32];
 
+	msc_ingest_get_counts(rec->ing, &c);
 	printf("%s: %s events in %.1f s (%s events/s), %llu KVM counter rows", rec->o->output,
-	       cli_count(rec->ing.events, a, sizeof(a)), secs,
-	       cli_count(secs > 0 ? (unsigned long long)(rec->ing.events / secs) : 0, b, sizeof(b)),
+	       cli_count(c.events, a, sizeof(a)), secs,
+	       cli_count(secs > 0 ? (unsigned long long)(c.events / secs) : 0, b, sizeof(b)),
 	       (unsigned long long)rec->samples);
 	if (rec->samples_late)
 		printf(" (%llu reads too slow to place in time left out)",
 		       (unsigned long long)rec->samples_late);
-	printf(", %llu events lost\n", (unsigned long long)(rec->lost + rec->ing.by_type[MSC_EV_LOST]));
+	printf(", %llu events lost\n", (unsigned long long)(rec->lost + c.by_type[MSC_EV_LOST]));
 	for (int t = 0; t < MSC_EV_NR; t++)
-		if (rec->ing.by_type[t])
-			printf("  %s %s", msc_event_type_name(t),
-			       cli_count(rec->ing.by_type[t], a, sizeof(a)));
+		if (c.by_type[t])
+			printf("  %s %s", msc_event_type_name(t), cli_count(c.by_type[t], a, sizeof(a)));
 	printf("\n");
 }
 
@@ -524,18 +530,18 @@ static int run(struct recorder *rec)
 	for (;;) {
 		double now, wake;
 
-		step = msc_ingest_step(&rec->ing, 4096);
+		step = msc_ingest_step(rec->ing, 4096);
 		if (step == 0 || (step < 0 && step != -EAGAIN)) {
 			r = step;
 			break;
 		}
-		if (rec->ing.started && !rec->params_stored) {
+		if (started(rec) && !rec->params_stored) {
 			rec->params_stored = true;
 			if ((r = store_params(rec)))
 				return r;
 		}
 		now = msc_mono_s();
-		if (rec->sampler && rec->ing.started && now >= next_stats) {
+		if (rec->sampler && started(rec) && now >= next_stats) {
 			if ((r = sample_kvm(rec)))
 				return r;
 			next_stats = now + o->stats_ms / 1e3;
@@ -562,11 +568,14 @@ static int run(struct recorder *rec)
 			break;
 	}
 	if (r < 0) {
-		if (rec->ing.store_failed)
+		struct msc_ingest_counts c;
+
+		msc_ingest_get_counts(rec->ing, &c);
+		if (c.store_failed)
 			store_result(rec, r);
 		return r;
 	}
-	if (rec->sampler && rec->ing.started && (r = sample_kvm(rec)))
+	if (rec->sampler && started(rec) && (r = sample_kvm(rec)))
 		return r;
 	return check_lost(rec, true);
 }
@@ -575,18 +584,18 @@ static int finish(struct recorder *rec)
 {
 	int r;
 
-	if (!rec->ing.started) {
+	if (!started(rec)) {
 		/* nothing came at all: still a capture, with its host */
-		r = msc_ingest_finish(&rec->ing);
+		r = msc_ingest_finish(rec->ing);
 		if (r)
 			return store_result(rec, r);
 		return store_result(rec, msc_store_finish(rec->store));
 	}
 	r = store_epilogue(rec);
-	if (!r && (r = msc_ingest_finish(&rec->ing)))
+	if (!r && (r = msc_ingest_finish(rec->ing)))
 		store_result(rec, r);
-	if (!r && rec->tap.h)
-		r = store_result(rec, msc_history_tap_finish(&rec->tap));
+	if (!r && rec->tap)
+		r = store_result(rec, msc_history_tap_finish(rec->tap, NULL));
 	if (!r)
 		r = store_result(rec, msc_store_finish(rec->store));
 	if (!r && rec->tee)
@@ -610,17 +619,9 @@ int cmd_record(int argc, char **argv)
 	if (open_store(&o, &rec.store))
 		return 1;
 	created = !o.out.append;	/* a new (or replaced) file: removed if nothing is recorded */
-	r = msc_host_live_read("", &rec.profile);
-	if (r) {
-		cli_error("cannot read the host profile from /proc: %s", msc_strerror(r));
-		goto out;
-	}
 	if (o.trace_dat && (r = tee_open(&rec)))
 		goto out;
-	o.live.host = &rec.profile.host;
-	o.live.error = error;
-	o.live.error_size = sizeof(error);
-	r = msc_source_open_tracefs(&o.live, &rec.src);
+	r = msc_source_open_tracefs(&o.live, &rec.src, error, sizeof(error));
 	if (r) {
 		cli_error("%s", error[0] ? error : msc_strerror(r));
 		if (r == -EACCES || r == -EPERM)
@@ -628,20 +629,16 @@ int cmd_record(int argc, char **argv)
 		goto out;
 	}
 	test_tree = msc_live_get_status(rec.src)->test_tree;
-	if (test_tree) {
-		/* this host's /proc says nothing of a tree another program wrote */
-		msc_host_profile_release(&rec.profile);
-		rec.profile = (struct msc_host_profile){ 0 };
-		msc_host_init(&rec.profile.host);
-	}
 	if (o.stats_ms && !test_tree)	/* this host's VMs are not the tree's */
 		r = msc_kvm_sampler_open(NULL, NULL, o.live.pid, &rec.sampler);
 	if (!r)
-		r = msc_ingest_init(&rec.ing, rec.src, rec.store, &o.out.host);
-	if (!r && !o.no_analyze) {
-		rec.tap.ing = &rec.ing;
-		rec.ing.tap = msc_history_tap;
-		rec.ing.tap_ctx = &rec.tap;
+		r = msc_ingest_new(rec.src, rec.store, &o.out.host, &rec.ing);
+	if (!r && !o.no_analyze)
+		r = msc_history_tap_new(NULL, NULL, &rec.tap);
+	if (rec.tap) {
+		struct msc_tap tap = msc_history_tap_tap(rec.tap);
+
+		msc_ingest_set_tap(rec.ing, &tap);
 	}
 	if (r) {
 		cli_error("%s", msc_strerror(r));
@@ -665,8 +662,8 @@ int cmd_record(int argc, char **argv)
 	if (r)
 		cli_error("%s: stopped; every committed event is kept (capture incomplete)",
 			  o.output);
-	msc_history_close(rec.tap.h);
-	msc_ingest_release(&rec.ing);
+	msc_history_tap_free(rec.tap);
+	msc_ingest_free(rec.ing);
 out:
 	msc_kvm_sampler_close(rec.sampler);
 	msc_store_close(rec.store);
@@ -674,6 +671,5 @@ out:
 		cli_remove_db(o.output);	/* nothing was recorded into the new file */
 	msc_source_close(rec.src);
 	tee_close(rec.tee);
-	msc_host_profile_release(&rec.profile);
 	return r ? 1 : 0;
 }

@@ -16,6 +16,87 @@
 #include "mmuscope/store.h"
 #include "mmuscope/util.h"
 
+/*
+ * The tasks of the stored events: an open-addressing set (0 marks a free
+ * slot, so pid 0, the idle task, is kept aside), at most half full.
+ */
+struct pid_set {
+	int32_t *slot;
+	size_t size, nr;	/* size: a power of two */
+	int32_t last;		/* the last pid added: events come in runs */
+	bool has_zero;
+};
+
+struct msc_ingest {
+	struct msc_source *src;		/* borrowed */
+	struct msc_store *store;	/* borrowed */
+	struct msc_host host;		/* final once counts.started */
+	struct msc_host_guess guess;
+	struct msc_classifier classifier;
+	struct msc_event *held;		/* events waiting for the layout */
+	size_t nr_held;
+	int64_t capture_id;
+	struct msc_ingest_counts counts;
+	struct msc_tap tap;
+	struct pid_set pids;
+	char note[256];			/* one remark on the inferred host, or "" */
+};
+
+static size_t pid_hash(int32_t pid, size_t size)
+{
+	return ((uint32_t)pid * 2654435761u) & (size - 1);
+}
+
+static int pid_set_grow(struct pid_set *p)
+{
+	size_t size = p->size ? 2 * p->size : 256;
+	int32_t *slot = calloc(size, sizeof(*slot));
+
+	if (!slot)
+		return -ENOMEM;
+	for (size_t i = 0; i < p->size; i++) {
+		size_t h;
+
+		if (!p->slot[i])
+			continue;
+		for (h = pid_hash(p->slot[i], size); slot[h]; h = (h + 1) & (size - 1))
+			;
+		slot[h] = p->slot[i];
+	}
+	free(p->slot);
+	p->slot = slot;
+	p->size = size;
+	return 0;
+}
+
+static int pid_set_add(struct pid_set *p, int32_t pid)
+{
+	size_t h;
+
+	if (pid == p->last && p->nr)
+		return 0;
+	p->last = pid;
+	if (!pid) {
+		p->has_zero = true;
+		return 0;
+	}
+	if (2 * (p->nr + 1) > p->size && pid_set_grow(p))
+		return -ENOMEM;
+	for (h = pid_hash(pid, p->size); p->slot[h]; h = (h + 1) & (p->size - 1))
+		if (p->slot[h] == pid)
+			return 0;
+	p->slot[h] = pid;
+	p->nr++;
+	return 0;
+}
+
+static int by_pid(const void *a, const void *b)
+{
+	int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
 /* Take each override the user gave over what the source says. */
 static void merge_host(struct msc_host *host, const struct msc_host *o)
 {
@@ -42,24 +123,40 @@ static void merge_host(struct msc_host *host, const struct msc_host *o)
 }
 
 /**
- * msc_ingest_init - set up the pipeline for one capture
- * @ing: the pipeline
+ * msc_ingest_new - set up the pipeline for one capture
  * @src: where events come from; borrowed
  * @store: where they go; borrowed, opened for writing
  * @overrides: host facts from the user (msc_host_init() + msc_host_set()),
  *	or NULL
+ * @ret: the pipeline, freed with msc_ingest_free()
  *
  * Returns 0 or -ENOMEM.
  */
-int msc_ingest_init(struct msc_ingest *ing, struct msc_source *src, struct msc_store *store,
-		    const struct msc_host *overrides)
+int msc_ingest_new(struct msc_source *src, struct msc_store *store,
+		   const struct msc_host *overrides, struct msc_ingest **ret)
 {
-	*ing = (struct msc_ingest){ .src = src, .store = store };
+	struct msc_ingest *ing = calloc(1, sizeof(*ing));
+
+	if (!ing)
+		return -ENOMEM;
+	ing->src = src;
+	ing->store = store;
 	ing->host = msc_source_info(src)->host;
 	if (overrides)
 		merge_host(&ing->host, overrides);
 	ing->held = malloc(MSC_INGEST_MAX_HOLD * sizeof(*ing->held));
-	return ing->held ? 0 : -ENOMEM;
+	if (!ing->held) {
+		free(ing);
+		return -ENOMEM;
+	}
+	*ret = ing;
+	return 0;
+}
+
+/** msc_ingest_set_tap - who follows the stored events (before the first step) */
+void msc_ingest_set_tap(struct msc_ingest *ing, const struct msc_tap *tap)
+{
+	ing->tap = *tap;
 }
 
 /* Nothing the first events could add: every layout fact was given. */
@@ -73,7 +170,7 @@ static bool host_known(const struct msc_host *h)
 static int store_result(struct msc_ingest *ing, int r)
 {
 	if (r)
-		ing->store_failed = true;
+		ing->counts.store_failed = true;
 	return r;
 }
 
@@ -83,9 +180,11 @@ static int put(struct msc_ingest *ing, struct msc_event *ev)
 	int r;
 
 	ev->seq = (uint64_t)msc_store_next_seq(ing->store);	/* what the store numbers it */
+	if (pid_set_add(&ing->pids, ev->pid))
+		return -ENOMEM;
 	r = store_result(ing, msc_store_add_event(ing->store, ev));
-	if (!r && ing->tap)
-		r = store_result(ing, ing->tap(ing->tap_ctx, ev));	/* it writes the database */
+	if (!r && ing->tap.ops)
+		r = store_result(ing, ing->tap.ops->event(ing->tap.ctx, ev));	/* it writes the database */
 	return r;
 }
 
@@ -111,7 +210,14 @@ static int start(struct msc_ingest *ing)
 						      &ing->host, &ing->capture_id));
 	if (r)
 		return r;
-	ing->started = true;
+	ing->counts.started = true;
+	if (ing->tap.ops) {
+		struct msc_tap_begin b = { .capture_id = ing->capture_id,
+					   .info = msc_source_info(ing->src), .host = &ing->host,
+					   .store = ing->store };
+
+		r = store_result(ing, ing->tap.ops->begin(ing->tap.ctx, &b));
+	}
 	for (size_t i = 0; i < ing->nr_held && !r; i++)
 		r = put(ing, &ing->held[i]);
 	ing->nr_held = 0;
@@ -131,14 +237,11 @@ int msc_ingest_step(struct msc_ingest *ing, size_t max_events)
 
 	for (size_t n = 0; n < max_events; n++) {
 		r = msc_source_next(ing->src, &ev);
-		if (r <= 0) {
-			if (!r)
-				ing->done = true;
+		if (r <= 0)
 			return r;
-		}
-		ing->events++;
-		ing->by_type[ev.type]++;
-		if (ing->started) {
+		ing->counts.events++;
+		ing->counts.by_type[ev.type]++;
+		if (ing->counts.started) {
 			r = msc_classifier_apply(&ing->classifier, &ev);
 			if (!r)
 				r = put(ing, &ev);
@@ -203,7 +306,7 @@ int msc_ingest_finish(struct msc_ingest *ing)
 	uint64_t records = 0;
 	int r = 0, s;
 
-	if (!ing->started) {
+	if (!ing->counts.started) {
 		r = start(ing);
 		if (r)
 			return r;
@@ -224,9 +327,88 @@ int msc_ingest_finish(struct msc_ingest *ing)
 	return r;
 }
 
-void msc_ingest_release(struct msc_ingest *ing)
+/**
+ * msc_ingest_add - store an event that is not the source's (a loss the
+ *	recorder noticed) after the events stepped so far, and hand it to
+ *	the tap
+ *
+ * Before the capture has begun it is held with the source's events.  Not
+ * counted in msc_ingest_get_counts().  Returns 0 or a negative error.
+ */
+int msc_ingest_add(struct msc_ingest *ing, const struct msc_event *ev)
 {
+	struct msc_event e = *ev;
+	int r;
+
+	if (ing->counts.started)
+		return put(ing, &e);
+	if (ing->nr_held == MSC_INGEST_MAX_HOLD && (r = start(ing)))
+		return r;
+	if (ing->counts.started)
+		return put(ing, &e);
+	ing->held[ing->nr_held++] = e;
+	return 0;
+}
+
+/** msc_ingest_get_counts - what was seen so far */
+void msc_ingest_get_counts(const struct msc_ingest *ing, struct msc_ingest_counts *ret)
+{
+	*ret = ing->counts;
+	ret->unexplained = ing->classifier.unexplained;
+}
+
+/**
+ * msc_ingest_get_pids - the tasks the stored events came from
+ * @ing: the pipeline
+ * @ret: the pids, ascending (a lost mark's -1 too); the caller frees it
+ * @ret_nr: how many
+ *
+ * Returns 0 or -ENOMEM.
+ */
+int msc_ingest_get_pids(const struct msc_ingest *ing, int **ret, size_t *ret_nr)
+{
+	const struct pid_set *p = &ing->pids;
+	int *pids = malloc((p->nr + 1) * sizeof(*pids));
+	size_t nr = 0;
+
+	if (!pids)
+		return -ENOMEM;
+	if (p->has_zero)
+		pids[nr++] = 0;
+	for (size_t i = 0; i < p->size; i++)
+		if (p->slot[i])
+			pids[nr++] = p->slot[i];
+	qsort(pids, nr, sizeof(*pids), by_pid);
+	*ret = pids;
+	*ret_nr = nr;
+	return 0;
+}
+
+/** msc_ingest_host - the host the events are classified for (final once started) */
+const struct msc_host *msc_ingest_host(const struct msc_ingest *ing)
+{
+	return &ing->host;
+}
+
+/** msc_ingest_layout - the SPTE layout the events are classified with */
+const struct msc_spte_layout *msc_ingest_layout(const struct msc_ingest *ing)
+{
+	return &ing->classifier.layout;
+}
+
+/** msc_ingest_note - one remark on the inferred host, or "" */
+const char *msc_ingest_note(const struct msc_ingest *ing)
+{
+	return ing->note;
+}
+
+/** msc_ingest_free - free the pipeline; NULL is fine */
+void msc_ingest_free(struct msc_ingest *ing)
+{
+	if (!ing)
+		return;
 	msc_classifier_release(&ing->classifier);
+	free(ing->pids.slot);
 	free(ing->held);
-	ing->held = NULL;
+	free(ing);
 }

@@ -398,6 +398,16 @@ static void isolated_close(struct msc_source *src)
 
 	if (s->fd >= 0)
 		close(s->fd);
+	/*
+	 * A child that sent its END is closing its input and exiting: let it
+	 * (a profiler then counts it whole), for 2 s at most.
+	 */
+	for (int i = 0; s->pid > 0 && s->ended && i < 2000; i++) {
+		if (waitpid(s->pid, NULL, WNOHANG) == s->pid)
+			s->pid = -1;
+		else
+			usleep(1000);
+	}
 	if (s->pid > 0) {
 		kill(s->pid, SIGKILL);
 		while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
@@ -422,6 +432,8 @@ static const struct msc_source_ops isolated_ops = {
  * msc_source_open_tracedat - open a trace-cmd trace.dat for reading
  * @path: the file
  * @ret: the source, closed with msc_source_close()
+ * @err: why it failed, one line (source.h), or NULL
+ * @err_size: its size
  *
  * libtracecmd reads it in a child process (see above); plugins are not
  * loaded, so nothing depends on the machine it runs on.
@@ -431,10 +443,10 @@ static const struct msc_source_ops isolated_ops = {
  * says how); MSC_ERR_TRUNC when it ends early or libtracecmd cannot load its
  * headers or data sections (a short or damaged file); MSC_ERR_CORRUPT when reading
  * it crashed or looped; MSC_ERR_TMPCOPY when the uncompressed copy of a
- * large compressed file cannot be written.  On error too *@ret is a source,
- * to close, whose msc_source_error() may say more.
+ * large compressed file cannot be written.
  */
-int msc_source_open_tracedat(const char *path, struct msc_source **ret)
+int msc_source_open_tracedat(const char *path, struct msc_source **ret, char *err,
+			     size_t err_size)
 {
 	struct isolated_source *s;
 	pid_t parent = getpid();
@@ -443,6 +455,8 @@ int msc_source_open_tracedat(const char *path, struct msc_source **ret)
 	int fds[2], r;
 
 	*ret = NULL;
+	if (err && err_size)
+		err[0] = '\0';
 	if (stat(path, &st))
 		return -errno;
 	if (S_ISDIR(st.st_mode))
@@ -456,10 +470,8 @@ int msc_source_open_tracedat(const char *path, struct msc_source **ret)
 	/* what the header says wrong is said exactly, before libtracecmd is near it */
 	r = tracedat_check_header(path, detail, sizeof(detail));
 	if (r) {
-		if (detail[0])
-			msc_source_set_error(&s->base, "%s", detail);
-		*ret = &s->base;
-		return r;
+		msc_source_set_error(&s->base, "%s", detail);
+		return msc_source_fail(&s->base, r, err, err_size);
 	}
 	s->max_events = COMPRESSION_MAX * (uint64_t)st.st_size / MIN_RECORD + BATCH;
 	s->file_size = (uint64_t)st.st_size;
@@ -487,6 +499,8 @@ int msc_source_open_tracedat(const char *path, struct msc_source **ret)
 		r = MSC_ERR_INTERRUPTED;
 	if (!r && s->ended)
 		r = s->end ?: MSC_ERR_TRUNC;
-	*ret = &s->base;	/* on error too: msc_source_error() says more */
-	return r;
+	if (r)
+		return msc_source_fail(&s->base, r, err, err_size);
+	*ret = &s->base;
+	return 0;
 }

@@ -31,6 +31,7 @@ struct msc_source {
 
 void msc_source_init(struct msc_source *src, const struct msc_source_ops *ops,
 		     const char *path);
+int msc_source_fail(struct msc_source *src, int r, char *err, size_t err_size);
 void msc_source_set_error(struct msc_source *src, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 

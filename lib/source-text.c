@@ -113,15 +113,19 @@ static const struct msc_source_ops text_ops = {
  * msc_source_open_text - open a text event file ("-" is stdin)
  * @path: the file
  * @ret: the source, closed with msc_source_close()
+ * @err: why it failed, one line (source.h), or NULL
+ * @err_size: its size
  *
  * Header lines before the first event are read here, so the host they
  * state is known when this returns.  Returns 0 or -errno.
  */
-int msc_source_open_text(const char *path, struct msc_source **ret)
+int msc_source_open_text(const char *path, struct msc_source **ret, char *err, size_t err_size)
 {
 	struct text_source *t = calloc(1, sizeof(*t));
 	int c;
 
+	if (err && err_size)
+		err[0] = '\0';
 	if (!t)
 		return -ENOMEM;
 	msc_source_init(&t->base, &text_ops, path);
@@ -137,10 +141,8 @@ int msc_source_open_text(const char *path, struct msc_source **ret)
 		if (getline(&t->line, &t->cap, t->f) < 0)
 			break;
 		t->lineno++;
-		if (header(t, t->line)) {
-			text_close(&t->base);
-			return MSC_ERR_PARSE;
-		}
+		if (header(t, t->line))
+			return msc_source_fail(&t->base, MSC_ERR_PARSE, err, err_size);
 	}
 	if (c != EOF)
 		ungetc(c, t->f);

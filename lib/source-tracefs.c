@@ -41,6 +41,7 @@
 #include "mmuscope/decode.h"
 #include "mmuscope/error.h"
 #include "mmuscope/event.h"
+#include "mmuscope/host.h"
 #include "mmuscope/util.h"
 
 #define TRACEFS_MAGIC 0x74726163
@@ -372,8 +373,8 @@ static void fill_info(struct tracefs_source *t, const struct msc_live_opts *o)
 			 u.release, u.machine);
 	snprintf(info->trace_clock, sizeof(info->trace_clock), "%s", t->clock);
 	info->nr_cpus = t->nr_cpus;
-	if (o->host && !t->fake)
-		info->host = *o->host;
+	if (!t->fake)
+		info->host = t->profile.host;
 	t->status = (struct msc_live_status){
 		.mode = t->status.mode, .mode_detail = t->mode_detail,
 		.instance_dir = t->instance_dir, .marker_path = t->marker_path,
@@ -403,6 +404,10 @@ static int setup(struct tracefs_source *t, const struct msc_live_opts *o)
 		return fail(t, MSC_ERR_NO_TRACEFS, "%s: no events/header_page: not a tracing directory",
 			    dir);
 	t->fake = statfs(dir, &sfs) || sfs.f_type != TRACEFS_MAGIC;
+	/* a test tree was not written by this kernel: nothing of this host is its */
+	msc_host_init(&t->profile.host);
+	if (!t->fake && (r = msc_host_live_read("", &t->profile)))
+		return fail(t, r, "cannot read the host profile from /proc: %s", msc_strerror(r));
 	if (!tree_has("events/kvmmmu", true))
 		return fail(t, MSC_ERR_NO_KVMMMU,
 			    "%s/events/kvmmmu: no kvmmmu events in this kernel (is the kvm module loaded?)",
@@ -481,6 +486,7 @@ static void live_close(struct msc_source *src)
 			usleep(10000);
 	}
 	live_kprobes_remove(t);
+	msc_host_profile_release(&t->profile);
 	tracefs_instance_free(t->inst);
 	msc_decoder_free(t->dec);
 	if (t->scan_kbuf)
@@ -529,14 +535,17 @@ static const struct msc_source_ops live_ops = {
  * @o: what to record and where
  * @ret: the source, closed with msc_source_close() (which removes the
  *	instance and the kprobes again)
+ * @err: why it failed, one line, or NULL
+ * @err_size: its size
  *
- * On failure nothing is left behind and @o->error (if given) says what
- * failed.  Returns 0; MSC_ERR_NO_TRACEFS, MSC_ERR_NO_KVMMMU,
+ * On failure nothing is left behind and @err (if given) says what failed
+ * (source.h).  Returns 0; MSC_ERR_NO_TRACEFS, MSC_ERR_NO_KVMMMU,
  * MSC_ERR_INSTANCE (the instance exists); -EACCES and friends when the
  * tracing files cannot be written (not root); -ESRCH for a --pid that does
  * not exist; -ENOMEM.
  */
-int msc_source_open_tracefs(const struct msc_live_opts *o, struct msc_source **ret)
+int msc_source_open_tracefs(const struct msc_live_opts *o, struct msc_source **ret, char *err,
+			    size_t err_size)
 {
 	struct tracefs_source *t = calloc(1, sizeof(*t));
 	int r;
@@ -545,13 +554,8 @@ int msc_source_open_tracefs(const struct msc_live_opts *o, struct msc_source **r
 		return -ENOMEM;
 	msc_source_init(&t->base, &live_ops, "");
 	r = setup(t, o);
-	if (r) {
-		if (o->error && o->error_size)
-			snprintf(o->error, o->error_size, "%s",
-				 t->base.error[0] ? t->base.error : msc_strerror(r));
-		live_close(&t->base);
-		return r;
-	}
+	if (r)
+		return msc_source_fail(&t->base, r, err, err_size);
 	*ret = &t->base;
 	return 0;
 }
@@ -560,6 +564,18 @@ int msc_source_open_tracefs(const struct msc_live_opts *o, struct msc_source **r
 static struct tracefs_source *live_of(const struct msc_source *src)
 {
 	return src && src->ops == &live_ops ? to_live(src) : NULL;
+}
+
+/**
+ * msc_live_get_profile - this host's profile the capture is stored with:
+ *	kernel, kvm module and its parameters (empty for a test tree, whose
+ *	host is inferred from its events); NULL: not a live source
+ */
+const struct msc_host_profile *msc_live_get_profile(const struct msc_source *src)
+{
+	struct tracefs_source *t = live_of(src);
+
+	return t ? &t->profile : NULL;
 }
 
 /** msc_live_get_status - what the source set up; borrowed (NULL: not a live source) */

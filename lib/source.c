@@ -27,6 +27,18 @@ void msc_source_init(struct msc_source *src, const struct msc_source_ops *ops, c
 	msc_host_init(&src->info.host);
 }
 
+/*
+ * A constructor failed: its detail goes to the caller's @err (one line, ""
+ * when there is none) and the half-made source is closed.  Returns @r.
+ */
+int msc_source_fail(struct msc_source *src, int r, char *err, size_t err_size)
+{
+	if (err && err_size)
+		snprintf(err, err_size, "%s", src->error);
+	msc_source_close(src);
+	return r;
+}
+
 void msc_source_set_error(struct msc_source *src, const char *fmt, ...)
 {
 	va_list ap;

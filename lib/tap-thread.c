@@ -1,21 +1,39 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * An ingest tap run on its own thread: the producer (the ingest loop) hands
- * events over in batches through a small ring, the worker calls the real tap
- * on them.  On a two-core machine this lets the analysis (its model and its
+ * A tap run on its own thread: the producer (the ingest loop) hands events
+ * over in batches through a small ring, the worker calls the real tap on
+ * them.  On a two-core machine this lets the analysis (its model and its
  * own database writes) run beside decoding and storing the events.
  *
  * Invariant: the worker calls the tap on every event pushed, in push order,
  * until the tap fails; after a failure it drops what comes and the producer
  * sees the error at its next push or at msc_tap_thread_finish().
  */
-#include "mmuscope/ingest.h"
+#include "mmuscope/tap.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "mmuscope/event.h"
+
+#define TAP_BATCH 1024		/* events per hand-over */
+#define TAP_SLOTS 8		/* batches in flight, one of them being filled */
+
+struct msc_tap_thread {
+	struct msc_tap inner;		/* the real tap; its event() runs on the worker */
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t more, room;
+	struct msc_event (*batch)[TAP_BATCH];	/* TAP_SLOTS batches */
+	size_t fill[TAP_SLOTS];		/* events in each full batch */
+	unsigned int head, tail, count;	/* ring of full batches; tail is being filled */
+	size_t cur_n;			/* events in the batch being filled */
+	int err;			/* the tap's first error (set by the worker) */
+	bool closing;
+};
 
 static int tap_error(struct msc_tap_thread *t)
 {
@@ -39,13 +57,13 @@ static void *worker(void *arg)
 		n = t->fill[slot];
 		pthread_mutex_unlock(&t->lock);
 		for (size_t i = 0; i < n && !tap_error(t); i++) {
-			int r = t->fn(t->ctx, &t->batch[slot][i]);
+			int r = t->inner.ops->event(t->inner.ctx, &t->batch[slot][i]);
 
 			if (r)
 				__atomic_store_n(&t->err, r, __ATOMIC_RELEASE);
 		}
 		pthread_mutex_lock(&t->lock);
-		t->head = (t->head + 1) % MSC_TAP_SLOTS;
+		t->head = (t->head + 1) % TAP_SLOTS;
 		t->count--;
 		pthread_cond_signal(&t->room);
 	}
@@ -53,35 +71,46 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+static void destroy(struct msc_tap_thread *t)
+{
+	pthread_mutex_destroy(&t->lock);
+	pthread_cond_destroy(&t->more);
+	pthread_cond_destroy(&t->room);
+	free(t->batch);
+	free(t);
+}
+
 /**
- * msc_tap_thread_start - run @fn(@ctx, ev) on a thread of its own
- * @t: the thread's state, owned by the caller
- * @fn: the tap; it runs on the worker only
- * @ctx: its context
+ * msc_tap_thread_start - run the tap @inner on a thread of its own
+ * @inner: the tap; its event() runs on the worker only, its begin() on the
+ *	caller's thread before any event reaches the worker
+ * @ret: the thread; msc_tap_thread_tap() is the tap to give the pipeline,
+ *	msc_tap_thread_finish() stops and frees it
  *
- * Use msc_tap_thread_push() as the ingest tap with @t as its context.
  * Returns 0 or -errno.
  */
-int msc_tap_thread_start(struct msc_tap_thread *t, msc_event_fn fn, void *ctx)
+int msc_tap_thread_start(const struct msc_tap *inner, struct msc_tap_thread **ret)
 {
+	struct msc_tap_thread *t = calloc(1, sizeof(*t));
 	int r;
 
-	memset(t, 0, sizeof(*t));
-	t->fn = fn;
-	t->ctx = ctx;
-	t->batch = malloc(sizeof(*t->batch) * MSC_TAP_SLOTS);
-	if (!t->batch)
+	if (!t)
 		return -ENOMEM;
+	t->inner = *inner;
 	pthread_mutex_init(&t->lock, NULL);
 	pthread_cond_init(&t->more, NULL);
 	pthread_cond_init(&t->room, NULL);
+	t->batch = malloc(sizeof(*t->batch) * TAP_SLOTS);
+	if (!t->batch) {
+		destroy(t);
+		return -ENOMEM;
+	}
 	r = pthread_create(&t->thread, NULL, worker, t);
 	if (r) {
-		free(t->batch);
-		t->batch = NULL;
+		destroy(t);
 		return -r;
 	}
-	t->running = true;
+	*ret = t;
 	return 0;
 }
 
@@ -92,57 +121,69 @@ static void hand_over(struct msc_tap_thread *t)
 		return;
 	pthread_mutex_lock(&t->lock);
 	t->fill[t->tail] = t->cur_n;
-	t->tail = (t->tail + 1) % MSC_TAP_SLOTS;
+	t->tail = (t->tail + 1) % TAP_SLOTS;
 	t->count++;
 	pthread_cond_signal(&t->more);
-	while (t->count == MSC_TAP_SLOTS)
+	while (t->count == TAP_SLOTS)
 		pthread_cond_wait(&t->room, &t->lock);
 	pthread_mutex_unlock(&t->lock);
 	t->cur_n = 0;
 }
 
-/**
- * msc_tap_thread_push - an ingest tap: queue @ev for the worker
- * @ctx: the struct msc_tap_thread
- *
- * Returns 0, or the error the worker's tap returned on an earlier event.
- */
-int msc_tap_thread_push(void *ctx, const struct msc_event *ev)
+/* The worker has taken no event yet: its tap is the caller's to begin. */
+static int thread_begin(void *ctx, const struct msc_tap_begin *b)
 {
 	struct msc_tap_thread *t = ctx;
 
+	return t->inner.ops->begin(t->inner.ctx, b);
+}
+
+/* Queue @ev for the worker; returns the error its tap returned on an earlier event. */
+static int thread_push(void *ctx, const struct msc_event *ev)
+{
+	struct msc_tap_thread *t = ctx;
 	int r = tap_error(t);
 
 	if (r)
 		return r;
 	/* the slot being filled is never the worker's: the ring keeps one free */
 	t->batch[t->tail][t->cur_n++] = *ev;
-	if (t->cur_n == MSC_TAP_BATCH)
+	if (t->cur_n == TAP_BATCH)
 		hand_over(t);
 	return 0;
 }
 
+static const struct msc_tap_ops thread_ops = {
+	.begin = thread_begin,
+	.event = thread_push,
+};
+
+/** msc_tap_thread_tap - the tap that hands events to the thread */
+struct msc_tap msc_tap_thread_tap(struct msc_tap_thread *t)
+{
+	return (struct msc_tap){ .ops = &thread_ops, .ctx = t };
+}
+
 /**
- * msc_tap_thread_finish - let the worker take everything pushed, and stop it
+ * msc_tap_thread_finish - let the worker take everything pushed, stop it
+ *	and free the thread; NULL is fine
  *
- * Returns 0 or the tap's first error.  The tap's context is the caller's
- * again (no thread touches it) once this returns.
+ * Returns 0 or the tap's first error.  The inner tap's context is the
+ * caller's again (no thread touches it) once this returns.
  */
 int msc_tap_thread_finish(struct msc_tap_thread *t)
 {
-	if (!t->running)
-		return tap_error(t);
+	int r;
+
+	if (!t)
+		return 0;
 	hand_over(t);
 	pthread_mutex_lock(&t->lock);
 	t->closing = true;
 	pthread_cond_signal(&t->more);
 	pthread_mutex_unlock(&t->lock);
 	pthread_join(t->thread, NULL);
-	t->running = false;
-	pthread_mutex_destroy(&t->lock);
-	pthread_cond_destroy(&t->more);
-	pthread_cond_destroy(&t->room);
-	free(t->batch);
-	t->batch = NULL;
-	return tap_error(t);
+	r = tap_error(t);
+	destroy(t);
+	return r;
 }

@@ -539,14 +539,14 @@ char *fmt_phase_row(char *buf, size_t width, const struct msc_phase *p, uint64_t
 	snprintf(id, sizeof(id), "%" PRId64, p->id);
 	fmt_time(start, sizeof(start), p->start_ts - min(p->start_ts, t0));
 	fmt_span(took, sizeof(took), p->end_ts - min(p->end_ts, p->start_ts));
-	fmt_count(split, sizeof(split), p->pages_split);
-	fmt_count(faults, sizeof(faults), p->faults_slow + p->faults_fast + p->faults_spurious);
-	fmt_count(zaps, sizeof(zaps), p->zaps);
-	if (p->flushes >= 0)
-		fmt_count(flush, sizeof(flush), (uint64_t)p->flushes);
+	fmt_count(split, sizeof(split), p->count.pages_split);
+	fmt_count(faults, sizeof(faults), p->count.faults_slow + p->count.faults_fast + p->count.faults_spurious);
+	fmt_count(zaps, sizeof(zaps), p->count.zaps);
+	if (p->count.flushes >= 0)
+		fmt_count(flush, sizeof(flush), (uint64_t)p->count.flushes);
 	else
 		snprintf(flush, sizeof(flush), "-");
-	fmt_count(promo, sizeof(promo), p->pages_promoted);
+	fmt_count(promo, sizeof(promo), p->count.pages_promoted);
 	snprintf(huge, sizeof(huge), "%.1f%%", fmt_huge_share(&p->after));
 	return render_cols(buf, width, phase_cols, ARRAY_SIZE(phase_cols), cells, PHASE_NAME_MIN);
 }

@@ -37,30 +37,30 @@ static void detail(struct tui *t, const struct msc_phase *p, int y)
 	draw_line(y++, A_NORMAL, line);
 	snprintf(line, sizeof(line), "  census after   %s", fmt_census(c, 120, &p->after));
 	draw_line(y++, A_NORMAL, line);
-	fmt_count(a, sizeof(a), p->spte_changes);
+	fmt_count(a, sizeof(a), p->count.spte_changes);
 	o = (size_t)snprintf(line, sizeof(line), "  spte changes %s:", a);
 	for (int k = 0; k < MSC_CLASS_NR && o < sizeof(line); k++)
-		if (p->by_class[k])
+		if (p->count.by_class[k])
 			o += (size_t)snprintf(line + o, sizeof(line) - o, " %s=%" PRIu64,
-					      msc_spte_class_name(k), p->by_class[k]);
+					      msc_spte_class_name(k), p->count.by_class[k]);
 	draw_line(y++, A_NORMAL, line);
 	snprintf(line, sizeof(line), "  pages split %" PRIu64 ", promoted %" PRIu64 ", children "
-		 "synthesized %" PRIu64 ", split failures %" PRIu64, p->pages_split,
-		 p->pages_promoted, p->children_synthesized, p->split_failures);
+		 "synthesized %" PRIu64 ", split failures %" PRIu64, p->count.pages_split,
+		 p->count.pages_promoted, p->count.children_synthesized, p->count.split_failures);
 	draw_line(y++, A_NORMAL, line);
 	o = (size_t)snprintf(line, sizeof(line), "  faults slow %" PRIu64 ", fast %" PRIu64
 			     ", spurious %" PRIu64 ", refaults after zap %" PRIu64 ", zaps %" PRIu64,
-			     p->faults_slow, p->faults_fast, p->faults_spurious, p->refaults,
-			     p->zaps);
-	if (p->flushes >= 0)
-		snprintf(line + o, sizeof(line) - o, ", TLB flushes %" PRId64, p->flushes);
+			     p->count.faults_slow, p->count.faults_fast, p->count.faults_spurious, p->count.refaults,
+			     p->count.zaps);
+	if (p->count.flushes >= 0)
+		snprintf(line + o, sizeof(line) - o, ", TLB flushes %" PRId64, p->count.flushes);
 	else
 		snprintf(line + o, sizeof(line) - o, ", TLB flushes not traced");
 	draw_line(y++, A_NORMAL, line);
 	fmt_span(a, sizeof(a), p->region_split_ns);
-	o = p->gfn_first <= p->gfn_last ?
-	    (size_t)snprintf(line, sizeof(line), "  gfn %#" PRIx64 "-%#" PRIx64 ";", p->gfn_first,
-			     p->gfn_last) : 0;
+	o = p->count.gfn_first <= p->count.gfn_last ?
+	    (size_t)snprintf(line, sizeof(line), "  gfn %#" PRIx64 "-%#" PRIx64 ";", p->count.gfn_first,
+			     p->count.gfn_last) : 0;
 	o += (size_t)snprintf(line + o, sizeof(line) - o, "%s2M regions spent %s split",
 			      o ? " " : "  ", a);
 	if (p->kind == MSC_PHASE_DISABLE || p->kind == MSC_PHASE_REPROMOTE) {

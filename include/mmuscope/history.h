@@ -34,10 +34,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mmuscope/tap.h"
+
 #include "mmuscope/event.h"
 
 struct msc_host;
-struct msc_ingest;
 struct msc_store;
 
 #define MSC_HISTORY_MAX_LEVEL 3		/* leaf sizes counted: 4K, 2M, 1G */
@@ -163,15 +164,11 @@ enum msc_phase_source {
 	MSC_PHASE_SRC_NR,
 };
 
-/* A phase and what it cost. */
-struct msc_phase {
-	int64_t id;
-	int64_t vm;			/* the VM it belongs to (struct msc_vm.id) */
-	uint8_t kind;			/* enum msc_phase_kind */
-	uint8_t source;			/* enum msc_phase_source */
-	char name[64];			/* marker name, or the kind's name */
-	uint64_t start_ts, end_ts;
-	int64_t start_seq, end_seq;
+/*
+ * What a phase did, counted: a written phase's, and the analyzer's while it
+ * builds one (lib/history/phase.c), so the two cannot drift apart.
+ */
+struct msc_phase_counts {
 	uint64_t gfn_first, gfn_last;	/* GFN range the phase touched; first > last: none */
 	uint64_t spte_changes;
 	uint64_t by_class[MSC_CLASS_NR];	/* spte_changed per enum msc_spte_class */
@@ -189,6 +186,18 @@ struct msc_phase {
 	int64_t flushes;		/* kvm_flush_remote_tlbs*; -1 when not traced */
 	uint64_t zaps;			/* leaves and tables zapped */
 	uint64_t refaults;		/* faults on GFNs zapped earlier in the trace */
+};
+
+/* A phase and what it cost. */
+struct msc_phase {
+	int64_t id;
+	int64_t vm;			/* the VM it belongs to (struct msc_vm.id) */
+	uint8_t kind;			/* enum msc_phase_kind */
+	uint8_t source;			/* enum msc_phase_source */
+	char name[64];			/* marker name, or the kind's name */
+	uint64_t start_ts, end_ts;
+	int64_t start_seq, end_seq;
+	struct msc_phase_counts count;
 	uint64_t region_split_ns;	/* sum over 2M regions of time spent split */
 	int64_t to_huge_ns;		/* re-promotion: disable start -> all huge; -1 never */
 	struct msc_census before, after;
@@ -348,20 +357,16 @@ int64_t msc_history_resume_seq(const struct msc_history *h);
 void msc_history_get_summary(const struct msc_history *h, struct msc_history_summary *ret);
 
 /*
- * Inline analysis during import/record: set ing->tap = msc_history_tap and
- * ing->tap_ctx = &tap; the history is opened at the first event (when the
- * capture row and host are final).  After msc_ingest_finish() call
- * msc_history_tap_finish(), which also closes it.
+ * Inline analysis during import/record: a tap (tap.h) that opens the
+ * history when the capture begins and feeds it every stored event.
  */
-struct msc_history_tap {
-	struct msc_ingest *ing;		/* borrowed */
-	struct msc_store *store;	/* where the analysis goes; NULL: ing->store */
-	struct msc_history *h;		/* owned; NULL until the first event */
-	struct msc_history_opts opts;
-};
+struct msc_history_tap;
 
-int msc_history_tap(void *ctx, const struct msc_event *ev);
-int msc_history_tap_finish(struct msc_history_tap *tap);
+int msc_history_tap_new(struct msc_store *apart, const struct msc_history_opts *opts,
+			struct msc_history_tap **ret);
+struct msc_tap msc_history_tap_tap(struct msc_history_tap *t);
+int msc_history_tap_finish(struct msc_history_tap *t, struct msc_history_summary *ret);
+void msc_history_tap_free(struct msc_history_tap *t);
 
 /*
  * Analysis written to a database of its own (tap.store, e.g. by a tap

@@ -42,11 +42,8 @@ struct msc_live_opts {
 	unsigned int buffer_kb;		/* per-CPU ring buffer, 0: keep the kernel's */
 	int pid;			/* > 0: only this process's threads */
 	bool no_kprobes;		/* do not register kprobe events */
-	const struct msc_host *host;	/* the profile the capture is stored with */
 	msc_live_page_fn page_fn;	/* optional raw-page tap */
 	void *page_ctx;
-	char *error;			/* OUT: why opening failed, one line */
-	size_t error_size;
 };
 
 /* How dirty-log phases and TLB flushes are seen (docs/ARCHITECTURE.md, "Three tiers"). */
@@ -96,7 +93,8 @@ struct msc_live_lost {
 	const char *source;		/* "overrun", "dropped", "commit-overrun" */
 };
 
-int msc_source_open_tracefs(const struct msc_live_opts *opts, struct msc_source **ret);
+int msc_source_open_tracefs(const struct msc_live_opts *opts, struct msc_source **ret, char *err,
+			    size_t err_size);
 const struct msc_live_status *msc_live_get_status(const struct msc_source *src);
 int msc_live_wait(struct msc_source *src, int timeout_ms);
 int msc_live_stop(struct msc_source *src);
@@ -127,6 +125,7 @@ struct msc_host_profile {
 };
 
 int msc_host_live_read(const char *root, struct msc_host_profile *ret);
+const struct msc_host_profile *msc_live_get_profile(const struct msc_source *src);
 void msc_host_profile_release(struct msc_host_profile *p);
 
 /* ---- KVM's own counters (lib/kvm-stats.c) ---- */
@@ -152,6 +151,5 @@ void msc_kvm_sampler_close(struct msc_kvm_sampler *k);
 int msc_store_add_kvm_sample(struct msc_store *s, uint64_t ts, const struct msc_kvm_sample *k);
 int msc_store_add_cpu_stats(struct msc_store *s, const struct msc_live_cpu_stats *c);
 int msc_store_add_task(struct msc_store *s, int pid, int tgid, const char *comm, const char *vm);
-int msc_store_get_pids(struct msc_store *s, int **ret, size_t *ret_nr);
 
 #endif /* MSC_LIVE_H */

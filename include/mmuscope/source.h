@@ -32,8 +32,15 @@ struct msc_capture_info {
 	struct msc_host host;	/* what the source says of its host */
 };
 
-int msc_source_open_tracedat(const char *path, struct msc_source **ret);
-int msc_source_open_text(const char *path, struct msc_source **ret);
+/*
+ * Every constructor of the library that can fail for a reason worth a
+ * sentence takes @err and @err_size last: on failure it returns a negative
+ * error and writes the detail there (one line, without the file's name, ""
+ * when the code says it all); nothing else is returned.
+ */
+int msc_source_open_tracedat(const char *path, struct msc_source **ret, char *err,
+			     size_t err_size);
+int msc_source_open_text(const char *path, struct msc_source **ret, char *err, size_t err_size);
 
 int msc_source_next(struct msc_source *src, struct msc_event *ret_ev);
 void msc_source_close(struct msc_source *src);

@@ -19,8 +19,6 @@
 #include "local.h"
 #include "mmuscope/error.h"
 #include "mmuscope/host.h"
-#include "mmuscope/ingest.h"
-#include "mmuscope/source.h"
 #include "mmuscope/store.h"
 #include "mmuscope/util.h"
 
@@ -660,60 +658,107 @@ void msc_history_close(struct msc_history *h)
 	free(h);
 }
 
-/*
- * The analysis goes to a database of its own: give it the capture's row,
- * under the same id, so the analysis tables can join the events' later.
- */
-static int copy_capture(struct msc_history_tap *tap)
-{
-	int64_t id;
-	int r = msc_store_begin_capture(tap->store, msc_source_info(tap->ing->src),
-					&tap->ing->host, &id);
-
-	if (!r && id != tap->ing->capture_id)
-		r = -EINVAL;	/* only a new database's first capture can be analyzed apart */
-	return r;
-}
+struct msc_history_tap {
+	struct msc_store *apart;	/* where the analysis goes, or NULL: the events' */
+	struct msc_history *h;		/* NULL until the capture begins */
+	struct msc_history_opts opts;
+};
 
 /**
- * msc_history_tap - an ingest tap that analyzes while importing
- * @ctx: a struct msc_history_tap
- * @ev: the event just stored, with its stored seq
+ * msc_history_tap_new - analysis that follows a capture as it is stored
+ * @apart: a new database of its own for the analysis (merged in later with
+ *	msc_history_merge()), or NULL: the events' database
+ * @opts: options or NULL
+ * @ret: the tap; msc_history_tap_tap() is what the pipeline calls
+ *
+ * Returns 0 or -ENOMEM.
  */
-int msc_history_tap(void *ctx, const struct msc_event *ev)
+int msc_history_tap_new(struct msc_store *apart, const struct msc_history_opts *opts,
+			struct msc_history_tap **ret)
 {
-	struct msc_history_tap *tap = ctx;
+	struct msc_history_tap *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	t->apart = apart;
+	if (opts)
+		t->opts = *opts;
+	*ret = t;
+	return 0;
+}
+
+/*
+ * The capture row is written and its host final: open the history.  Apart,
+ * the analysis database gets the capture's row under the same id first, so
+ * the analysis tables can join the events' later.
+ */
+static int tap_begin(void *ctx, const struct msc_tap_begin *b)
+{
+	struct msc_history_tap *t = ctx;
+	struct msc_store *s = t->apart ? t->apart : b->store;
+	int64_t id;
 	int r;
 
-	if (!tap->h) {
-		if (!tap->store)
-			tap->store = tap->ing->store;
-		else if ((r = copy_capture(tap)))
-			return r;
-		r = msc_history_open(tap->store, tap->ing->capture_id, &tap->ing->host,
-				     &tap->opts, &tap->h);
+	if (t->apart) {
+		r = msc_store_begin_capture(t->apart, b->info, b->host, &id);
 		if (r)
 			return r;
+		if (id != b->capture_id)
+			return -EINVAL;	/* only a new database's first capture can be apart */
 	}
-	return msc_history_feed(tap->h, ev);
+	return msc_history_open(s, b->capture_id, b->host, &t->opts, &t->h);
+}
+
+static int tap_event(void *ctx, const struct msc_event *ev)
+{
+	struct msc_history_tap *t = ctx;
+
+	return msc_history_feed(t->h, ev);
+}
+
+static const struct msc_tap_ops history_tap_ops = {
+	.begin = tap_begin,
+	.event = tap_event,
+};
+
+/** msc_history_tap_tap - the tap to give the ingest pipeline */
+struct msc_tap msc_history_tap_tap(struct msc_history_tap *t)
+{
+	return (struct msc_tap){ .ops = &history_tap_ops, .ctx = t };
 }
 
 /**
- * msc_history_tap_finish - finish and close the inline analysis
+ * msc_history_tap_finish - finish the analysis once the capture is stored
+ * @t: the tap
+ * @ret: what the analysis counted of the events (all zero when the
+ *	capture never began), or NULL
  *
- * Returns 0 (also when no event was seen) or a negative error.
+ * Returns 0 or a negative error.
  */
-int msc_history_tap_finish(struct msc_history_tap *tap)
+int msc_history_tap_finish(struct msc_history_tap *t, struct msc_history_summary *ret)
 {
 	int r = 0;
 
-	if (tap->h) {
-		msc_history_capture_ended(tap->h);	/* import and record end here */
-		r = msc_history_finish(tap->h);
-	}
-	msc_history_close(tap->h);
-	tap->h = NULL;
+	if (ret)
+		memset(ret, 0, sizeof(*ret));
+	if (!t->h)
+		return 0;
+	if (ret)
+		msc_history_get_summary(t->h, ret);
+	msc_history_capture_ended(t->h);	/* import and record end here */
+	r = msc_history_finish(t->h);
+	msc_history_close(t->h);
+	t->h = NULL;
 	return r;
+}
+
+/** msc_history_tap_free - free the tap (and a history not finished); NULL is fine */
+void msc_history_tap_free(struct msc_history_tap *t)
+{
+	if (!t)
+		return;
+	msc_history_close(t->h);
+	free(t);
 }
 
 /**

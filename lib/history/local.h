@@ -103,11 +103,7 @@ struct hrun {
 
 /* Counters attributed to a phase (or to the pending tail of one). */
 struct hcost {
-	uint64_t spte_changes;
-	uint64_t by_class[MSC_CLASS_NR];
-	uint64_t splits, split_failures, pages_split, pages_promoted, synthesized;
-	uint64_t faults_slow, faults_fast, faults_spurious, flushes, zaps, refaults;
-	uint64_t gfn_first, gfn_last;
+	struct msc_phase_counts count;	/* flushes counted from 0 */
 	int64_t last_seq;
 	uint64_t last_ts;
 };

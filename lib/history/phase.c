@@ -57,49 +57,49 @@ bool hphase_is_vcpu(const struct msc_history *h, int32_t pid)
 static void cost_add(struct hcost *c, unsigned int what, uint64_t n)
 {
 	switch (what) {
-	case HCOST_SPTE: c->spte_changes += n; break;
-	case HCOST_SPLIT: c->splits += n; break;
-	case HCOST_SPLIT_FAIL: c->split_failures += n; break;
-	case HCOST_PAGES_SPLIT: c->pages_split += n; break;
-	case HCOST_PROMOTE: c->pages_promoted += n; break;
-	case HCOST_SYNTH: c->synthesized += n; break;
-	case HCOST_FAULT_SLOW: c->faults_slow += n; break;
-	case HCOST_FAULT_FAST: c->faults_fast += n; break;
-	case HCOST_FAULT_SPURIOUS: c->faults_spurious += n; break;
-	case HCOST_FLUSH: c->flushes += n; break;
-	case HCOST_ZAP: c->zaps += n; break;
-	case HCOST_REFAULT: c->refaults += n; break;
+	case HCOST_SPTE: c->count.spte_changes += n; break;
+	case HCOST_SPLIT: c->count.splits += n; break;
+	case HCOST_SPLIT_FAIL: c->count.split_failures += n; break;
+	case HCOST_PAGES_SPLIT: c->count.pages_split += n; break;
+	case HCOST_PROMOTE: c->count.pages_promoted += n; break;
+	case HCOST_SYNTH: c->count.children_synthesized += n; break;
+	case HCOST_FAULT_SLOW: c->count.faults_slow += n; break;
+	case HCOST_FAULT_FAST: c->count.faults_fast += n; break;
+	case HCOST_FAULT_SPURIOUS: c->count.faults_spurious += n; break;
+	case HCOST_FLUSH: c->count.flushes += n; break;
+	case HCOST_ZAP: c->count.zaps += n; break;
+	case HCOST_REFAULT: c->count.refaults += n; break;
 	default: break;
 	}
 }
 
 static void cost_merge(struct hcost *dst, const struct hcost *src)
 {
-	dst->spte_changes += src->spte_changes;
+	dst->count.spte_changes += src->count.spte_changes;
 	for (int i = 0; i < MSC_CLASS_NR; i++)
-		dst->by_class[i] += src->by_class[i];
-	dst->splits += src->splits;
-	dst->split_failures += src->split_failures;
-	dst->pages_split += src->pages_split;
-	dst->pages_promoted += src->pages_promoted;
-	dst->synthesized += src->synthesized;
-	dst->faults_slow += src->faults_slow;
-	dst->faults_fast += src->faults_fast;
-	dst->faults_spurious += src->faults_spurious;
-	dst->flushes += src->flushes;
-	dst->zaps += src->zaps;
-	dst->refaults += src->refaults;
-	if (src->gfn_first <= src->gfn_last) {
-		dst->gfn_first = min(dst->gfn_first, src->gfn_first);
-		dst->gfn_last = dst->gfn_first <= dst->gfn_last ? max(dst->gfn_last, src->gfn_last)
-								: src->gfn_last;
+		dst->count.by_class[i] += src->count.by_class[i];
+	dst->count.splits += src->count.splits;
+	dst->count.split_failures += src->count.split_failures;
+	dst->count.pages_split += src->count.pages_split;
+	dst->count.pages_promoted += src->count.pages_promoted;
+	dst->count.children_synthesized += src->count.children_synthesized;
+	dst->count.faults_slow += src->count.faults_slow;
+	dst->count.faults_fast += src->count.faults_fast;
+	dst->count.faults_spurious += src->count.faults_spurious;
+	dst->count.flushes += src->count.flushes;
+	dst->count.zaps += src->count.zaps;
+	dst->count.refaults += src->count.refaults;
+	if (src->count.gfn_first <= src->count.gfn_last) {
+		dst->count.gfn_first = min(dst->count.gfn_first, src->count.gfn_first);
+		dst->count.gfn_last = dst->count.gfn_first <= dst->count.gfn_last ? max(dst->count.gfn_last, src->count.gfn_last)
+								: src->count.gfn_last;
 	}
 }
 
 static void cost_reset(struct hcost *c)
 {
 	memset(c, 0, sizeof(*c));
-	c->gfn_first = UINT64_MAX;
+	c->count.gfn_first = UINT64_MAX;
 }
 
 static void cost_event(struct hcost *c, const struct msc_event *ev, unsigned int what, uint64_t n)
@@ -108,13 +108,13 @@ static void cost_event(struct hcost *c, const struct msc_event *ev, unsigned int
 	if (what == HCOST_SPTE && ev && ev->type == MSC_EV_SPTE_CHANGED) {
 		uint64_t last = ev->spte.gfn + msc_level_pages(ev->spte.level) - 1;
 
-		c->by_class[ev->spte.class < MSC_CLASS_NR ? ev->spte.class : MSC_CLASS_OTHER]++;
-		if (c->gfn_first > c->gfn_last) {
-			c->gfn_first = ev->spte.gfn;
-			c->gfn_last = last;
+		c->count.by_class[ev->spte.class < MSC_CLASS_NR ? ev->spte.class : MSC_CLASS_OTHER]++;
+		if (c->count.gfn_first > c->count.gfn_last) {
+			c->count.gfn_first = ev->spte.gfn;
+			c->count.gfn_last = last;
 		} else {
-			c->gfn_first = min(c->gfn_first, ev->spte.gfn);
-			c->gfn_last = max(c->gfn_last, last);
+			c->count.gfn_first = min(c->count.gfn_first, ev->spte.gfn);
+			c->count.gfn_last = max(c->count.gfn_last, last);
 		}
 	}
 }
@@ -316,7 +316,7 @@ static int close_dirty(struct msc_history *h, const struct msc_event *ev)
 	rp->p.before = dis_after;
 	rp->split_integral0 = dis_integral;
 	rp->cost = tail;
-	rp->cost.gfn_first = min(rp->cost.gfn_first, UINT64_MAX);
+	rp->cost.count.gfn_first = min(rp->cost.count.gfn_first, UINT64_MAX);
 	h->st.cur_repromote = (int32_t)(rp->p.id - 1);
 	if (!h->st.awaiting)
 		close_repromote(h, true);	/* huge again already, after the disable */
@@ -701,8 +701,8 @@ static bool clear_not_enable(struct msc_history *h)
 	struct hphase *ph = cur_dirty(h);
 
 	if (!ph || ph->p.kind != MSC_PHASE_ENABLE || ph->p.source != MSC_PHASE_SRC_INFERRED ||
-	    h->st.ioctl_open || !(ph->cost.by_class[MSC_CLASS_WRITE_PROTECT] +
-				  ph->pending.by_class[MSC_CLASS_WRITE_PROTECT]))
+	    h->st.ioctl_open || !(ph->cost.count.by_class[MSC_CLASS_WRITE_PROTECT] +
+				  ph->pending.count.by_class[MSC_CLASS_WRITE_PROTECT]))
 		return false;
 	h->sweep_hit = true;
 	h->st.faults_since_sweep = 0;
@@ -731,7 +731,7 @@ static void manual_protect_enable(struct msc_history *h)
 	struct hphase *last = last_dirty(h);
 
 	if (h->st.dirty_active || !last || last->p.kind != MSC_PHASE_MEMSLOT ||
-	    last->cost.spte_changes)
+	    last->cost.count.spte_changes)
 		return;
 	set_kind(last, MSC_PHASE_ENABLE);
 	h->st.dirty_active = true;
@@ -1072,7 +1072,7 @@ static int mark_awaiting(struct msc_history *h, struct hnode *n2, unsigned int i
 	const struct hphase *dis = ctx;
 	struct hcell *c = &n2->cells[i];
 	uint64_t gfn = n2->base + i * 512ULL;
-	bool touched = dis->cost.gfn_first <= gfn && gfn <= dis->cost.gfn_last;
+	bool touched = dis->cost.count.gfn_first <= gfn && gfn <= dis->cost.count.gfn_last;
 
 	if ((touched || (c->flags & HCELL_WAS_HUGE)) && !(c->flags & HCELL_AWAITING) &&
 	    c->kind != MSC_REGION_2M && c->kind != MSC_REGION_1G) {

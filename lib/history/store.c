@@ -620,21 +620,9 @@ static void phase_of(const struct hphase *ph, bool flushes_known, struct msc_pha
 	const struct hcost *c = &ph->cost;
 
 	*p = ph->p;
-	p->spte_changes = c->spte_changes;
-	memcpy(p->by_class, c->by_class, sizeof(p->by_class));
-	p->splits = c->splits;
-	p->split_failures = c->split_failures;
-	p->pages_split = c->pages_split;
-	p->pages_promoted = c->pages_promoted;
-	p->children_synthesized = c->synthesized;
-	p->faults_slow = c->faults_slow;
-	p->faults_fast = c->faults_fast;
-	p->faults_spurious = c->faults_spurious;
-	p->flushes = flushes_known ? (int64_t)c->flushes : -1;
-	p->zaps = c->zaps;
-	p->refaults = c->refaults;
-	p->gfn_first = c->gfn_first;
-	p->gfn_last = c->gfn_last;
+	p->count = c->count;
+	if (!flushes_known)
+		p->count.flushes = -1;
 }
 
 static void format_classes(const uint64_t *by_class, char *buf, size_t size)
@@ -673,7 +661,7 @@ int hstore_put_phases(struct hstore *hs, int64_t capture_id, const struct hphase
 
 	/* flush counts mean something only if the capture traces flushes */
 	for (size_t i = 0; i < nr; i++)
-		flushes_known |= ph[i].cost.flushes || ph[i].pending.flushes;
+		flushes_known |= ph[i].cost.count.flushes || ph[i].pending.count.flushes;
 	if (!r)
 		r = msc_store_prepare(hs->s, "INSERT INTO phase (capture_id, " PHASE_COLS ") VALUES "
 				      "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
@@ -684,7 +672,7 @@ int hstore_put_phases(struct hstore *hs, int64_t capture_id, const struct hphase
 		int c = 1;
 
 		phase_of(&ph[i], flushes_known, &p);
-		format_classes(p.by_class, classes, sizeof(classes));
+		format_classes(p.count.by_class, classes, sizeof(classes));
 		sqlite3_bind_int64(st, c++, capture_id);
 		sqlite3_bind_int64(st, c++, p.id);
 		sqlite3_bind_text(st, c++, msc_phase_kind_name(p.kind), -1, SQLITE_STATIC);
@@ -695,26 +683,26 @@ int hstore_put_phases(struct hstore *hs, int64_t capture_id, const struct hphase
 		bind_u64(st, c++, p.end_ts);
 		sqlite3_bind_int64(st, c++, p.start_seq);
 		sqlite3_bind_int64(st, c++, p.end_seq);
-		if (p.gfn_first <= p.gfn_last) {
-			bind_u64(st, c++, p.gfn_first);
-			bind_u64(st, c++, p.gfn_last);
+		if (p.count.gfn_first <= p.count.gfn_last) {
+			bind_u64(st, c++, p.count.gfn_first);
+			bind_u64(st, c++, p.count.gfn_last);
 		} else {
 			c += 2;
 		}
-		bind_u64(st, c++, p.spte_changes);
+		bind_u64(st, c++, p.count.spte_changes);
 		sqlite3_bind_text(st, c++, classes, -1, SQLITE_TRANSIENT);
-		bind_u64(st, c++, p.splits);
-		bind_u64(st, c++, p.split_failures);
-		bind_u64(st, c++, p.pages_split);
-		bind_u64(st, c++, p.pages_promoted);
-		bind_u64(st, c++, p.children_synthesized);
-		bind_u64(st, c++, p.faults_slow);
-		bind_u64(st, c++, p.faults_fast);
-		if (p.flushes >= 0)
-			sqlite3_bind_int64(st, c, p.flushes);
+		bind_u64(st, c++, p.count.splits);
+		bind_u64(st, c++, p.count.split_failures);
+		bind_u64(st, c++, p.count.pages_split);
+		bind_u64(st, c++, p.count.pages_promoted);
+		bind_u64(st, c++, p.count.children_synthesized);
+		bind_u64(st, c++, p.count.faults_slow);
+		bind_u64(st, c++, p.count.faults_fast);
+		if (p.count.flushes >= 0)
+			sqlite3_bind_int64(st, c, p.count.flushes);
 		c++;
-		bind_u64(st, c++, p.zaps);
-		bind_u64(st, c++, p.refaults);
+		bind_u64(st, c++, p.count.zaps);
+		bind_u64(st, c++, p.count.refaults);
 		bind_u64(st, c++, p.region_split_ns);
 		if (p.to_huge_ns >= 0)
 			sqlite3_bind_int64(st, c, p.to_huge_ns);
@@ -724,7 +712,7 @@ int hstore_put_phases(struct hstore *hs, int64_t capture_id, const struct hphase
 		for (int l = 1; l <= 3; l++)
 			sqlite3_bind_int64(st, c++, p.after.pages[l]);
 		sqlite3_bind_int(st, c++, (int)p.after.flags);
-		bind_u64(st, c++, p.faults_spurious);
+		bind_u64(st, c++, p.count.faults_spurious);
 		sqlite3_bind_int64(st, c++, p.vm);
 		r = put(hs, st);
 	}
@@ -753,25 +741,25 @@ static void read_phase(sqlite3_stmt *st, struct msc_phase *p, bool *ret_open)
 	p->start_seq = sqlite3_column_int64(st, c++);
 	p->end_seq = sqlite3_column_int64(st, c++);
 	if (sqlite3_column_type(st, c) == SQLITE_NULL) {
-		p->gfn_first = UINT64_MAX;
-		p->gfn_last = 0;
+		p->count.gfn_first = UINT64_MAX;
+		p->count.gfn_last = 0;
 		c += 2;
 	} else {
-		p->gfn_first = column_u64(st, c++);
-		p->gfn_last = column_u64(st, c++);
+		p->count.gfn_first = column_u64(st, c++);
+		p->count.gfn_last = column_u64(st, c++);
 	}
-	p->spte_changes = column_u64(st, c++);
-	parse_classes((const char *)sqlite3_column_text(st, c++), p->by_class);
-	p->splits = column_u64(st, c++);
-	p->split_failures = column_u64(st, c++);
-	p->pages_split = column_u64(st, c++);
-	p->pages_promoted = column_u64(st, c++);
-	p->children_synthesized = column_u64(st, c++);
-	p->faults_slow = column_u64(st, c++);
-	p->faults_fast = column_u64(st, c++);
-	p->flushes = column_int_or(st, c++, -1);
-	p->zaps = column_u64(st, c++);
-	p->refaults = column_u64(st, c++);
+	p->count.spte_changes = column_u64(st, c++);
+	parse_classes((const char *)sqlite3_column_text(st, c++), p->count.by_class);
+	p->count.splits = column_u64(st, c++);
+	p->count.split_failures = column_u64(st, c++);
+	p->count.pages_split = column_u64(st, c++);
+	p->count.pages_promoted = column_u64(st, c++);
+	p->count.children_synthesized = column_u64(st, c++);
+	p->count.faults_slow = column_u64(st, c++);
+	p->count.faults_fast = column_u64(st, c++);
+	p->count.flushes = column_int_or(st, c++, -1);
+	p->count.zaps = column_u64(st, c++);
+	p->count.refaults = column_u64(st, c++);
 	p->region_split_ns = column_u64(st, c++);
 	p->to_huge_ns = column_int_or(st, c++, -1);
 	for (int l = 1; l <= 3; l++)
@@ -779,7 +767,7 @@ static void read_phase(sqlite3_stmt *st, struct msc_phase *p, bool *ret_open)
 	for (int l = 1; l <= 3; l++)
 		p->after.pages[l] = sqlite3_column_int64(st, c++);
 	p->after.flags = p->before.flags = (unsigned int)sqlite3_column_int(st, c++);
-	p->faults_spurious = column_u64(st, c++);
+	p->count.faults_spurious = column_u64(st, c++);
 	p->vm = sqlite3_column_int64(st, c++);
 	p->before.ts = p->start_ts;
 	p->after.ts = p->end_ts;
@@ -849,22 +837,9 @@ int hstore_load_phases(struct hstore *hs, int64_t capture_id, struct hphase **re
 
 		ph[i].p = p[i];
 		ph[i].open = open[i];
-		c->spte_changes = p[i].spte_changes;
-		memcpy(c->by_class, p[i].by_class, sizeof(c->by_class));
-		c->splits = p[i].splits;
-		c->split_failures = p[i].split_failures;
-		c->pages_split = p[i].pages_split;
-		c->pages_promoted = p[i].pages_promoted;
-		c->synthesized = p[i].children_synthesized;
-		c->faults_slow = p[i].faults_slow;
-		c->faults_fast = p[i].faults_fast;
-		c->faults_spurious = p[i].faults_spurious;
-		c->flushes = p[i].flushes > 0 ? (uint64_t)p[i].flushes : 0;
-		c->zaps = p[i].zaps;
-		c->refaults = p[i].refaults;
-		c->gfn_first = p[i].gfn_first;
-		c->gfn_last = p[i].gfn_last;
-		ph[i].pending.gfn_first = UINT64_MAX;
+		c->count = p[i].count;
+		c->count.flushes = max(c->count.flushes, 0);	/* -1: not traced */
+		ph[i].pending.count.gfn_first = UINT64_MAX;
 		ph[i].pending.last_ts = p[i].end_ts;
 	}
 	free(p);

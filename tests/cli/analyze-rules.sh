@@ -17,6 +17,8 @@
 #   - the vCPUs' passes between the steps are phases (populate, dirty-pass,
 #     re-populate), bounded by their KVM_RUN where traced, else by their
 #     first and last fault, each with its faults and census;
+#   - an event whose old SPTE is not the model's is one resync: counted, an
+#     anomaly naming both values, and the model follows the event;
 #   - each VM has its own phases: a VM begins at KVM_CREATE_VM, or without
 #     ioctls at the first fault after a teardown left nothing mapped; one
 #     created while the one before still has memory mapped is an overlap.
@@ -158,4 +160,14 @@ done
 check_eq "two-vms-overlap: created while the first still runs: marked, its census both VMs'" \
 	"$(q two-vms-overlap "SELECT group_concat(id || ':' || overlap, ' ') FROM vm") $(q two-vms-overlap "SELECT after_2m FROM phase WHERE vm = 2")" \
 	"1:0 2:1 3"
+f=resync
+check "$f: imports" imp "$f"
+check_eq "$f: one resync, counted and named with both values" \
+	"$(q "$f" "SELECT resyncs FROM analysis") $(q "$f" "SELECT kind || ': ' || detail FROM anomaly")" \
+	"1 resync: model had 0x40000ee7, event says 0x50000ee7"
+check_eq "$f: the model follows the event: the installed leaf ends there, the event's is the next" \
+	"$(q "$f" "SELECT group_concat(printf('%#x', m.spte) || ' ' || s.name || '-' || e.name, ', ')
+		FROM (SELECT * FROM mapping WHERE gfn = 262144 AND level = 2 ORDER BY start_ts, end_ts) m
+		JOIN map_cause s ON s.id = m.start_cause JOIN map_cause e ON e.id = m.end_cause")" \
+	"0x40000ee7 fault-map-resync, 0x50000ee7 resync-write-protect, 0x50000ee5 write-protect-zap"
 done_testing

@@ -193,7 +193,7 @@ static struct msc_phase phase(unsigned int kind, unsigned int source, const char
 			      uint64_t start_ms, uint64_t end_ms)
 {
 	struct msc_phase p = { .kind = (uint8_t)kind, .source = (uint8_t)source,
-			       .start_ts = start_ms * MS, .end_ts = end_ms * MS, .flushes = -1 };
+			       .start_ts = start_ms * MS, .end_ts = end_ms * MS, .count.flushes = -1 };
 
 	snprintf(p.name, sizeof(p.name), "%s", name);
 	return p;
@@ -233,8 +233,8 @@ static void t_phase_row(void)
 	p.id = 4;
 	p.start_ts = 163941000 + 5000;
 	p.end_ts = p.start_ts + 7939000;
-	p.pages_split = 16;
-	p.flushes = 1;
+	p.count.pages_split = 16;
+	p.count.flushes = 1;
 	p.after.pages[1] = 8193;
 	check_str(fmt_phase_header(b, 80),
 		  "  # kind     src  name                    start       took  split  faults   zaps");

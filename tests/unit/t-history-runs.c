@@ -28,11 +28,11 @@ static int import(const char *db)
 	char trace[512];
 	struct msc_source *src;
 	struct msc_store *s;
-	struct msc_ingest ing;
+	struct msc_ingest *ing;
 	int r;
 
 	snprintf(trace, sizeof(trace), "%s/traces/k612-npt_tdp_32m/trace.dat", test_data_dir());
-	r = msc_source_open_tracedat(trace, &src);
+	r = msc_source_open_tracedat(trace, &src, NULL, 0);
 	if (r)
 		return r;
 	r = msc_store_open(db, MSC_STORE_CREATE, &s);
@@ -40,14 +40,19 @@ static int import(const char *db)
 		msc_source_close(src);
 		return r;
 	}
-	r = msc_ingest_init(&ing, src, s, NULL);
-	while (!r && (r = msc_ingest_step(&ing, 4096)) > 0)
-		r = 0;
+	r = msc_ingest_new(src, s, NULL, &ing);
+	if (r) {
+		msc_store_close(s);
+		msc_source_close(src);
+		return r;
+	}
+	while ((r = msc_ingest_step(ing, 4096)) > 0)
+		;
 	if (!r)
-		r = msc_ingest_finish(&ing);
+		r = msc_ingest_finish(ing);
 	if (!r)
 		r = msc_store_finish(s);
-	msc_ingest_release(&ing);
+	msc_ingest_free(ing);
 	msc_store_close(s);
 	msc_source_close(src);
 	return r;

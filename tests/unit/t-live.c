@@ -6,6 +6,7 @@
  * host profile from a fake /proc + /sys; KVM counters from a fake debugfs;
  * the live store tables.
  */
+#include "mmuscope/ingest.h"
 #include "mmuscope/live.h"
 
 #include <errno.h>
@@ -248,9 +249,7 @@ static void t_fake_tree(void)
 	    !check_int(write_events(f, &d, n, 30001), ==, 0))
 		goto out;
 	o.tracing_dir = dir;
-	o.error = error;
-	o.error_size = sizeof(error);
-	if (!check_int(msc_source_open_tracefs(&o, &src), ==, 0)) {
+	if (!check_int(msc_source_open_tracefs(&o, &src, error, sizeof(error)), ==, 0)) {
 		test_fail(__FILE__, __LINE__, "open: %s", error);
 		goto out;
 	}
@@ -364,11 +363,9 @@ static void t_fifo_live(void)
 		fd.fds[c] = open(path, O_RDONLY);
 	}
 	o.tracing_dir = dir;
-	o.error = error;
-	o.error_size = sizeof(error);
 	if (pthread_create(&th, NULL, feed, &fd))
 		goto out;
-	if (check_int(msc_source_open_tracefs(&o, &src), ==, 0)) {
+	if (check_int(msc_source_open_tracefs(&o, &src, error, sizeof(error)), ==, 0)) {
 		read_all(src, n, 50, &out);
 		check_int(out.end, ==, 0);
 		check_int(out.events, ==, n);
@@ -401,11 +398,9 @@ static void t_fake_errors(void)
 	char dir[512], path[1024], error[256] = "";
 	struct stat st;
 
-	o.error = error;
-	o.error_size = sizeof(error);
 	snprintf(dir, sizeof(dir), "%s/nothing-here", tmp);
 	o.tracing_dir = dir;
-	check_int(msc_source_open_tracefs(&o, &src), ==, MSC_ERR_NO_TRACEFS);
+	check_int(msc_source_open_tracefs(&o, &src, error, sizeof(error)), ==, MSC_ERR_NO_TRACEFS);
 	check(strstr(error, "header_page") != NULL);
 
 	snprintf(dir, sizeof(dir), "%s/errtree", tmp);
@@ -413,16 +408,16 @@ static void t_fake_errors(void)
 		goto out;
 	/* an instance the tree does not have: made, found empty, removed again */
 	o.instance = "other";
-	check_int(msc_source_open_tracefs(&o, &src), ==, -ENOENT);
+	check_int(msc_source_open_tracefs(&o, &src, error, sizeof(error)), ==, -ENOENT);
 	check(strstr(error, "instances/other") != NULL);
 	snprintf(path, sizeof(path), "%s/instances/other", dir);
 	check_int(stat(path, &st), ==, -1);
 	o.instance = "bad/name";
-	check_int(msc_source_open_tracefs(&o, &src), ==, -EINVAL);
+	check_int(msc_source_open_tracefs(&o, &src, error, sizeof(error)), ==, -EINVAL);
 	o.instance = NULL;
 	/* a kernel without the kvmmmu events */
 	sh("rm -rf '%s/events/kvmmmu'", dir);
-	check_int(msc_source_open_tracefs(&o, &src), ==, MSC_ERR_NO_KVMMMU);
+	check_int(msc_source_open_tracefs(&o, &src, error, sizeof(error)), ==, MSC_ERR_NO_KVMMMU);
 	check(strstr(error, "kvm module") != NULL);
 out:
 	msc_source_close(src);
@@ -633,7 +628,6 @@ static void t_store_live(void)
 	char path[512];
 	int64_t id;
 	size_t nr = 0;
-	int *pids = NULL;
 
 	msc_host_init(&host);
 	snprintf(path, sizeof(path), "%s/live.db", tmp);
@@ -646,10 +640,6 @@ static void t_store_live(void)
 	check_int(msc_store_add_kvm_sample(s, 4500, &ks), ==, 0);
 	check_int(msc_store_add_cpu_stats(s, &cs), ==, 0);
 	check_int(msc_store_add_task(s, 321, 320, "qemu", "320-11"), ==, 0);
-	check_int(msc_store_get_pids(s, &pids, &nr), ==, 0);
-	if (check_int(nr, ==, 1))	/* lost rows have no pid */
-		check_int(pids[0], ==, 321);
-	free(pids);
 	check_int(msc_store_end_capture(s, 2), ==, 0);
 	check_int(msc_store_get_captures(s, &caps, &nr), ==, 0);
 	if (check_int(nr, ==, 1)) {
@@ -672,6 +662,61 @@ static void t_store_live(void)
 	msc_store_close(s);
 }
 
+/*
+ * The tasks a recording names (record's epilogue) are those of every event
+ * stored, the patch's events and a loss noticed by the recorder included,
+ * each once, ascending.
+ */
+static void t_ingest_pids(void)
+{
+	static const char events[] =
+		"#@ host vendor=npt\n"
+		"100 0 300 marker text=a\n"
+		"200 1 30 page_fault vcpu=0 gpa=0x1000 error_code=0x6 rip=0x1\n"
+		"300 0 20 dirty_logging end=0 vm=1 vm_pid=20 as=0 slot=1 gfn=0x0 pages=1 "
+		"old_flags=0x0 new_flags=0x1 change=3 change_name=flags_only eager_split=1 "
+		"initially_set=0 pml=0 ns=0\n"
+		"400 1 30 page_fault vcpu=0 gpa=0x2000 error_code=0x6 rip=0x1\n"
+		"500 0 0 marker text=idle\n"
+		"600 0 300 marker text=b\n";
+	struct msc_event lost = { .ts = 700, .pid = -1, .type = MSC_EV_LOST };
+	char path[512], db[512];
+	struct msc_ingest *ing;
+	struct msc_source *src;
+	struct msc_store *s;
+	int *pids = NULL;
+	size_t nr = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/pids.events", tmp);
+	snprintf(db, sizeof(db), "%s/pids.db", tmp);
+	f = fopen(path, "w");
+	if (!check(f))
+		return;
+	fputs(events, f);
+	fclose(f);
+	if (!check_int(msc_source_open_text(path, &src, NULL, 0), ==, 0))
+		return;
+	if (!check_int(msc_store_open(db, MSC_STORE_CREATE, &s), ==, 0)) {
+		msc_source_close(src);
+		return;
+	}
+	if (check_int(msc_ingest_new(src, s, NULL, &ing), ==, 0)) {
+		while (msc_ingest_step(ing, 2) > 0)
+			;
+		check_int(msc_ingest_add(ing, &lost), ==, 0);
+		check_int(msc_ingest_finish(ing), ==, 0);
+		if (check_int(msc_ingest_get_pids(ing, &pids, &nr), ==, 0) &&
+		    check_int(nr, ==, 5))
+			check(pids[0] == -1 && pids[1] == 0 && pids[2] == 20 && pids[3] == 30 &&
+			      pids[4] == 300);
+		free(pids);
+		msc_ingest_free(ing);
+	}
+	msc_store_close(s);
+	msc_source_close(src);
+}
+
 /* The msc_live_*() calls refuse a source of another kind instead of reading it as live. */
 static void t_not_live(void)
 {
@@ -686,7 +731,7 @@ static void t_not_live(void)
 	if (!check(f))
 		return;
 	fclose(f);
-	if (!check_int(msc_source_open_text(path, &src), ==, 0))
+	if (!check_int(msc_source_open_text(path, &src, NULL, 0), ==, 0))
 		return;
 	check(msc_live_get_status(src) == NULL);
 	check_int(msc_live_stop(src), ==, -EINVAL);
@@ -710,6 +755,7 @@ int main(void)
 	TEST(t_kvm_debugfs(), "KVM counters from debugfs, one VM or all");
 	TEST(t_store_live(), "live tables: lost rows take a seq and count in the capture");
 	TEST(t_not_live(), "a source that is not live: every msc_live_*() call refuses it");
+	TEST(t_ingest_pids(), "the tasks of a recording: every stored event's, once, ascending");
 	sh("rm -rf '%s'", tmp);
 	return test_done();
 }

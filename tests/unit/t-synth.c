@@ -311,7 +311,7 @@ static void t_tracedat(const char *kernel)
 	msc_synth_dir_cpu_path(&d, 1, cpu1, sizeof(cpu1));
 	if (!check_int(msc_tracedat_write(dat, dir, kallsyms, NCPUS, files, 7, "zstd", uname),
 		       ==, 0) ||
-	    !check_int(msc_source_open_tracedat(dat, &src), ==, 0))
+	    !check_int(msc_source_open_tracedat(dat, &src, NULL, 0), ==, 0))
 		goto out;
 	check_str(msc_source_info(src)->compression, "zstd");
 	check_int(msc_source_info(src)->file_version, ==, 7);

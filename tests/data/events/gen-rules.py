@@ -421,6 +421,20 @@ def fault_collide(name):
     out.append(phase(t, IOCTL, "faults", "end")); t += 100
     write(name, out)
 
+def resync(name):
+    out = []
+    head(out, ["A change whose old SPTE is not what the model holds (a write-protect of a",
+               "2M leaf at another pfn than the one installed, as after events lost",
+               "unmarked): one resync, the model follows the event.  Generated for",
+               "tests/cli/analyze-rules.sh."], "6.12.0")
+    t = populate(out, 1000, 1, 0x3784)
+    g = 0x40000
+    other = (0x50000 << 12) | 0xee7
+    out.append(spte(t, IOCTL, g, 2, other, other & ~0x2)); t += 100
+    out.append(spte(t, IOCTL, g, 2, other & ~0x2, NP)); t += 100
+    write(name, out)
+
+resync(f"{d}/resync.events")
 fault_collide(f"{d}/fault-collide.events")
 two_slots(f"{d}/ioctl-two-slots.events")
 teardown(f"{d}/teardown.events")
