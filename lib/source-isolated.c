@@ -34,6 +34,7 @@
 #include "mmuscope/decode.h"
 #include "mmuscope/error.h"
 #include "mmuscope/util.h"
+#include "event-desc.h"
 #include "source-local.h"
 
 #define BATCH 256			/* events per EVENTS message */
@@ -350,6 +351,7 @@ static int recv_msg(struct isolated_source *s, bool reading)
 static int isolated_next(struct msc_source *src, struct msc_event *ret_ev)
 {
 	struct isolated_source *s = to_isolated(src);
+	const struct msc_event *ev;
 	int r;
 
 	while (s->pos == s->nr) {
@@ -363,7 +365,13 @@ static int isolated_next(struct msc_source *src, struct msc_event *ret_ev)
 		msc_source_set_error(src, "more events than the file can hold: its pages loop");
 		return MSC_ERR_CORRUPT;
 	}
-	*ret_ev = s->batch[s->pos++];
+	ev = &s->batch[s->pos++];
+	if (ev->type >= MSC_EV_NR) {	/* the child is not trusted with our memory */
+		msc_source_set_error(src, "the reader sent an event of type %u", ev->type);
+		return MSC_ERR_CORRUPT;
+	}
+	/* what a reader may look at: the header and the type's payload */
+	memcpy(ret_ev, ev, MSC_EVENT_PAYLOAD + msc_event_descs[ev->type].payload);
 	return 1;
 }
 
