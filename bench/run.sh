@@ -2,11 +2,11 @@
 # `make bench`: mmuscope against the tools and limits it must beat, on
 # synthetic traces of the seed's scale, all in one run.
 #
-#   bench/run.sh [quick|seed|all]        (default: all; BENCH= in make)
+#   bench/run.sh [quick|huge|seed|all]   (default: all; BENCH= in make)
 #
 # For each scenario it writes a trace.dat and a fake tracing directory with
 # `mmuscope synth`, then measures, each with /usr/bin/time (wall seconds,
-# peak RSS):
+# CPU seconds of the process and its children, peak RSS):
 #   trace-cmd report  vs  mmuscope import (analysis included), on the
 #   zstd-compressed trace.dat and on an uncompressed copy
 #   mmuscope analyze --rebuild (the analyzer replaying the stored events)
@@ -36,14 +36,15 @@ mkdir -p "$W"
 
 say() { printf '%s\n' "$*" | tee -a "$RESULTS"; }
 
-# measure NAME CMD...: run, keep "<seconds> <peak KB>" in $W/NAME.time
+# measure NAME CMD...: run, keep "<seconds> <peak KB> <user s> <system s>" in
+# $W/NAME.time (CPU time counts the children waited for: import's reader)
 measure() {
 	name=$1
 	shift
-	/usr/bin/time -f '%e %M' -o "$W/$name.time" "$@" >"$W/$name.out" 2>"$W/$name.err" || {
+	/usr/bin/time -f '%e %M %U %S' -o "$W/$name.time" "$@" >"$W/$name.out" 2>"$W/$name.err" || {
 		echo "bench: $name failed: $*" >&2
 		tail -3 "$W/$name.err" >&2
-		echo "- -" >"$W/$name.time"
+		echo "- - - -" >"$W/$name.time"
 	}
 }
 # measure_anon NAME CMD...: measure, and keep in $W/NAME.anon the peak
@@ -65,6 +66,7 @@ measure_anon() {
 	echo $(( peak / 1024 )) >"$W/$name.anon"
 }
 secs() { cut -d' ' -f1 "$W/$1.time"; }
+cpu() { awk '{ if ($3 == "-") print "-"; else printf "%.2f", $3 + $4 }' "$W/$1.time"; }
 peak_mb() { awk '{ printf "%.0f", $2 / 1024 }' "$W/$1.time"; }
 
 # ratio A B: A / B with one decimal, "-" when either is missing
@@ -116,7 +118,7 @@ scenario() { # NAME GUEST-GIB SYNTH-ARGS...: every 4K page of the guest mapped a
 		: "${tui_first:=-}" "${tui_step:=-}"
 	fi
 	cat >>"$W/scenarios" <<EOF
-$s $n $pages $(secs "$s.synth") $(secs "$s.report") $(secs "$s.import") $(secs "$s.analyze") $(secs "$s.summary") $(secs "$s.read") $(secs "$s.record") $dbsize $(peak_mb "$s.import") $(peak_mb "$s.analyze") $(peak_mb "$s.record") $(peak_mb "$s.report") $(peak_mb "$s.synth") $tui_first $tui_step $(secs "$s.rawreport") $(secs "$s.rawimport") $(cat "$W/$s.import.anon")
+$s $n $pages $(secs "$s.synth") $(secs "$s.report") $(secs "$s.import") $(secs "$s.analyze") $(secs "$s.summary") $(secs "$s.read") $(secs "$s.record") $dbsize $(peak_mb "$s.import") $(peak_mb "$s.analyze") $(peak_mb "$s.record") $(peak_mb "$s.report") $(peak_mb "$s.synth") $tui_first $tui_step $(secs "$s.rawreport") $(secs "$s.rawimport") $(cat "$W/$s.import.anon") $(cpu "$s.report") $(cpu "$s.import") $(cpu "$s.rawreport") $(cpu "$s.rawimport") $(cpu "$s.analyze")
 EOF
 	# the big files go; their numbers are kept
 	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$W/$s.dat" "$W/$s.dir" "$W/$s.db" "$W/$s.live.db" \
@@ -159,15 +161,17 @@ per_event() { # TOOL: marginal instructions per event
 
 case $WHAT in
 quick) RUN="quick" ;;
+huge) RUN="huge" ;;
 seed) RUN="seed" ;;
-all) RUN="quick seed" ;;
-*) echo "usage: bench/run.sh [quick|seed|all]" >&2; exit 2 ;;
+all) RUN="quick huge seed" ;;
+*) echo "usage: bench/run.sh [quick|huge|seed|all]" >&2; exit 2 ;;
 esac
 : >"$W/scenarios"
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 for s in $RUN; do
 	case $s in
 	quick) scenario quick 4 --passes 1 ;;
+	huge) scenario huge 24 --backing 1g --passes 1 ;;
 	seed) scenario seed 96 --backing 1g --vcpus 96 --stop-after enable_dirty_logging ;;
 	esac
 done
@@ -185,6 +189,7 @@ say "Every figure below is what this run measured; rerun \`make bench\` after a 
 say ""
 say "Scenarios (\`mmuscope synth\`, kernel 6.12 NPT, kprobes off):"
 say "quick = \`--guest-gib 4 --passes 1\` (THP, 1 vCPU, the whole dirty-logging cycle);"
+say "huge = \`--guest-gib 24 --backing 1g --passes 1\` (1 GiB pages: the whole cycle, storms of 6 M write-protections);"
 say "seed = \`--guest-gib 96 --backing 1g --vcpus 96 --stop-after enable_dirty_logging\`"
 say "(the seed's VM: populate, then eager splitting of 96 1 GiB pages and write-protection of 25 M 4K SPTEs)."
 say ""
@@ -192,15 +197,23 @@ say "### Wall time, side by side (ratios first, absolute figures beside them)"
 say ""
 say "| scenario | events | import speed-up over \`trace-cmd report\` (target >= 3x) | the same, both on an uncompressed copy | analyzer replay (target 10 M ev/s) | live drain time over plain read() | \`mmuscope report\` (target < 2 s) | TUI first screen / scrub step, view:median/max (< 1 s / < 50 ms) | DB bytes/event |"
 say "|---|---:|---|---|---|---|---|---|---:|"
-while read -r s n pages tsynth treport timport tanalyze tsummary tread trecord dbsize mimport manalyze mrecord mreport msynth tfirst tstep trawreport trawimport aimport; do
+while read -r s n pages tsynth treport timport tanalyze tsummary tread trecord dbsize mimport manalyze mrecord mreport msynth tfirst tstep trawreport trawimport aimport creport cimport crawreport crawimport canalyze; do
 	say "| $s | $(group "$n") | $(ratio "$treport" "$timport")x: $timport s vs $treport s ($(rate "$n" "$timport") vs $(rate "$n" "$treport") M ev/s) | $(ratio "$trawreport" "$trawimport")x: $trawimport s vs $trawreport s | $(rate "$n" "$tanalyze") M ev/s ($tanalyze s) | $(ratio "$trecord" "$tread")x: $trecord s vs $tread s ($(rate "$n" "$trecord") vs $(rate "$n" "$tread") M ev/s) | $tsummary s | $tfirst ms / $tstep ms | $(awk -v b="$dbsize" -v n="$n" 'BEGIN { printf "%.1f", b / n }') |"
+done <"$W/scenarios"
+say ""
+say "### CPU time, side by side (user + system seconds, the reader child included)"
+say ""
+say "| scenario | import CPU over \`trace-cmd report -N\` CPU (target >= 3x) | the same, both on an uncompressed copy | analyzer replay CPU |"
+say "|---|---|---|---|"
+while read -r s n pages tsynth treport timport tanalyze tsummary tread trecord dbsize mimport manalyze mrecord mreport msynth tfirst tstep trawreport trawimport aimport creport cimport crawreport crawimport canalyze; do
+	say "| $s | $(ratio "$creport" "$cimport")x: $cimport s vs $creport s | $(ratio "$crawreport" "$crawimport")x: $crawimport s vs $crawreport s | $canalyze s ($(rate "$n" "$canalyze") M ev/s) |"
 done <"$W/scenarios"
 say ""
 say "Peak memory (RSS, MiB) and the generator; import's RSS also counts the pages of the trace file that libtracecmd maps (file-backed, reclaimable), so its anonymous peak (RssAnon, sampled) is given beside it:"
 say ""
 say "| scenario | import (anonymous) | analyze | record | trace-cmd report | synth (time) | mapped 4K pages at the peak | analyze bytes per 4K page (target 16) |"
 say "|---|---:|---:|---:|---:|---|---:|---:|"
-while read -r s n pages tsynth treport timport tanalyze tsummary tread trecord dbsize mimport manalyze mrecord mreport msynth tfirst tstep trawreport trawimport aimport; do
+while read -r s n pages tsynth treport timport tanalyze tsummary tread trecord dbsize mimport manalyze mrecord mreport msynth tfirst tstep trawreport trawimport aimport creport cimport crawreport crawimport canalyze; do
 	say "| $s | $mimport ($aimport) | $manalyze | $mrecord | $mreport | $msynth MiB ($tsynth s, $(rate "$n" "$tsynth") M ev/s) | $(group "$pages") | $(awk -v m="$manalyze" -v p="$pages" 'BEGIN { printf "%.1f", m * 1048576 / p }') |"
 done <"$W/scenarios"
 say ""
