@@ -97,7 +97,9 @@ static uint8_t read_code(const struct msc_field *f)
 static int prepare_table(struct msc_store *s, struct table_cursor *t)
 {
 	const struct msc_event_desc *d0 = &msc_event_descs[t->types[0]];
-	const char *cols[64] = { "seq", "ts", "cpu", d0->no_pid ? "-1" : "pid" };
+	const char *cols[4 + MAX_SHARING * MSC_EVENT_MAX_FIELDS + 1] = {
+		"seq", "ts", "cpu", d0->no_pid ? "-1" : "pid",
+	};
 	unsigned int nr = 4;
 	char sql[2048];
 	size_t len;
