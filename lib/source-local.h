@@ -41,6 +41,7 @@ bool source_child_start(pid_t parent);
 #define TRACEDAT_MAX_CPUS 8192	/* x86's largest NR_CPUS: more is a damaged file */
 int tracedat_open_direct(const char *path, struct msc_source **ret);
 int tracedat_check_header(const char *path, char *detail, size_t size);
+int tracedat_cpu_overlap(char *buf, size_t size, int cpu_a, int cpu_b, uint64_t at, uint64_t len);
 
 /* tracecmd-tmp.c: libtracecmd's per-CPU temporary files in /tmp */
 int tracecmd_tmp_unlink_open(pid_t pid);

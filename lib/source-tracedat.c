@@ -454,12 +454,9 @@ static int check_layout(struct tracedat_source *t, const char *path)
 		int cpu = (int)(c - t->cpus);
 
 		if (i && c->start < end) {
-			msc_source_set_error(&t->base, "the data of CPU %d and CPU %d overlap "
-					     "(%llu bytes at offset %llu)",
-					     (int)(order[i - 1] - t->cpus), cpu,
-					     (unsigned long long)(end - c->start),
-					     (unsigned long long)c->start);
-			r = MSC_ERR_CORRUPT;
+			r = tracedat_cpu_overlap(t->base.error, sizeof(t->base.error),
+						 (int)(order[i - 1] - t->cpus), cpu, c->start,
+						 end - c->start);
 		} else if (in_file && c->start + c->size > file_size) {
 			msc_source_set_error(&t->base, "CPU %d's data (%llu bytes at offset %llu) "
 					     "runs past the end of the file", cpu,

@@ -248,15 +248,32 @@ static const char *range_name(const struct range *r, char *buf, size_t size)
 	return buf;
 }
 
+/**
+ * tracedat_cpu_overlap - say that two CPUs' data overlap (the header's
+ *	layout, or libtracecmd's): their events would be read twice
+ * @buf: where the sentence goes
+ * @size: its size
+ * @cpu_a: the CPU whose data begins first
+ * @cpu_b: the other
+ * @at: the offset where the second begins
+ * @len: the bytes they share
+ *
+ * Returns MSC_ERR_CORRUPT.
+ */
+int tracedat_cpu_overlap(char *buf, size_t size, int cpu_a, int cpu_b, uint64_t at, uint64_t len)
+{
+	snprintf(buf, size, "the data of CPU %d and CPU %d overlap (%llu bytes at offset %llu)",
+		 cpu_a, cpu_b, (unsigned long long)len, (unsigned long long)at);
+	return MSC_ERR_CORRUPT;
+}
+
 static int overlap(struct check *c, const struct range *a, const struct range *b)
 {
 	char x[64], y[64];
 	uint64_t from = max(a->start, b->start), to = min(a->end, b->end);
 
 	if (a->cpu >= 0 && b->cpu >= 0)
-		return fail(c, MSC_ERR_CORRUPT, "the data of CPU %d and CPU %d overlap "
-			    "(%llu bytes at offset %llu)", a->cpu, b->cpu,
-			    (unsigned long long)(to - from), (unsigned long long)from);
+		return tracedat_cpu_overlap(c->detail, c->size, a->cpu, b->cpu, from, to - from);
 	if (a->cpu < 0 && b->cpu < 0 && a->start == b->start)
 		return fail(c, MSC_ERR_CORRUPT, "two options name the section at offset %llu",
 			    (unsigned long long)a->start);
