@@ -324,7 +324,8 @@ static int parse_field(const struct msc_field *f, const char *s, const char **en
 		r = parse_number(s, end, msc_field_signed(f), &v);
 		if (r)
 			return r;
-		if (!msc_field_fits(f, v))
+		/* a value stored by name must have one (end=, clear=, exit=: 0 or 1) */
+		if (!msc_field_fits(f, v) || (f->names && v >= f->nr_names))
 			return MSC_ERR_PARSE;
 		msc_field_set(ev, f, v);
 		return 0;

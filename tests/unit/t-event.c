@@ -157,6 +157,7 @@ static void t_rejects(void)
 		"1 0 1 split_huge_page gfn=0 spte=0 level=1 errno=2147483648",	/* s32 overflow */
 		"1 0 1 marker text=bad\\q",					/* bad escape */
 		"1 0 1 kprobe name= ip=0 args=",				/* empty name */
+		"1 0 1 ioctl exit=2 fd=3 cmd=0x1 arg=0x0 ret=0",		/* stored by name: 0 or 1 */
 	};
 	struct msc_event ev;
 
