@@ -386,19 +386,13 @@ void msc_hview_close(struct msc_hview *v);
 
 int msc_hview_summary(struct msc_hview *v, struct msc_history_summary *ret);
 int msc_hview_census_at(struct msc_hview *v, uint64_t ts, struct msc_census *ret);
-int msc_hview_census_series(struct msc_hview *v, uint64_t t0, uint64_t t1, size_t n,
-			    struct msc_census *ret);
 int msc_hview_phases(struct msc_hview *v, struct msc_phase **ret, size_t *ret_nr);
 int msc_hview_regions(struct msc_hview *v, struct msc_region **ret, size_t *ret_nr);
-int msc_hview_coverage_at(struct msc_hview *v, uint64_t ts, struct msc_coverage **ret,
-			  size_t *ret_nr);
 int msc_hview_phase_coverage(struct msc_hview *v, int64_t phase_id, struct msc_coverage **ret,
 			     size_t *ret_nr);
 int msc_hview_phase_harvest(struct msc_hview *v, const struct msc_phase *p,
 			    struct msc_harvest_sum *ret);
 
-int msc_hview_cells_at(struct msc_hview *v, uint64_t ts, uint8_t as_id, uint64_t gfn_first,
-		       uint64_t gfn_end, struct msc_region_cell **ret, size_t *ret_nr);
 int msc_hview_gfn_history(struct msc_hview *v, uint8_t as_id, uint64_t gfn,
 			  struct msc_interval **ret, size_t *ret_nr);
 int msc_hview_counters(struct msc_hview *v, uint64_t t0, uint64_t t1, struct msc_counters *ret);

@@ -2,9 +2,9 @@
 /*
  * Read helpers the TUI needs beside history.h (lib/store-tui.c).
  *
- * Memory map: msc_hview_cells_at() costs two index lookups per 2M cell, so
- * redrawing a 96 GiB guest (49,152 cells) at every scrub step would take
- * far longer than a frame.  Instead the TUI reads the region_state rows of
+ * Memory map: asking region_state for each 2M cell costs two index lookups
+ * per cell, so redrawing a 96 GiB guest (49,152 cells) at every scrub step
+ * would take far longer than a frame.  Instead the TUI reads the region_state rows of
  * a capture once, in chunks (in insertion order, which is time order per
  * cell), and answers "the cells at T" from memory; a capture that is still
  * being analyzed is followed by asking only for rows after the last one
