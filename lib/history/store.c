@@ -1113,6 +1113,19 @@ static void *collect_rows(struct msc_store *s, sqlite3_stmt *st, size_t size, ro
 	return rows;
 }
 
+/* The rows of @sql, whose ?1 is @capture_id, as collect_rows() gives them. */
+static void *capture_rows(struct msc_store *s, int64_t capture_id, const char *sql, size_t size,
+			  row_fill_fn fill, size_t *nr, int *err)
+{
+	sqlite3_stmt *st;
+
+	*err = msc_store_prepare(s, sql, &st);
+	if (*err)
+		return NULL;
+	sqlite3_bind_int64(st, 1, capture_id);
+	return collect_rows(s, st, size, fill, nr, err);
+}
+
 static void fill_region(sqlite3_stmt *st, void *row)
 {
 	*(struct msc_region *)row = (struct msc_region){
@@ -1125,14 +1138,11 @@ static void fill_region(sqlite3_stmt *st, void *row)
 /** msc_hview_regions - the GFN regions of the capture */
 int msc_hview_regions(struct msc_hview *v, struct msc_region **ret, size_t *ret_nr)
 {
-	sqlite3_stmt *st;
-	int r = msc_store_prepare(v->s, "SELECT id, as_id, gfn_first, gfn_end, exact FROM region "
-				  "WHERE capture_id = ? ORDER BY id", &st);
+	int r;
 
-	if (r)
-		return r;
-	sqlite3_bind_int64(st, 1, v->capture_id);
-	*ret = collect_rows(v->s, st, sizeof(**ret), fill_region, ret_nr, &r);
+	*ret = capture_rows(v->s, v->capture_id, "SELECT id, as_id, gfn_first, gfn_end, exact "
+			    "FROM region WHERE capture_id = ? ORDER BY id", sizeof(**ret),
+			    fill_region, ret_nr, &r);
 	return r;
 }
 
@@ -1331,15 +1341,11 @@ static void fill_lost_mark(sqlite3_stmt *st, void *row)
 /** msc_hview_lost_marks - the lost-event gaps of the capture */
 int msc_hview_lost_marks(struct msc_hview *v, struct msc_lost_mark **ret, size_t *ret_nr)
 {
-	sqlite3_stmt *st;
-	int r = msc_store_prepare(v->s, "SELECT l.ts, l.cpu, l.count FROM lost_events l, capture c "
-				  "WHERE c.id = ? AND l.seq BETWEEN c.first_seq AND c.last_seq "
-				  "ORDER BY l.seq", &st);
+	int r;
 
-	if (r)
-		return r;
-	sqlite3_bind_int64(st, 1, v->capture_id);
-	*ret = collect_rows(v->s, st, sizeof(**ret), fill_lost_mark, ret_nr, &r);
+	*ret = capture_rows(v->s, v->capture_id, "SELECT l.ts, l.cpu, l.count FROM lost_events l, "
+			    "capture c WHERE c.id = ? AND l.seq BETWEEN c.first_seq AND c.last_seq "
+			    "ORDER BY l.seq", sizeof(**ret), fill_lost_mark, ret_nr, &r);
 	return r;
 }
 
@@ -1458,16 +1464,11 @@ static void fill_vm(sqlite3_stmt *st, void *row)
 
 static int load_vms(struct msc_store *s, int64_t capture_id, struct msc_vm **ret, size_t *ret_nr)
 {
-	sqlite3_stmt *st;
-	int r = msc_store_prepare(s, "SELECT " VM_COLS " FROM vm WHERE capture_id = ? ORDER BY id",
-				  &st);
+	int r;
 
-	*ret = NULL;
 	*ret_nr = 0;
-	if (r)
-		return r;
-	sqlite3_bind_int64(st, 1, capture_id);
-	*ret = collect_rows(s, st, sizeof(**ret), fill_vm, ret_nr, &r);
+	*ret = capture_rows(s, capture_id, "SELECT " VM_COLS " FROM vm WHERE capture_id = ? "
+			    "ORDER BY id", sizeof(**ret), fill_vm, ret_nr, &r);
 	return r;
 }
 
@@ -1486,14 +1487,11 @@ int msc_hview_vms(struct msc_hview *v, struct msc_vm **ret, size_t *ret_nr)
 /** msc_hview_kvm_stats - KVM's counters at each stats marker, next to the census */
 int msc_hview_kvm_stats(struct msc_hview *v, struct msc_kvm_stats **ret, size_t *ret_nr)
 {
-	sqlite3_stmt *st;
-	int r = msc_store_prepare(v->s, "SELECT seq, ts, phase, pages_4k, pages_2m, pages_1g, "
-				  "census_4k, census_2m, census_1g, census_flags FROM kvm_stats "
-				  "WHERE capture_id = ? ORDER BY seq", &st);
+	int r;
 
-	if (r)
-		return r;
-	sqlite3_bind_int64(st, 1, v->capture_id);
-	*ret = collect_rows(v->s, st, sizeof(**ret), fill_kvm_stats, ret_nr, &r);
+	*ret = capture_rows(v->s, v->capture_id, "SELECT seq, ts, phase, pages_4k, pages_2m, "
+			    "pages_1g, census_4k, census_2m, census_1g, census_flags FROM kvm_stats "
+			    "WHERE capture_id = ? ORDER BY seq", sizeof(**ret), fill_kvm_stats,
+			    ret_nr, &r);
 	return r;
 }
