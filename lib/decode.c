@@ -173,8 +173,12 @@ static void __printf(2, 3) warn(struct msc_decoder *d, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* The format's field named by @tp ("a|b": the first of them it has), or NULL. */
-static struct tep_format_field *find_field(struct tep_event *event, const char *tp)
+/**
+ * msc_decoder_find_field - the field of @event that @tp names ("a|b": the
+ *	first of them the format has, as a description's tracepoint field
+ *	does), or NULL
+ */
+struct tep_format_field *msc_decoder_find_field(struct tep_event *event, const char *tp)
 {
 	char name[64];
 
@@ -215,22 +219,25 @@ static const char *first_tp(const struct msc_event_desc *desc)
 	return NULL;
 }
 
+/* Whether @event is @tp of @desc: by its name, or (@by_field) by its fields. */
+static bool is_tracepoint(struct tep_event *event, const struct msc_event_desc *desc,
+			  const struct msc_tracepoint *tp, bool by_field)
+{
+	if (by_field)
+		return !tp->system && msc_decoder_find_field(event, first_tp(desc));
+	return tp->system && !strcmp(tp->system, event->system) && !strcmp(tp->name, event->name);
+}
+
 /* The type and tracepoint of @event: by name first, then by field (kprobes). */
 static int find_tracepoint(struct tep_event *event, const struct msc_tracepoint **ret)
 {
-	for (int pass = 0; pass < 2; pass++) {
+	for (int by_field = 0; by_field < 2; by_field++) {
 		for (int t = 0; t < MSC_EV_NR; t++) {
 			const struct msc_event_desc *desc = &msc_event_descs[t];
 
 			for (unsigned int i = 0; i < desc->nr_tracepoints; i++) {
-				const struct msc_tracepoint *tp = &desc->tracepoints[i];
-				bool match = pass == 0 ?
-					tp->system && !strcmp(tp->system, event->system) &&
-					!strcmp(tp->name, event->name) :
-					!tp->system && find_field(event, first_tp(desc));
-
-				if (match) {
-					*ret = tp;
+				if (is_tracepoint(event, desc, &desc->tracepoints[i], by_field)) {
+					*ret = &desc->tracepoints[i];
 					return t;
 				}
 			}
@@ -316,9 +323,10 @@ static void find_symbols(struct entry *e, const char *name)
 static bool const_slot(const struct entry *e, const struct msc_field *f, struct slot *s)
 {
 	if (f->flags & MSC_F_TAG) {
+		int v = e->tp->tag ? msc_field_name_index(f, e->tp->tag, strlen(e->tp->tag)) : -1;
+
 		s->act = f->kind == MSC_K_NAME ? SLOT_CONST_NAME : SLOT_CONST;
-		s->value = e->tp->tag ? (uint64_t)max(0, msc_field_name_index(f, e->tp->tag,
-									      strlen(e->tp->tag))) : 0;
+		s->value = v < 0 ? 0 : (uint64_t)v;
 		return true;
 	}
 	s->act = SLOT_CONST;
@@ -341,7 +349,7 @@ static bool resolve_slots(struct msc_decoder *d, struct entry *e)
 
 		*s = (struct slot){ .dst = f, .offset = f->offset, .size = (uint8_t)f->size,
 				    .boolean = f->flags & MSC_F_BOOL };
-		s->src = f->tp && carried ? find_field(event, f->tp) : NULL;
+		s->src = f->tp && carried ? msc_decoder_find_field(event, f->tp) : NULL;
 		if (s->src) {
 			s->act = f->flags & MSC_F_SYMBOL ? SLOT_SYMBOL :
 				 f->kind == MSC_K_NAME || f->kind == MSC_K_TEXT ? SLOT_STRING :
@@ -355,8 +363,8 @@ static bool resolve_slots(struct msc_decoder *d, struct entry *e)
 		}
 		if (f->tp && carried && !(f->flags & MSC_F_SYMBOL)) {
 			if (f->flags & MSC_F_REQUIRED) {
-				warn(d, "%s/%s: format has no field '%s'; events counted, not stored",
-				     event->system, event->name, f->tp);
+				warn(d, "%s/%s: format has no field '%s'; events counted, "
+				     "not stored", event->system, event->name, f->tp);
 				return false;
 			}
 			if (!(f->flags & MSC_F_NEWER))

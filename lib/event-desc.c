@@ -358,13 +358,19 @@ uint64_t msc_field_absent(const struct msc_field *f)
 	return f->kind == MSC_K_OSDEC || (f->flags & MSC_F_NEG_ABSENT) ? (uint64_t)-1 : 0;
 }
 
+/** msc_name_lookup - the index of @name (@len bytes) in @names[0..@nr), or -1; NULLs skipped */
+int msc_name_lookup(const char *const *names, size_t nr, const char *name, size_t len)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (names[i] && strlen(names[i]) == len && !memcmp(names[i], name, len))
+			return (int)i;
+	return -1;
+}
+
 /** msc_field_name_index - the value whose name in f->names is @name (@len bytes), or -1 */
 int msc_field_name_index(const struct msc_field *f, const char *name, size_t len)
 {
-	for (int i = 0; i < f->nr_names; i++)
-		if (strlen(f->names[i]) == len && !memcmp(f->names[i], name, len))
-			return i;
-	return -1;
+	return msc_name_lookup(f->names, f->nr_names, name, len);
 }
 
 /** msc_event_tag_field - the field a type's tracepoints tell apart, or NULL */

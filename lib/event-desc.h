@@ -176,6 +176,7 @@ static inline void msc_field_set(struct msc_event *ev, const struct msc_field *f
 
 bool msc_field_fits(const struct msc_field *f, uint64_t v);
 uint64_t msc_field_absent(const struct msc_field *f);
+int msc_name_lookup(const char *const *names, size_t nr, const char *name, size_t len);
 int msc_field_name_index(const struct msc_field *f, const char *name, size_t len);
 const struct msc_field *msc_event_tag_field(const struct msc_event_desc *d);
 bool msc_field_carried(const struct msc_event_desc *d, const struct msc_field *f,

@@ -87,18 +87,10 @@ const char *msc_event_type_name(enum msc_event_type type)
 	return type < MSC_EV_NR ? type_names[type] : "?";
 }
 
-static int lookup(const char *const *names, size_t nr, const char *name, size_t len)
-{
-	for (size_t i = 0; i < nr; i++)
-		if (names[i] && strlen(names[i]) == len && !memcmp(names[i], name, len))
-			return (int)i;
-	return -1;
-}
-
 /** msc_event_type_lookup - enum msc_event_type of a text name, or -1 */
 int msc_event_type_lookup(const char *name)
 {
-	return lookup(type_names, ARRAY_SIZE(type_names), name, strlen(name));
+	return msc_name_lookup(type_names, ARRAY_SIZE(type_names), name, strlen(name));
 }
 
 const char *msc_spte_class_name(enum msc_spte_class class)
@@ -109,7 +101,7 @@ const char *msc_spte_class_name(enum msc_spte_class class)
 /** msc_spte_class_lookup - enum msc_spte_class of a text name, or -1 */
 int msc_spte_class_lookup(const char *name)
 {
-	return lookup(msc_class_names, MSC_CLASS_NR, name, strlen(name));
+	return msc_name_lookup(msc_class_names, MSC_CLASS_NR, name, strlen(name));
 }
 
 const char *msc_fast_pf_result_name(enum msc_fast_pf_result result)
@@ -312,7 +304,7 @@ static int parse_field(const struct msc_field *f, const char *s, const char **en
 	case MSC_K_CLASS:
 	case MSC_K_FPF:
 		sp = s + strcspn(s, " \n");
-		r = lookup(f->kind == MSC_K_CLASS ? msc_class_names : fpf_names,
+		r = msc_name_lookup(f->kind == MSC_K_CLASS ? msc_class_names : fpf_names,
 			   f->kind == MSC_K_CLASS ? MSC_CLASS_NR : ARRAY_SIZE(fpf_names),
 			   s, sp - s);
 		if (r < 0)

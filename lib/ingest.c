@@ -183,8 +183,8 @@ static int put(struct msc_ingest *ing, struct msc_event *ev)
 	if (pid_set_add(&ing->pids, ev->pid))
 		return -ENOMEM;
 	r = store_result(ing, msc_store_add_event(ing->store, ev));
-	if (!r && ing->tap.ops)
-		r = store_result(ing, ing->tap.ops->event(ing->tap.ctx, ev));	/* it writes the database */
+	if (!r && ing->tap.ops)	/* a tap writes the database too */
+		r = store_result(ing, ing->tap.ops->event(ing->tap.ctx, ev));
 	return r;
 }
 

@@ -149,14 +149,14 @@ static unsigned int row_type(const struct table_cursor *t)
 /* The value whose name @text is (0 for none); @hint is tried first. */
 static uint64_t name_value(const struct msc_field *f, const char *text, unsigned int hint)
 {
+	int k;
+
 	if (!text)
 		return 0;
 	if (hint < f->nr_names && !strcmp(f->names[hint], text))
 		return hint;
-	for (unsigned int k = 0; k < f->nr_names; k++)
-		if (!strcmp(f->names[k], text))
-			return k;
-	return 0;
+	k = msc_field_name_index(f, text, strlen(text));
+	return k < 0 ? 0 : (uint64_t)k;
 }
 
 static void read_field(sqlite3_stmt *st, int c, const struct msc_field *f, struct msc_event *ev)

@@ -56,6 +56,14 @@ struct msc_store_row {
 	char *tuple;		/* "(?,?,'get',NULL,...)": every column, in the table's order */
 };
 
+/* A value stored by name ("?" for one without: the text form refuses those). */
+static void bind_name(sqlite3_stmt *st, int i, const struct msc_field *f, uint64_t v)
+{
+	const char *name = msc_field_name(f, v);
+
+	sqlite3_bind_text(st, i, name ? name : "?", -1, SQLITE_STATIC);
+}
+
 /*
  * One field's column by its general rule.  Text is bound SQLITE_STATIC:
  * the event is held by the store until its statement has been stepped.
@@ -64,7 +72,6 @@ static void bind_field(sqlite3_stmt *st, int i, const struct msc_event_desc *d,
 		       const struct msc_field *f, const struct msc_event *ev)
 {
 	const char *p = (const char *)ev + f->offset;
-	const char *name;
 	uint64_t v;
 
 	if (f->only && !msc_field_carried(d, f, ev)) {
@@ -87,9 +94,8 @@ static void bind_field(sqlite3_stmt *st, int i, const struct msc_event_desc *d,
 		break;
 	}
 	v = msc_field_get(ev, f);
-	name = f->names ? msc_field_name(f, v) : NULL;
 	if (f->names)
-		sqlite3_bind_text(st, i, name ? name : "?", -1, SQLITE_STATIC);
+		bind_name(st, i, f, v);
 	else if (f->kind == MSC_K_OSDEC && (int64_t)v < 0)
 		sqlite3_bind_null(st, i);
 	else
@@ -382,9 +388,7 @@ void msc_store_row_bind(sqlite3_stmt *st, int i, const struct msc_store_row *row
 			break;
 		case OP_NAME:
 			memcpy(&u8, m, 1);
-			sqlite3_bind_text(st, i, msc_field_name(op->f, u8) ? msc_field_name(op->f, u8)
-									  : "?",
-					  -1, SQLITE_STATIC);
+			bind_name(st, i, op->f, u8);
 			break;
 		case OP_FIELD:
 			bind_field(st, i, d, op->f, ev);

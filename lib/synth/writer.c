@@ -20,6 +20,7 @@
 
 #include <traceevent/event-parse.h>
 
+#include "mmuscope/decode.h"
 #include "mmuscope/error.h"
 #include "mmuscope/event.h"
 #include "mmuscope/util.h"
@@ -62,24 +63,6 @@ struct msc_synth_writer {
 	char error[256];
 };
 
-/* The first of the names @tp lists ("a|b") that @fmt has. */
-static struct tep_format_field *find_field(const struct synth_format *fmt, const char *tp)
-{
-	char name[64];
-
-	while (*tp) {
-		size_t n = strcspn(tp, "|");
-		struct tep_format_field *f;
-
-		snprintf(name, sizeof(name), "%.*s", (int)n, tp);
-		f = tep_find_field(fmt->event, name);
-		if (f)
-			return f;
-		tp += n + !!tp[n];
-	}
-	return NULL;
-}
-
 static int resolve(struct msc_synth_writer *w, const struct msc_event_desc *desc,
 		   const struct msc_tracepoint *tp, const struct synth_format *fmt,
 		   struct recipe *rc)
@@ -99,7 +82,7 @@ static int resolve(struct msc_synth_writer *w, const struct msc_event_desc *desc
 
 		if (!f->tp || !carried || (f->flags & MSC_F_SYMBOL))
 			continue;
-		rc->field[i] = find_field(fmt, f->tp);
+		rc->field[i] = msc_decoder_find_field(fmt->event, f->tp);
 		if (!rc->field[i] && (f->flags & MSC_F_REQUIRED))
 			goto bad;
 	}
