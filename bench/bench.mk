@@ -1,7 +1,8 @@
 # `make bench`: benchmarks of mmuscope against trace-cmd and the project's
 # targets, on synthetic traces; results in BENCHMARKS.md.  Included from the
-# top Makefile.  BENCH=quick runs the 4 GiB scenario only, BENCH=seed the
-# 96 GiB one (both: the default).  Never part of `make check`.
+# top Makefile.  BENCH=quick runs the 4 GiB scenario only, BENCH=huge the
+# 24 GiB one on 1 GiB pages, BENCH=seed the 96 GiB one (all three: the
+# default).  Never part of `make check`.
 
 BENCH ?= all
 

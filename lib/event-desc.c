@@ -16,6 +16,7 @@
 #define BOOL MSC_F_BOOL
 #define TAG MSC_F_TAG
 #define SYMBOL MSC_F_SYMBOL
+#define STEP MSC_F_STEP
 
 /* FIELD(member, text key, kind, SQL column, tracepoint field, more designators) */
 #define FIELD(member, key_, kind_, column_, tp_, ...)                          \
@@ -49,10 +50,10 @@ static const char *const enter_exit[] = { "enter", "exit", NULL };
 
 static const struct msc_field spte_fields[] = {
 	FIELD(spte.as_id, "as", UDEC, "as_id", "as_id"),
-	FIELD(spte.gfn, "gfn", HEX, "gfn", "gfn", .flags = REQ),
+	FIELD(spte.gfn, "gfn", HEX, "gfn", "gfn", .flags = REQ | STEP),
 	FIELD(spte.level, "level", UDEC, "level", "level", .flags = REQ),
-	FIELD(spte.old_spte, "old", HEX, "old_spte", "old_spte", .flags = REQ),
-	FIELD(spte.new_spte, "new", HEX, "new_spte", "new_spte", .flags = REQ),
+	FIELD(spte.old_spte, "old", HEX, "old_spte", "old_spte", .flags = REQ | STEP),
+	FIELD(spte.new_spte, "new", HEX, "new_spte", "new_spte", .flags = REQ | STEP),
 	FIELD(spte.class, "class", CLASS, "class", NULL, .flags = OPT, NAMES(msc_class_names)),
 };
 static const struct msc_tracepoint spte_tps[] = { { "kvmmmu", "kvm_tdp_mmu_spte_changed" } };
@@ -110,10 +111,10 @@ static void derive_role(const struct msc_event *ev, const struct msc_spte_layout
 
 static const struct msc_field fast_pf_fields[] = {
 	FIELD(fast_pf.vcpu, "vcpu", SDEC, "vcpu", "vcpu_id"),
-	FIELD(fast_pf.gpa, "gpa", HEX, "gpa", "cr2_or_gpa", .flags = REQ),
+	FIELD(fast_pf.gpa, "gpa", HEX, "gpa", "cr2_or_gpa", .flags = REQ | STEP),
 	FIELD(fast_pf.error_code, "error_code", HEX, "error_code", "error_code"),
-	FIELD(fast_pf.old_spte, "old", HEX, "old_spte", "old_spte", .flags = REQ),
-	FIELD(fast_pf.new_spte, "new", HEX, "new_spte", "new_spte", .flags = REQ),
+	FIELD(fast_pf.old_spte, "old", HEX, "old_spte", "old_spte", .flags = REQ | STEP),
+	FIELD(fast_pf.new_spte, "new", HEX, "new_spte", "new_spte", .flags = REQ | STEP),
 	FIELD(fast_pf.ret, "ret", SDEC, "ret", "ret", .flags = REQ),
 	/* from ret and the format's RET_PF_* numbers (decode.c) */
 	FIELD(fast_pf.result, "result", FPF, "kind", NULL, NAMES(fault_kinds)),
@@ -124,7 +125,7 @@ static const struct msc_tracepoint fast_pf_tps[] = {
 
 static const struct msc_field pf_fields[] = {
 	FIELD(pf.vcpu, "vcpu", UDEC, "vcpu", "vcpu_id"),
-	FIELD(pf.gpa, "gpa", HEX, "gpa", "fault_address", .flags = REQ),
+	FIELD(pf.gpa, "gpa", HEX, "gpa", "fault_address", .flags = REQ | STEP),
 	FIELD(pf.error_code, "error_code", HEX, "error_code", "error_code"),
 	FIELD(pf.rip, "rip", HEX, "rip", "guest_rip"),
 };
@@ -294,8 +295,8 @@ static void derive_ioctl(const struct msc_event *ev, const struct msc_spte_layou
 }
 
 const struct msc_event_desc msc_event_descs[MSC_EV_NR] = {
-	[MSC_EV_SPTE_CHANGED] = { "spte_change", PAYLOAD(spte), FIELDS(spte_fields),
-				  TRACEPOINTS(spte_tps) },
+	[MSC_EV_SPTE_CHANGED] = { "spte_change", .runs = "spte_change_run", PAYLOAD(spte),
+				  FIELDS(spte_fields), TRACEPOINTS(spte_tps) },
 	[MSC_EV_SPLIT] = { "huge_page_split", PAYLOAD(split), FIELDS(split_fields),
 			   TRACEPOINTS(split_tps) },
 	[MSC_EV_GET_PAGE] = { "page_table", "op", "get", PAYLOAD(sp), FIELDS(get_page_fields),
@@ -304,10 +305,10 @@ const struct msc_event_desc msc_event_descs[MSC_EV_NR] = {
 	[MSC_EV_ZAP_PAGE] = { "page_table", "op", "zap", PAYLOAD(sp), FIELDS(zap_page_fields),
 			      TRACEPOINTS(zap_page_tps), .derived = role_columns,
 			      .derive = derive_role },
-	[MSC_EV_FAST_PF] = { "fault", PAYLOAD(fast_pf), FIELDS(fast_pf_fields),
-			     TRACEPOINTS(fast_pf_tps) },
-	[MSC_EV_PAGE_FAULT] = { "fault", "kind", "npf", PAYLOAD(pf), FIELDS(pf_fields),
-				TRACEPOINTS(pf_tps) },
+	[MSC_EV_FAST_PF] = { "fault", .runs = "fault_run", PAYLOAD(fast_pf),
+			     FIELDS(fast_pf_fields), TRACEPOINTS(fast_pf_tps) },
+	[MSC_EV_PAGE_FAULT] = { "fault", "kind", "npf", .runs = "fault_run", PAYLOAD(pf),
+				FIELDS(pf_fields), TRACEPOINTS(pf_tps) },
 	[MSC_EV_SET_SPTE] = { "set_spte", PAYLOAD(set_spte), FIELDS(set_spte_fields),
 			      TRACEPOINTS(set_spte_tps) },
 	[MSC_EV_SPTE_REQUESTED] = { "spte_requested", PAYLOAD(req), FIELDS(req_fields),

@@ -46,6 +46,8 @@ enum msc_field_flags {
 	MSC_F_SYMBOL = 1 << 5,		/* a NAME: the print fmt's name of field tp's value */
 	MSC_F_NEG_ABSENT = 1 << 6,	/* absent (format, database NULL): -1, not 0 */
 	MSC_F_NONE_EMPTY = 1 << 7,	/* a stored none reads back as empty */
+	MSC_F_STEP = 1 << 8,		/* runs: may advance by a constant step (store-run.c);
+					 * every other field of a run is equal */
 };
 
 /* A type has at most this many fields (tests/unit/t-event-desc.c checks). */
@@ -59,7 +61,7 @@ struct msc_field {
 	uint16_t offset;	/* member of struct msc_event */
 	uint16_t size;
 	uint8_t kind;		/* enum msc_field_kind */
-	uint8_t flags;		/* enum msc_field_flags */
+	uint16_t flags;		/* enum msc_field_flags */
 	const char *const *names;	/* database: value i is stored as names[i]
 					 * (NULL-terminated; an unknown name reads as 0) */
 	uint8_t nr_names;
@@ -91,6 +93,8 @@ struct msc_event_desc {
 	const char *is_value;	/* value is_value says a row is of this type; NULL:
 				 * rows no other type claims */
 	bool no_pid;		/* the table has no pid column (lost marks) */
+	const char *runs;	/* stored as exact runs in this table (schema 9), viewed
+				 * as table; NULL: a row per event */
 	uint16_t payload;	/* bytes of its member of the union */
 	const struct msc_tracepoint *tracepoints;
 	uint8_t nr_tracepoints;

@@ -12,6 +12,7 @@
 
 #include <sqlite3.h>
 
+#include "event-desc.h"
 #include "mmuscope/event.h"
 #include "mmuscope/spte.h"
 #include "mmuscope/store.h"
@@ -27,7 +28,7 @@
  * made by msc_store_rows_init_text()).  A registered batch is flushed
  * before every commit and dropped on rollback, like the event rows.
  */
-#define MSC_ROWS_MAX_COLS 16
+#define MSC_ROWS_MAX_COLS 24
 
 struct msc_store_rows {
 	const char *head;		/* "INSERT INTO mapping VALUES" */
@@ -36,13 +37,27 @@ struct msc_store_rows {
 	sqlite3_stmt *multi, *one;
 	unsigned int n;			/* rows held */
 	int64_t v[MSC_STORE_MULTI][MSC_ROWS_MAX_COLS];
-	uint16_t nulls[MSC_STORE_MULTI];	/* bit c: column c is NULL */
+	uint32_t nulls[MSC_STORE_MULTI];	/* bit c: column c is NULL */
 	struct msc_store_rows *next;	/* in the store's list */
 	int text_col;			/* column bound from text; -1: none */
 	char *text;			/* the held rows' texts, back to back */
 	size_t text_alloc;
 	size_t text_end[MSC_STORE_MULTI];	/* row i's text ends here in text */
 };
+
+/*
+ * What a run's row holds besides its first event (store-run.c): its length,
+ * the mean steps of seq and ts, each STEP field's step (by field index),
+ * and where its residuals' JSON text lies in the type's run text.
+ */
+struct msc_run_row {
+	uint32_t n;
+	int64_t seq_step, ts_step;
+	int64_t step[MSC_EVENT_MAX_FIELDS];
+	uint32_t at_off, at_len;	/* at_len 0: NULL (n = 1) */
+};
+
+struct msc_store_runs;
 
 struct msc_store {
 	sqlite3 *db;
@@ -57,6 +72,9 @@ struct msc_store {
 	struct msc_store_row *row[MSC_EV_NR];	/* each type's row, compiled on first use */
 	struct msc_event (*held)[MSC_STORE_MULTI];	/* per type: rows not yet written */
 	unsigned int nr_held[MSC_EV_NR];
+	/* types stored as runs: the held rows' runs, the open runs (store-run.c) */
+	struct msc_run_row *held_run[MSC_EV_NR];
+	struct msc_store_runs *runs[MSC_EV_NR];
 	struct msc_store_rows *rows;	/* registered row batches */
 
 	/* the capture being written, 0 when none */
@@ -68,6 +86,7 @@ struct msc_store {
 	uint64_t stored, lost, lost_marks;
 
 	long fail_after;		/* fault injection: 0 off, n: n-th step fails */
+	bool no_runs;			/* tests: $MSC_STORE_NO_RUNS, every run of one */
 	char errmsg[512];
 };
 
@@ -75,12 +94,25 @@ struct msc_store {
 struct msc_store_row;
 
 int msc_store_row_compile(struct msc_store *s, int type, struct msc_store_row **ret);
+const char *msc_store_row_table(int type);
 void msc_store_row_free(struct msc_store_row *row);
 int msc_store_row_prepare(struct msc_store *s, const struct msc_store_row *row, unsigned int n,
 			  sqlite3_stmt **ret);
 unsigned int msc_store_row_params(const struct msc_store_row *row);
 void msc_store_row_bind(sqlite3_stmt *st, int i, const struct msc_store_row *row,
-			const struct msc_event *ev, const struct msc_spte_layout *l);
+			const struct msc_event *ev, const struct msc_spte_layout *l,
+			const struct msc_run_row *run, const char *run_text);
+
+/* A run's events lie within this many seqs of its first (store-read.c reads back so far). */
+#define MSC_RUN_SPAN 65536
+
+int msc_store_run_add(struct msc_store *s, const struct msc_event *ev, int64_t seq);
+int msc_store_runs_close(struct msc_store *s);
+void msc_store_runs_drop(struct msc_store *s);
+void msc_store_runs_free(struct msc_store *s);
+const char *msc_store_run_text(const struct msc_store *s, int type);
+void msc_store_run_text_reset(struct msc_store *s, int type);
+int msc_store_flush_type(struct msc_store *s, int type);
 
 int msc_store_error(struct msc_store *s, int rc);
 int msc_store_step(struct msc_store *s, sqlite3_stmt *stmt);
@@ -94,7 +126,7 @@ void msc_store_rows_release(struct msc_store *s, struct msc_store_rows *r);
 int msc_store_rows_flush(struct msc_store *s, struct msc_store_rows *r);
 void msc_store_rows_init_text(struct msc_store *s, struct msc_store_rows *r, const char *head,
 			      unsigned int ncols, unsigned int text_col);
-int msc_store_rows_put_text(struct msc_store *s, struct msc_store_rows *r, uint16_t nulls,
+int msc_store_rows_put_text(struct msc_store *s, struct msc_store_rows *r, uint32_t nulls,
 			    const char *text, size_t len);
 
 /*
@@ -107,7 +139,7 @@ static inline int64_t *msc_store_rows_slot(struct msc_store_rows *r)
 }
 
 static inline int msc_store_rows_put(struct msc_store *s, struct msc_store_rows *r,
-				     uint16_t nulls)
+				     uint32_t nulls)
 {
 	int ret = msc_store_begin(s);
 

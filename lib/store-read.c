@@ -27,6 +27,11 @@ static void copy_text(sqlite3_stmt *st, int i, char *dst, size_t size)
 }
 
 #define MAX_SHARING 4		/* event types that share one table */
+/*
+ * Runs of one table that cover one seq: the writer keeps at most 8 of a
+ * type open (store-run.c), so more is a row no writer made.
+ */
+#define MAX_INTERLEAVED 256
 
 enum read_code {
 	READ_INT,		/* an integer column that is never NULL */
@@ -44,19 +49,48 @@ struct read_op {
 };
 
 /*
+ * A run being handed out (schema 9): its first event, and what makes
+ * event k of it.
+ */
+struct run_out {
+	struct msc_event ev;		/* event k is made in here */
+	uint32_t n, k;
+	int64_t seq0, seq_step, ts0, ts_step;
+	int64_t next_seq;		/* of event k */
+	int64_t *rs, *rt;		/* residuals of seq and ts, n each */
+	unsigned int nr_steps;
+	struct { uint16_t offset; uint8_t size; int64_t base, step; } steps[MSC_EVENT_MAX_FIELDS];
+};
+
+/*
  * One table's rows in seq order, for every type whose rows it holds.  Its
  * SELECT names its columns: seq, ts, cpu, pid, then each column of its
  * types once; ops[t] fill the fields of types[t].
+ *
+ * A run table's rows come in order of their first seq, and their events
+ * interleave: a row is opened (into out[]) once its first seq is the
+ * table's lowest, and the table's next event is the lowest of its open
+ * runs'.  A run's events lie within MSC_RUN_SPAN of its first, so the
+ * SELECT starts that far before the first seq wanted.
  */
 struct table_cursor {
 	sqlite3_stmt *st;
-	bool has_row;		/* st is on a row not yet handed out */
+	bool has_row;		/* the table has an event not yet handed out */
 	int64_t seq;		/* ... and this is its seq */
 	unsigned int nr_types;
 	uint8_t types[MAX_SHARING];
 	int is_col;		/* the column telling the types apart; -1 */
 	uint8_t nr_ops[MAX_SHARING];
 	struct read_op ops[MAX_SHARING][MSC_EVENT_MAX_FIELDS];
+	/* run tables */
+	bool runs;
+	int run_col;		/* n, seq_step, ts_step, at follow from here */
+	uint8_t step_col[MAX_SHARING][MSC_EVENT_MAX_FIELDS];	/* by op; 0: none */
+	bool st_row;		/* st is on a row not yet opened ... */
+	int64_t row_seq;	/* ... whose first seq this is */
+	int64_t first_seq, last_seq;
+	struct run_out **out;
+	unsigned int nr_out, alloc_out;
 };
 
 struct msc_event_cursor {
@@ -94,28 +128,43 @@ static uint8_t read_code(const struct msc_field *f)
 	return f->names ? READ_NAME : READ_INT;
 }
 
+static const char *const run_columns[] = { "n", "seq_step", "ts_step", "at" };
+
 static int prepare_table(struct msc_store *s, struct table_cursor *t)
 {
 	const struct msc_event_desc *d0 = &msc_event_descs[t->types[0]];
 	const char *cols[4 + MAX_SHARING * MSC_EVENT_MAX_FIELDS + 1] = {
 		"seq", "ts", "cpu", d0->no_pid ? "-1" : "pid",
 	};
-	unsigned int nr = 4;
+	char names[MAX_SHARING * MSC_EVENT_MAX_FIELDS][64];
+	unsigned int nr = 4, nr_names = 0;
 	char sql[2048];
 	size_t len;
 
+	t->runs = d0->runs;
+	if (t->runs) {
+		t->run_col = (int)nr;
+		for (unsigned int k = 0; k < ARRAY_SIZE(run_columns); k++)
+			cols[nr++] = run_columns[k];
+	}
 	for (unsigned int i = 0; i < t->nr_types; i++) {
 		const struct msc_event_desc *d = &msc_event_descs[t->types[i]];
 
 		for (unsigned int k = 0; k < d->nr_fields; k++) {
 			const struct msc_field *f = &d->fields[k];
 
-			if (f->column)
-				t->ops[i][t->nr_ops[i]++] = (struct read_op){
-					.col = (uint8_t)column_of(cols, &nr, f->column),
-					.code = read_code(f), .size = (uint8_t)f->size,
-					.offset = f->offset, .f = f,
-				};
+			if (!f->column)
+				continue;
+			if (t->runs && (f->flags & MSC_F_STEP)) {
+				snprintf(names[nr_names], sizeof(names[0]), "%s_step", f->column);
+				t->step_col[i][t->nr_ops[i]] =
+					(uint8_t)column_of(cols, &nr, names[nr_names++]);
+			}
+			t->ops[i][t->nr_ops[i]++] = (struct read_op){
+				.col = (uint8_t)column_of(cols, &nr, f->column),
+				.code = read_code(f), .size = (uint8_t)f->size,
+				.offset = f->offset, .f = f,
+			};
 		}
 		if (d->is_column)
 			t->is_col = column_of(cols, &nr, d->is_column);
@@ -124,7 +173,8 @@ static int prepare_table(struct msc_store *s, struct table_cursor *t)
 	for (unsigned int i = 1; i < nr; i++)
 		len += (size_t)snprintf(sql + len, sizeof(sql) - len, ", %s", cols[i]);
 	snprintf(sql + len, sizeof(sql) - len,
-		 " FROM %s WHERE seq BETWEEN ? AND ? ORDER BY seq", d0->table);
+		 " FROM %s WHERE seq BETWEEN ? AND ? ORDER BY seq",
+		 msc_store_row_table(t->types[0]));
 	return msc_store_prepare(s, sql, &t->st);
 }
 
@@ -219,10 +269,254 @@ static void read_row(struct table_cursor *t, struct msc_event *ev)
 	}
 }
 
-static int advance(struct msc_event_cursor *c, struct table_cursor *t)
+/* A decimal integer of the residual text at *@pp, moving past it; false: none. */
+static bool take_int(const char **pp, int64_t *ret)
+{
+	const char *p = *pp;
+	bool neg = *p == '-';
+	uint64_t v = 0;
+
+	p += neg;
+	if (*p < '0' || *p > '9')
+		return false;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if (v > (uint64_t)INT64_MAX + neg)
+		return false;
+	*ret = neg ? (int64_t)(0 - v) : (int64_t)v;
+	*pp = p;
+	return true;
+}
+
+/* @n residual pairs from the JSON text @p (schema 9's at); false: it is not that. */
+static bool parse_residuals(const char *p, uint32_t n, int64_t *rs, int64_t *rt)
+{
+	if (!p || *p++ != '[')
+		return false;
+	for (uint32_t k = 0; k < n; k++) {
+		if (k && *p++ != ',')
+			return false;
+		rs[k] = 0;
+		if (*p == '[') {
+			p++;
+			if (!take_int(&p, &rs[k]) || *p++ != ',' || !take_int(&p, &rt[k]) ||
+			    *p++ != ']')
+				return false;
+		} else if (!take_int(&p, &rt[k])) {
+			return false;
+		}
+	}
+	return p[0] == ']' && !p[1];
+}
+
+static void run_free(struct run_out *o)
+{
+	free(o->rs);
+	free(o);
+}
+
+/*
+ * v0 + k * step + r, as the views compute it (the writer keeps every step
+ * of it in range; a hostile row only wraps, mod 2^64).
+ */
+static uint64_t at_k(int64_t v0, uint32_t k, int64_t step, int64_t r)
+{
+	return (uint64_t)v0 + (uint64_t)k * (uint64_t)step + (uint64_t)r;
+}
+
+/* The seq of event o->k. */
+static int64_t run_seq(const struct run_out *o)
+{
+	return (int64_t)at_k(o->seq0, o->k, o->seq_step, o->rs[o->k]);
+}
+
+/* Make event o->k in o->ev. */
+static void run_event(struct run_out *o)
+{
+	uint32_t k = o->k;
+
+	o->ev.seq = (uint64_t)o->next_seq;
+	o->ev.ts = at_k(o->ts0, k, o->ts_step, o->rt[k]);
+	for (unsigned int i = 0; i < o->nr_steps; i++)
+		msc_put_width((char *)&o->ev + o->steps[i].offset, o->steps[i].size,
+			      at_k(o->steps[i].base, k, o->steps[i].step, 0));
+}
+
+/* Move @o to its next event: its seq, which must be above the one before. */
+static int run_advance(struct msc_event_cursor *c, const struct table_cursor *t,
+		       struct run_out *o)
+{
+	int64_t seq;
+
+	if (++o->k == o->n)
+		return 0;
+	seq = run_seq(o);
+	if (seq <= o->next_seq) {
+		snprintf(c->s->errmsg, sizeof(c->s->errmsg), "%s: row %lld: its seqs do not increase",
+			 msc_store_row_table(t->types[0]), (long long)o->seq0);
+		return MSC_ERR_SQL;
+	}
+	o->next_seq = seq;
+	return 0;
+}
+
+/* Open the run of the table's current row. */
+static int run_open(struct msc_event_cursor *c, struct table_cursor *t)
+{
+	sqlite3_stmt *st = t->st;
+	int64_t n = sqlite3_column_int64(st, t->run_col);
+	struct run_out *o;
+	unsigned int type;
+
+	if (n < 1 || n > MSC_RUN_SPAN) {
+		snprintf(c->s->errmsg, sizeof(c->s->errmsg), "%s: row %lld holds %lld events",
+			 msc_store_row_table(t->types[0]), (long long)t->row_seq, (long long)n);
+		return MSC_ERR_SQL;
+	}
+	o = calloc(1, sizeof(*o));
+	if (!o || !(o->rs = malloc(2 * (size_t)n * sizeof(int64_t)))) {
+		free(o);
+		return -ENOMEM;
+	}
+	o->rt = o->rs + n;
+	t->seq = t->row_seq;
+	read_row(t, &o->ev);
+	type = row_type(t);
+	o->n = (uint32_t)n;
+	o->seq0 = t->row_seq;
+	o->ts0 = sqlite3_column_int64(st, 1);
+	o->seq_step = sqlite3_column_int64(st, t->run_col + 1);
+	o->ts_step = sqlite3_column_int64(st, t->run_col + 2);
+	if (n == 1) {
+		o->rs[0] = o->rt[0] = 0;
+	} else if (!parse_residuals((const char *)sqlite3_column_text(st, t->run_col + 3),
+				    o->n, o->rs, o->rt)) {
+		snprintf(c->s->errmsg, sizeof(c->s->errmsg),
+			 "%s: row %lld: at is not %lld residuals",
+			 msc_store_row_table(t->types[0]), (long long)t->row_seq, (long long)n);
+		run_free(o);
+		return MSC_ERR_SQL;
+	}
+	for (unsigned int i = 0; i < t->nr_ops[type]; i++) {
+		const struct read_op *op = &t->ops[type][i];
+
+		if (!t->step_col[type][i] || sqlite3_column_type(st, op->col) == SQLITE_NULL)
+			continue;
+		o->steps[o->nr_steps].offset = op->offset;
+		o->steps[o->nr_steps].size = op->size;
+		o->steps[o->nr_steps].base = sqlite3_column_int64(st, op->col);
+		o->steps[o->nr_steps++].step = sqlite3_column_int64(st, t->step_col[type][i]);
+	}
+	/* events before the range are skipped; the run ends at the range's end */
+	o->k = 0;
+	o->next_seq = run_seq(o);
+	while (o->k < o->n && o->next_seq < t->first_seq) {
+		int r = run_advance(c, t, o);
+
+		if (r) {
+			run_free(o);
+			return r;
+		}
+	}
+	if (o->k == o->n || o->next_seq > t->last_seq) {
+		run_free(o);
+		return 0;
+	}
+	if (t->nr_out == MAX_INTERLEAVED) {
+		snprintf(c->s->errmsg, sizeof(c->s->errmsg),
+			 "%s: row %lld: over %d runs interleave", msc_store_row_table(t->types[0]),
+			 (long long)t->row_seq, MAX_INTERLEAVED);
+		run_free(o);
+		return MSC_ERR_SQL;
+	}
+	if (t->nr_out == t->alloc_out) {
+		unsigned int alloc = t->alloc_out ? 2 * t->alloc_out : 8;
+		struct run_out **p = realloc(t->out, alloc * sizeof(*p));
+
+		if (!p) {
+			run_free(o);
+			return -ENOMEM;
+		}
+		t->out = p;
+		t->alloc_out = alloc;
+	}
+	t->out[t->nr_out++] = o;
+	return 0;
+}
+
+/* The open run whose next event has the lowest seq, or -1. */
+static int lowest_run(const struct table_cursor *t)
+{
+	int best = -1;
+
+	for (unsigned int i = 0; i < t->nr_out; i++)
+		if (best < 0 || t->out[i]->next_seq < t->out[best]->next_seq)
+			best = (int)i;
+	return best;
+}
+
+/* The SELECT's next row. */
+static int step_row(struct msc_event_cursor *c, struct table_cursor *t)
 {
 	int r = msc_store_step(c->s, t->st);
 
+	t->st_row = r == 1;
+	if (t->st_row)
+		t->row_seq = sqlite3_column_int64(t->st, 0);
+	return r < 0 ? r : 0;
+}
+
+/*
+ * Open every row whose first event comes before the open runs' next, then
+ * say which event of the table is next.
+ */
+static int runs_settle(struct msc_event_cursor *c, struct table_cursor *t)
+{
+	int best = lowest_run(t), r;
+
+	while (t->st_row && (best < 0 || t->row_seq < t->out[best]->next_seq)) {
+		r = run_open(c, t);
+		if (!r)
+			r = step_row(c, t);
+		if (r)
+			return r;
+		best = lowest_run(t);
+	}
+	t->has_row = best >= 0;
+	if (t->has_row)
+		t->seq = t->out[best]->next_seq;
+	return 0;
+}
+
+/* The next event of a run table, then the one after settled. */
+static int run_next(struct msc_event_cursor *c, struct table_cursor *t, struct msc_event *ev)
+{
+	unsigned int i = (unsigned int)lowest_run(t);
+	struct run_out *o = t->out[i];
+	int r;
+
+	run_event(o);
+	memcpy(ev, &o->ev, MSC_EVENT_PAYLOAD + msc_event_descs[o->ev.type].payload);
+	r = run_advance(c, t, o);
+	if (r)
+		return r;
+	if (o->k == o->n || o->next_seq > t->last_seq) {
+		run_free(o);
+		t->out[i] = t->out[--t->nr_out];
+	}
+	return runs_settle(c, t);
+}
+
+static int advance(struct msc_event_cursor *c, struct table_cursor *t)
+{
+	int r;
+
+	if (t->runs)
+		return step_row(c, t) ?: runs_settle(c, t);
+	r = msc_store_step(c->s, t->st);
 	t->has_row = r == 1;
 	if (t->has_row)
 		t->seq = sqlite3_column_int64(t->st, 0);
@@ -242,6 +536,7 @@ int msc_store_events_open(struct msc_store *s, int64_t first_seq, int64_t last_s
 			  struct msc_event_cursor **ret)
 {
 	struct msc_event_cursor *c = calloc(1, sizeof(*c));
+	int64_t from;
 	int r = 0;
 
 	if (!c)
@@ -262,7 +557,11 @@ int msc_store_events_open(struct msc_store *s, int64_t first_seq, int64_t last_s
 		r = prepare_table(s, t);
 		if (r)
 			break;
-		sqlite3_bind_int64(t->st, 1, first_seq);
+		t->first_seq = first_seq;
+		t->last_seq = last_seq;
+		/* a run table's rows that may hold events of the range */
+		from = !t->runs ? first_seq : first_seq > MSC_RUN_SPAN ? first_seq - MSC_RUN_SPAN : 0;
+		sqlite3_bind_int64(t->st, 1, from);
 		sqlite3_bind_int64(t->st, 2, last_seq);
 		r = advance(c, t);
 	}
@@ -300,6 +599,11 @@ int msc_store_events_next(struct msc_event_cursor *c, struct msc_event *ret_ev)
 	}
 	if (!best)
 		return 0;
+	if (best->runs) {
+		int r = run_next(c, best, ret_ev);
+
+		return r < 0 ? r : 1;
+	}
 	read_row(best, ret_ev);
 	return advance(c, best) < 0 ? MSC_ERR_SQL : 1;
 }
@@ -308,8 +612,14 @@ void msc_store_events_close(struct msc_event_cursor *c)
 {
 	if (!c)
 		return;
-	for (unsigned int i = 0; i < c->nr_tables; i++)
-		sqlite3_finalize(c->t[i].st);
+	for (unsigned int i = 0; i < c->nr_tables; i++) {
+		struct table_cursor *t = &c->t[i];
+
+		sqlite3_finalize(t->st);
+		for (unsigned int k = 0; k < t->nr_out; k++)
+			run_free(t->out[k]);
+		free(t->out);
+	}
 	free(c);
 }
 

@@ -10,6 +10,11 @@
  * and a column nothing fills NULL.  A column the description names and the
  * table lacks is an error: the schema and the description disagree.
  *
+ * A type stored as runs (schema 9, store-run.c) is compiled against its run
+ * table: its first event's row, plus the run's own columns (n, seq_step,
+ * ts_step, at) and a <column>_step for each STEP field, 0 for a step column
+ * of another type's field.
+ *
  * As the VALUES follow the table's order, found by name when the row is
  * compiled, the INSERT needs no column list: with one SQLite copies every
  * value once more (a tenth of the statement's work).
@@ -38,6 +43,14 @@ enum op_code {
 	OP_NAME,		/* a u8 member stored as its name */
 	OP_FIELD,		/* the field's general rule (bind_field()) */
 	OP_DERIVED,		/* value k of derive() */
+	OP_RUN,			/* the run's value k (enum run_value) */
+	OP_STEP,		/* the step of field k */
+};
+
+enum run_value { RUN_N, RUN_SEQ_STEP, RUN_TS_STEP, RUN_AT };
+
+static const char *const run_columns[] = {
+	[RUN_N] = "n", [RUN_SEQ_STEP] = "seq_step", [RUN_TS_STEP] = "ts_step", [RUN_AT] = "at",
 };
 
 struct row_op {
@@ -145,9 +158,17 @@ static bool is_column(const char *column, const char *name)
 	return !strcmp(column, name);
 }
 
+/* Whether @name is "<@column>_step". */
+static bool is_step_of(const char *name, const char *column)
+{
+	size_t n = strlen(column);
+
+	return !strncmp(name, column, n) && !strcmp(name + n, "_step");
+}
+
 /*
  * What fills column @name of the type's table: an op (1), the type's
- * constant (2), or nothing (0).
+ * constant (2), nothing (0), or, in a run table, a step of 0 (3).
  */
 static int producer(const struct msc_event_desc *d, const char *name, struct row_op *ret)
 {
@@ -171,12 +192,45 @@ static int producer(const struct msc_event_desc *d, const char *name, struct row
 			*ret = (struct row_op){ .code = OP_DERIVED, .k = (uint8_t)k };
 			return 1;
 		}
-	return d->is_column && !strcmp(d->is_column, name) ? 2 : 0;
+	if (d->is_column && !strcmp(d->is_column, name))
+		return 2;
+	if (!d->runs)
+		return 0;
+	for (unsigned int k = 0; k < ARRAY_SIZE(run_columns); k++)
+		if (!strcmp(run_columns[k], name)) {
+			*ret = (struct row_op){ .code = OP_RUN, .k = (uint8_t)k };
+			return 1;
+		}
+	for (unsigned int i = 0; i < d->nr_fields; i++)
+		if ((d->fields[i].flags & MSC_F_STEP) && is_step_of(name, d->fields[i].column)) {
+			*ret = (struct row_op){ .code = OP_STEP, .k = (uint8_t)i };
+			return 1;
+		}
+	return strlen(name) > 5 && !strcmp(name + strlen(name) - 5, "_step") ? 3 : 0;
 }
 
-/* Every column the description names is one of the table's @cols. */
+/** msc_store_row_table - the table event @type's rows are stored in */
+const char *msc_store_row_table(int type)
+{
+	const struct msc_event_desc *d = &msc_event_descs[type];
+
+	return d->runs ? d->runs : d->table;
+}
+
+static bool has_column(char cols[][64], unsigned int nr, const char *name)
+{
+	for (unsigned int c = 0; c < nr; c++)
+		if (is_column(name, cols[c]))
+			return true;
+	return false;
+}
+
+/*
+ * Every column the description names is one of the table's @cols: NULL, or
+ * the first that is not (a step column's name is made in @buf).
+ */
 static const char *missing_column(const struct msc_event_desc *d, char cols[][64],
-				  unsigned int nr)
+				  unsigned int nr, char *buf, size_t size)
 {
 	for (unsigned int i = 0; i < d->nr_fields; i++) {
 		bool found = !d->fields[i].column;
@@ -186,13 +240,18 @@ static const char *missing_column(const struct msc_event_desc *d, char cols[][64
 		if (!found)
 			return d->fields[i].column;
 	}
-	for (unsigned int k = 0; d->derived && d->derived[k]; k++) {
-		bool found = false;
-
-		for (unsigned int c = 0; c < nr && !found; c++)
-			found = !strcmp(d->derived[k], cols[c]);
-		if (!found)
+	for (unsigned int k = 0; d->derived && d->derived[k]; k++)
+		if (!has_column(cols, nr, d->derived[k]))
 			return d->derived[k];
+	for (unsigned int k = 0; d->runs && k < ARRAY_SIZE(run_columns); k++)
+		if (!has_column(cols, nr, run_columns[k]))
+			return run_columns[k];
+	for (unsigned int i = 0; d->runs && i < d->nr_fields; i++) {
+		if (!(d->fields[i].flags & MSC_F_STEP))
+			continue;
+		snprintf(buf, size, "%s_step", d->fields[i].column);
+		if (!has_column(cols, nr, buf))
+			return buf;
 	}
 	return NULL;
 }
@@ -237,19 +296,19 @@ static int table_columns(struct msc_store *s, const char *table, char cols[][64]
 int msc_store_row_compile(struct msc_store *s, int type, struct msc_store_row **ret)
 {
 	const struct msc_event_desc *d = &msc_event_descs[type];
-	char cols[MAX_COLUMNS][64], head[128], tuple[512];
+	const char *table = msc_store_row_table(type), *missing;
+	char cols[MAX_COLUMNS][64], head[128], tuple[512], step[64];
 	struct msc_store_row *row;
-	const char *missing;
 	size_t tl;
 	unsigned int nr;
 	int r;
 
-	r = table_columns(s, d->table, cols, &nr);
+	r = table_columns(s, table, cols, &nr);
 	if (r)
 		return r;
-	missing = missing_column(d, cols, nr);
+	missing = missing_column(d, cols, nr, step, sizeof(step));
 	if (missing || !nr) {
-		snprintf(s->errmsg, sizeof(s->errmsg), "table %s has no column %s", d->table,
+		snprintf(s->errmsg, sizeof(s->errmsg), "table %s has no column %s", table,
 			 missing ? missing : "at all");
 		return MSC_ERR_SCHEMA;
 	}
@@ -257,7 +316,7 @@ int msc_store_row_compile(struct msc_store *s, int type, struct msc_store_row **
 	if (!row)
 		return -ENOMEM;
 	row->desc = d;
-	snprintf(head, sizeof(head), "INSERT INTO %s VALUES ", d->table);
+	snprintf(head, sizeof(head), "INSERT INTO %s VALUES ", table);
 	tl = (size_t)snprintf(tuple, sizeof(tuple), "(");
 	for (unsigned int c = 0; c < nr; c++) {
 		struct row_op op;
@@ -268,6 +327,8 @@ int msc_store_row_compile(struct msc_store *s, int type, struct msc_store_row **
 			tl += (size_t)snprintf(tuple + tl, sizeof(tuple) - tl, "NULL");
 		else if (p == 2)
 			tl += (size_t)snprintf(tuple + tl, sizeof(tuple) - tl, "'%s'", d->is_value);
+		else if (p == 3)
+			tl += (size_t)snprintf(tuple + tl, sizeof(tuple) - tl, "0");
 		else
 			tl += (size_t)snprintf(tuple + tl, sizeof(tuple) - tl, "?");
 		if (p == 1)
@@ -324,12 +385,39 @@ unsigned int msc_store_row_params(const struct msc_store_row *row)
 	return row->nr_ops;
 }
 
+/* A run's own value @k (enum run_value). */
+static void bind_run(sqlite3_stmt *st, int i, unsigned int k, const struct msc_run_row *run,
+		     const char *text)
+{
+	switch (k) {
+	case RUN_N:
+		sqlite3_bind_int64(st, i, run->n);
+		break;
+	case RUN_SEQ_STEP:
+		sqlite3_bind_int64(st, i, run->seq_step);
+		break;
+	case RUN_TS_STEP:
+		sqlite3_bind_int64(st, i, run->ts_step);
+		break;
+	default:
+		if (run->at_len)
+			sqlite3_bind_text(st, i, text + run->at_off, (int)run->at_len,
+					  SQLITE_STATIC);
+		else
+			sqlite3_bind_null(st, i);
+		break;
+	}
+}
+
 /**
  * msc_store_row_bind - bind one event's row, its parameters after @i
  * @l: the capture's SPTE layout, for derived columns (page roles)
+ * @run: a run table's row: the run @ev is the first event of, its residuals
+ *	in @run_text (both held until the statement is stepped); else NULL
  */
 void msc_store_row_bind(sqlite3_stmt *st, int i, const struct msc_store_row *row,
-			const struct msc_event *ev, const struct msc_spte_layout *l)
+			const struct msc_event *ev, const struct msc_spte_layout *l,
+			const struct msc_run_row *run, const char *run_text)
 {
 	const struct msc_event_desc *d = row->desc;
 	const struct row_op *op = row->ops, *end = row->ops + row->nr_ops;
@@ -400,6 +488,12 @@ void msc_store_row_bind(sqlite3_stmt *st, int i, const struct msc_store_row *row
 				sqlite3_bind_text(st, i, x.text[op->k], -1, SQLITE_TRANSIENT);
 			else
 				sqlite3_bind_int64(st, i, x.v[op->k]);
+			break;
+		case OP_RUN:
+			bind_run(st, i, op->k, run, run_text);
+			break;
+		case OP_STEP:
+			sqlite3_bind_int64(st, i, run->step[op->k]);
 			break;
 		}
 	}

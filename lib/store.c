@@ -207,31 +207,28 @@ static int migrate(struct msc_store *s)
 		return 0;
 	if (s->flags & MSC_STORE_READONLY)	/* a reader does not migrate */
 		return tables ? MSC_ERR_SCHEMA_OLD : MSC_ERR_NOT_MSC;
-	for (unsigned int i = 0; i < msc_schema_nr_steps; i++) {
-		const struct msc_schema_step *step = &msc_schema_steps[i];
-
-		if (step->version <= version)
-			continue;
-		r = msc_store_exec(s, "BEGIN IMMEDIATE");
-		if (r)
-			return r;
-		r = msc_store_exec(s, step->sql);
-		snprintf(sql, sizeof(sql), "PRAGMA user_version = %u", step->version);
-		if (!r)
-			r = msc_store_exec(s, sql);
-		if (!r && !version) {
-			snprintf(sql, sizeof(sql), "PRAGMA application_id = %d", MSC_APPLICATION_ID);
-			r = msc_store_exec(s, sql);
-		}
-		if (r) {
-			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-			return r;
-		}
-		r = msc_store_exec(s, "COMMIT");
-		if (r)
-			return r;
+	/*
+	 * Every step in one transaction: an upgrade (or a new file's schema)
+	 * is whole or not at all, and each page is written once.
+	 */
+	r = msc_store_exec(s, "BEGIN IMMEDIATE");
+	if (r)
+		return r;
+	for (unsigned int i = 0; i < msc_schema_nr_steps && !r; i++)
+		if (msc_schema_steps[i].version > version)
+			r = msc_store_exec(s, msc_schema_steps[i].sql);
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = %u", latest_version());
+	if (!r)
+		r = msc_store_exec(s, sql);
+	if (!r && !version) {
+		snprintf(sql, sizeof(sql), "PRAGMA application_id = %d", MSC_APPLICATION_ID);
+		r = msc_store_exec(s, sql);
 	}
-	return 0;
+	if (r) {
+		sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		return r;
+	}
+	return msc_store_exec(s, "COMMIT");
 }
 
 static int pragmas(struct msc_store *s)
@@ -351,6 +348,7 @@ int msc_store_open(const char *path, unsigned int flags, struct msc_store **ret)
 	s->flags = flags;
 	s->writer_fd = -1;
 	s->batch = MSC_STORE_BATCH;
+	s->no_runs = getenv("MSC_STORE_NO_RUNS") != NULL;
 	s->path = strdup(path);
 	s->held = malloc(sizeof(*s->held) * MSC_EV_NR);
 	if (!s->path || !s->held) {
@@ -393,6 +391,7 @@ void msc_store_close(struct msc_store *s)
 		sqlite3_finalize(s->insert_multi[i]);
 		msc_store_row_free(s->row[i]);
 	}
+	msc_store_runs_free(s);
 	free(s->held);
 	sqlite3_close_v2(s->db);
 	msc_store_writer_unlock(s->writer_fd);	/* after SQLite's own descriptor */
@@ -535,11 +534,13 @@ int msc_store_begin_capture(struct msc_store *s, const struct msc_capture_info *
 }
 
 /* Write the rows held back for one event type. */
-static int flush_type(struct msc_store *s, int type)
+int msc_store_flush_type(struct msc_store *s, int type)
 {
 	unsigned int n = s->nr_held[type], nparams;
 	sqlite3_stmt **st = n == MSC_STORE_MULTI ? &s->insert_multi[type] : &s->insert_one[type];
+	const struct msc_run_row *run;
 	struct msc_store_row *row;
+	const char *text;
 	int r = 0;
 
 	if (!n)
@@ -550,18 +551,22 @@ static int flush_type(struct msc_store *s, int type)
 	if (!*st && (r = msc_store_row_prepare(s, row, n == MSC_STORE_MULTI ? n : 1, st)))
 		return r;
 	nparams = msc_store_row_params(row);
+	run = s->held_run[type];
+	text = msc_store_run_text(s, type);
 	if (n == MSC_STORE_MULTI) {
 		for (unsigned int i = 0; i < n; i++)
 			msc_store_row_bind(*st, (int)(i * nparams), row, &s->held[type][i],
-					   &s->layout);
+					   &s->layout, run ? &run[i] : NULL, text);
 		r = msc_store_step(s, *st);
 	} else {
 		for (unsigned int i = 0; i < n && r >= 0; i++) {
-			msc_store_row_bind(*st, 0, row, &s->held[type][i], &s->layout);
+			msc_store_row_bind(*st, 0, row, &s->held[type][i], &s->layout,
+					   run ? &run[i] : NULL, text);
 			r = msc_store_step(s, *st);
 		}
 	}
 	s->nr_held[type] = 0;
+	msc_store_run_text_reset(s, type);
 	return r < 0 ? r : 0;
 }
 
@@ -600,7 +605,7 @@ void msc_store_rows_init_text(struct msc_store *s, struct msc_store_rows *r, con
  * msc_store_rows_put_text - add the row filled in the slot, with @text
  *	(@len bytes, copied) as its text column
  */
-int msc_store_rows_put_text(struct msc_store *s, struct msc_store_rows *r, uint16_t nulls,
+int msc_store_rows_put_text(struct msc_store *s, struct msc_store_rows *r, uint32_t nulls,
 			    const char *text, size_t len)
 {
 	size_t off = r->n ? r->text_end[r->n - 1] : 0;
@@ -661,7 +666,7 @@ static int prepare_rows(struct msc_store *s, struct msc_store_rows *r, unsigned 
 }
 
 static void bind_ints(sqlite3_stmt *st, int b, const int64_t *v, unsigned int ncols,
-		      uint16_t nulls)
+		      uint32_t nulls)
 {
 	for (unsigned int c = 0; c < ncols; c++) {
 		if (nulls & (1u << c))
@@ -709,10 +714,10 @@ int msc_store_rows_flush(struct msc_store *s, struct msc_store_rows *r)
 
 static int flush_all(struct msc_store *s)
 {
-	int r = 0;
+	int r = msc_store_runs_close(s);
 
 	for (int t = 0; t < MSC_EV_NR && !r; t++)
-		r = flush_type(s, t);
+		r = msc_store_flush_type(s, t);
 	for (struct msc_store_rows *b = s->rows; b && !r; b = b->next)
 		r = msc_store_rows_flush(s, b);
 	return r;
@@ -721,6 +726,7 @@ static int flush_all(struct msc_store *s)
 static void drop_held(struct msc_store *s)
 {
 	memset(s->nr_held, 0, sizeof(s->nr_held));
+	msc_store_runs_drop(s);
 	for (struct msc_store_rows *b = s->rows; b; b = b->next)
 		b->n = 0;
 }
@@ -745,14 +751,20 @@ int msc_store_add_event(struct msc_store *s, const struct msc_event *ev)
 	r = msc_store_begin(s);
 	if (r)
 		return r;
-	held = &s->held[ev->type][s->nr_held[ev->type]++];
-	/* its row reads the payload only: the union's rest is not worth a copy */
-	memcpy(held, ev, MSC_EVENT_PAYLOAD + msc_event_descs[ev->type].payload);
-	held->seq = (uint64_t)s->next_seq;
-	if (s->nr_held[ev->type] == MSC_STORE_MULTI) {
-		r = flush_type(s, ev->type);
+	if (msc_event_descs[ev->type].runs) {
+		r = msc_store_run_add(s, ev, s->next_seq);
 		if (r)
 			return r;
+	} else {
+		held = &s->held[ev->type][s->nr_held[ev->type]++];
+		/* its row reads the payload only: the union's rest is not worth a copy */
+		memcpy(held, ev, MSC_EVENT_PAYLOAD + msc_event_descs[ev->type].payload);
+		held->seq = (uint64_t)s->next_seq;
+		if (s->nr_held[ev->type] == MSC_STORE_MULTI) {
+			r = msc_store_flush_type(s, ev->type);
+			if (r)
+				return r;
+		}
 	}
 	if (s->first_seq < 0) {
 		s->first_seq = s->next_seq;

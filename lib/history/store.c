@@ -10,10 +10,11 @@
  * page table, region_state by (capture, as, gfn, ts), activity and phases
  * by their primary keys.
  *
- * A run's intervals are the JSON text of its entries column,
- * [[index, start_ts, end_ts], ...] with end_ts null while open: written
- * and read here by hand (the hot path), expanded in SQL by the view
- * mapping with json_each().
+ * A run's intervals are its first entry's index and times (idx0, t0, e0),
+ * their mean steps, and the JSON text of its entries column: each entry's
+ * residuals from them (schema/010-mapping-steps.sql).  Written and read
+ * here by hand (the hot path), expanded in SQL by the views mapping_entry
+ * and mapping with json_each().
  */
 #include "mmuscope/history.h"
 
@@ -53,8 +54,8 @@ static const struct {
 	unsigned int text_col;	/* 0: none */
 } batch_def[B_NR] = {
 	[B_RUN] = { "INSERT INTO mapping_run (capture_id, as_id, gfn, level, leaf, first, spte, "
-		    "pfn, writable, dirty, start_cause, end_cause, flags, n, entries) VALUES",
-		    15, RUN_ENTRIES_COL },
+		    "pfn, writable, dirty, start_cause, end_cause, flags, n, entries, idx0, t0, "
+		    "start_step, e0, end_step) VALUES", 20, RUN_ENTRIES_COL },
 	[B_CENSUS] = { "INSERT INTO census (capture_id, as_id, ts, seq, pages_4k, pages_2m, "
 		       "pages_1g, flags) VALUES", 8 },
 	[B_REGION_STATE] = { "INSERT INTO region_state (capture_id, as_id, gfn, ts, kind, mapped, "
@@ -65,8 +66,8 @@ static const struct {
 			 2 + ACT_NR },
 };
 
-/* "[i,start,end]," at most: 3 digits, two int64 (or null) */
-#define ENTRY_TEXT_MAX 48
+/* "[i,s,e]," at most: three int64 */
+#define ENTRY_TEXT_MAX 64
 
 struct hstore {
 	struct msc_store *s;	/* borrowed */
@@ -342,31 +343,67 @@ static const char *get_int(const char *p, int64_t *ret)
 	return p;
 }
 
+/* The row's steps of a run: its first entry's values and their mean steps. */
+struct run_steps {
+	int64_t idx0, t0, e0, start_step, end_step;
+	bool open;
+};
+
+static void run_steps(const struct hrun *run, struct run_steps *ret)
+{
+	const struct hrun_entry *e = run->e, *last = &run->e[run->n - 1];
+	int64_t n1 = run->n > 1 ? run->n - 1 : 1;
+
+	ret->open = e->end_ts == MSC_TS_OPEN;
+	ret->idx0 = e->index;
+	ret->t0 = (int64_t)e->start_ts;
+	ret->e0 = ret->open ? 0 : (int64_t)e->end_ts;
+	ret->start_step = ((int64_t)last->start_ts - ret->t0) / n1;
+	ret->end_step = ret->open ? 0 : ((int64_t)last->end_ts - ret->e0) / n1;
+}
+
 /*
- * The next interval of a run's entries text, *@pp at its '[' or at the
- * ',' after the previous one.  Returns 1 and advances *@pp, 0 at the
- * closing ']', MSC_ERR_SQL when the text is not what hstore_add_run() writes.
+ * The next interval of a run's entries text: element @k at *@pp (at its
+ * start, or at the ',' after the previous one), made from the row's steps.
+ * Returns 1 and advances *@pp, 0 at the closing ']', MSC_ERR_SQL when the
+ * text is not what hstore_add_run() writes.
  */
-static int next_entry(const char **pp, struct hrun_entry *e)
+static int next_entry(const char **pp, int64_t k, const struct run_steps *st,
+		      struct hrun_entry *e)
 {
 	const char *p = *pp;
-	int64_t index, start, end = (int64_t)MSC_TS_OPEN;
+	int64_t v[3] = { 0, 0, 0 }, index;
+	int nr = 0;
 
-	if (*p != '[' && *p != ',')
-		return *p == ']' ? 0 : MSC_ERR_SQL;
-	if (*++p != '[')
-		return *p == ']' ? 0 : MSC_ERR_SQL;
-	p = get_int(p + 1, &index);
-	if (!p || *p != ',' || !(p = get_int(p + 1, &start)) || *p != ',')
+	if (*p == ']')
+		return 0;
+	if (k ? *p++ != ',' : *p++ != '[')
 		return MSC_ERR_SQL;
-	if (!strncmp(++p, "null", 4))
-		p += 4;
-	else if (!(p = get_int(p, &end)))
+	if (*p == ']' && !k)
+		return 0;
+	if (*p == '[') {
+		do
+			p = get_int(p + 1, &v[nr++]);
+		while (p && *p == ',' && nr < 3);
+		if (!p || *p++ != ']' || nr < 2)
+			return MSC_ERR_SQL;
+	} else if (!(p = get_int(p, &v[2]))) {
 		return MSC_ERR_SQL;
-	if (*p != ']' || index < 0 || index >= HNODE_ENTRIES)
+	}
+	if (nr == 2) {		/* [s, e] */
+		v[2] = v[1];
+		v[1] = v[0];
+		v[0] = 0;
+	}
+	/* unsigned: a row no writer made only wraps */
+	index = (int64_t)((uint64_t)st->idx0 + (uint64_t)k + (uint64_t)v[0]);
+	if (index < 0 || index >= HNODE_ENTRIES)
 		return MSC_ERR_SQL;
-	*e = (struct hrun_entry){ (uint64_t)start, (uint64_t)end, (uint16_t)index };
-	*pp = p + 1;
+	e->index = (uint16_t)index;
+	e->start_ts = (uint64_t)st->t0 + (uint64_t)k * (uint64_t)st->start_step + (uint64_t)v[1];
+	e->end_ts = st->open ? MSC_TS_OPEN :
+		    (uint64_t)st->e0 + (uint64_t)k * (uint64_t)st->end_step + (uint64_t)v[2];
+	*pp = p;
 	return 1;
 }
 
@@ -375,9 +412,11 @@ int hstore_add_run(struct hstore *hs, int64_t capture_id, const struct hrun *run
 {
 	struct msc_store_rows *b = &hs->batch[B_RUN];
 	int64_t *v = msc_store_rows_slot(b);
-	uint16_t nulls = 0;
+	struct run_steps st;
+	uint32_t nulls = 0;
 	char *p = hs->entries;
 
+	run_steps(run, &st);
 	v[0] = capture_id;
 	v[1] = run->node->as_id;
 	v[2] = (int64_t)run->node->base;
@@ -394,31 +433,41 @@ int hstore_add_run(struct hstore *hs, int64_t capture_id, const struct hrun *run
 	v[11] = run->end_cause;
 	v[12] = run->flags;
 	v[13] = run->n;
+	v[15] = st.idx0;
+	v[16] = st.t0;
+	v[17] = st.start_step;
+	v[18] = st.e0;
+	if (st.open)
+		nulls |= 1u << 18;
+	v[19] = st.end_step;
 	*p++ = '[';
 	for (unsigned int k = 0; k < run->n; k++) {
 		const struct hrun_entry *e = &run->e[k];
+		int64_t di = e->index - st.idx0 - (int64_t)k;
+		int64_t ds = (int64_t)e->start_ts - st.t0 - (int64_t)k * st.start_step;
+		int64_t de = st.open ? 0 : (int64_t)e->end_ts - st.e0 - (int64_t)k * st.end_step;
 
 		if (k)
 			*p++ = ',';
-		*p++ = '[';
-		p = put_int(p, e->index);
-		*p++ = ',';
-		p = put_int(p, (int64_t)e->start_ts);
-		*p++ = ',';
-		if (e->end_ts == MSC_TS_OPEN) {
-			memcpy(p, "null", 4);
-			p += 4;
-		} else {
-			p = put_int(p, (int64_t)e->end_ts);
+		if (di || ds) {
+			*p++ = '[';
+			if (di) {
+				p = put_int(p, di);
+				*p++ = ',';
+			}
+			p = put_int(p, ds);
+			*p++ = ',';
 		}
-		*p++ = ']';
+		p = put_int(p, de);
+		if (di || ds)
+			*p++ = ']';
 	}
 	*p++ = ']';
 	return msc_store_rows_put_text(hs->s, b, nulls, hs->entries, (size_t)(p - hs->entries));
 }
 
 #define RUN_COLS "as_id, gfn, level, leaf, first, spte, pfn, writable, dirty, start_cause, " \
-		 "end_cause, flags, entries"
+		 "end_cause, flags, entries, idx0, t0, start_step, e0, end_step"
 
 typedef int (*interval_fn)(const struct msc_interval *iv, void *ctx);
 
@@ -442,12 +491,19 @@ static int run_intervals(sqlite3_stmt *st, int only, interval_fn fn, void *ctx)
 	uint64_t base = column_u64(st, 1), spte = column_u64(st, 5), pfn = column_u64(st, 6);
 	int64_t first = sqlite3_column_int64(st, 4);
 	uint64_t pages = msc_level_pages(iv.level);
+	struct run_steps steps = {
+		.idx0 = sqlite3_column_int64(st, 13), .t0 = sqlite3_column_int64(st, 14),
+		.start_step = sqlite3_column_int64(st, 15), .e0 = sqlite3_column_int64(st, 16),
+		.end_step = sqlite3_column_int64(st, 17),
+		.open = sqlite3_column_type(st, 16) == SQLITE_NULL,
+	};
 	struct hrun_entry e;
+	int64_t k = 0;
 	int r;
 
 	if (!p)
 		return MSC_ERR_SQL;
-	while ((r = next_entry(&p, &e)) == 1) {
+	while ((r = next_entry(&p, k++, &steps, &e)) == 1) {
 		uint64_t d = (uint64_t)(e.index - first);	/* the leaf rule, mod 2^64 */
 
 		if (only >= 0 && e.index != only)

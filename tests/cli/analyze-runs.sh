@@ -144,7 +144,7 @@ doc_query() { # the Nth indented block of the section
 }
 slow=$(doc_query 1)
 fast=$(doc_query 2)
-check_match "docs: the fast query reads mapping_run" "$fast" 'FROM mapping_run r JOIN json_each'
+check_match "docs: the fast query reads mapping_entry" "$fast" 'FROM mapping_entry r'
 db=$T/k612-npt_tdp_32m.db
 x=$(printf %d 0x40005)
 check_eq "docs: gfn 0x40005, its whole history by the fast query" \

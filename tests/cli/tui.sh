@@ -109,10 +109,11 @@ check "follow: the screen below the title is the analyzed one" diff \
 # --- a capture still being written ----------------------------------------
 # The first 30,000 events are committed, the capture is incomplete; once the
 # TUI has caught up, a writer commits the rest and completes the capture, as
-# `mmuscope record` does.  The TUI must pick both steps up.
+# `mmuscope record` does.  The TUI must pick both steps up.  (Runs are cut by
+# their first seq, as the writer's commits never split one.)
 cp "$T/raw.db" "$T/full.db"
 cp "$T/raw.db" "$T/grow.db"
-tables="spte_change huge_page_split page_table fault marker set_spte spte_requested mmio_spte
+tables="spte_change_run huge_page_split page_table fault_run marker set_spte spte_requested mmio_spte
 	zap_all_fast hva_range kprobe lost_events"
 cut=30000
 {

@@ -139,12 +139,15 @@ SELECT m.text, s.c1, s.c2, s.c3 FROM marker m, series s
 -- file or stats field, read at its own moment while the VM changes): each
 -- counter must equal its census current at some moment of [ts - 20 ms,
 -- ts + 1 ms] (the one current at the window's start, or one that began
--- inside it)
+-- inside it); the census current at each window's start is looked up once
+CREATE TEMP TABLE window_start AS
+  SELECT k.rowid AS k, k.ts AS ts,
+         (SELECT max(seq) FROM series WHERE ts <= k.ts - 20000000)
+           AS seq
+    FROM kvm_stats_sample k WHERE k.pages_4k IS NOT NULL;
 CREATE TEMP VIEW near AS
-  SELECT k.rowid AS k, s.c1, s.c2, s.c3 FROM kvm_stats_sample k, series s
-   WHERE k.pages_4k IS NOT NULL
-     AND (s.seq = (SELECT max(seq) FROM series WHERE ts <= k.ts - 20000000)
-          OR s.ts BETWEEN k.ts - 20000000 AND k.ts + 1000000);
+  SELECT w.k, s.c1, s.c2, s.c3 FROM window_start w, series s
+   WHERE s.seq = w.seq OR s.ts BETWEEN w.ts - 20000000 AND w.ts + 1000000;
 SELECT 'samples', count(*),
        sum(EXISTS (SELECT 1 FROM near n WHERE n.k = k.rowid AND n.c1 = k.pages_4k) AND
            EXISTS (SELECT 1 FROM near n WHERE n.k = k.rowid AND n.c2 = k.pages_2m) AND

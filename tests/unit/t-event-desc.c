@@ -127,11 +127,45 @@ static void t_names(void)
 	}
 }
 
+/*
+ * A STEP field is a plain integer of a type stored as runs: its value, not a
+ * name, text or NULL, advances (store-run.c); types sharing a table share
+ * its run table; a type with runs derives no columns.
+ */
+static void t_runs(void)
+{
+	for (int t = 0; t < MSC_EV_NR; t++) {
+		const struct msc_event_desc *d = &msc_event_descs[t];
+
+		for (unsigned int i = 0; i < d->nr_fields; i++) {
+			const struct msc_field *f = &d->fields[i];
+
+			if (!(f->flags & MSC_F_STEP))
+				continue;
+			if (!d->runs || f->names || f->only || !f->column ||
+			    (f->kind != MSC_K_HEX && f->kind != MSC_K_UDEC && f->kind != MSC_K_SDEC))
+				test_fail(__FILE__, __LINE__, "%s.%s: a STEP field must be a plain "
+					  "integer column of a type with runs", type_name(t), f->key);
+		}
+		if (d->runs && d->derive)
+			test_fail(__FILE__, __LINE__, "%s: runs with derived columns", type_name(t));
+		for (int u = 0; u < t; u++) {
+			const struct msc_event_desc *e = &msc_event_descs[u];
+
+			if (!strcmp(e->table, d->table) &&
+			    (!e->runs != !d->runs || (d->runs && strcmp(e->runs, d->runs))))
+				test_fail(__FILE__, __LINE__, "%s and %s share table %s, not its runs",
+					  type_name(u), type_name(t), d->table);
+		}
+	}
+}
+
 int main(void)
 {
 	TEST(t_fields_in_payload(), "every field is a member of its type's payload, named once");
 	TEST(t_tags(), "several tracepoints of a type are told apart by its tag field");
 	TEST(t_tracepoints(), "each tracepoint decodes to one type; required fields are read");
 	TEST(t_names(), "values stored by name read back as the same value");
+	TEST(t_runs(), "STEP fields are plain integers of types with runs, one run table per table");
 	return test_done();
 }

@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Storms stored as exact runs (schema/009-runs.sql).
+ *
+ * Events of a type with runs (event-desc.c: .runs) are joined, as they are
+ * added, to one of the type's open runs: events of one cpu and pid whose
+ * fields are equal, except the STEP fields, which advance by a constant
+ * step.  A run that cannot grow is closed: it becomes one held row of its
+ * run table, its first event's values, the steps, and the residuals of each
+ * event's seq and ts from the run's mean steps as JSON (the at column).
+ *
+ * Invariants, which the views' arithmetic relies on (schema 9):
+ * - event k's STEP value is v0 + k * step, and both k * step and the sum fit
+ *   a signed 64-bit integer (an event that would overflow starts a run);
+ * - every event's seq is below the first's + MSC_RUN_SPAN, and its ts below
+ *   2^62 (so ts0 + k * ts_step + t_k has no overflow either);
+ * - a run holds at most RUN_MAX events;
+ * - every open run is closed before the held rows are written, so a
+ *   committed run is complete and no run spans a commit.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "event-desc.h"
+#include "mmuscope/util.h"
+#include "store-local.h"
+
+#define RUN_MAX 1024		/* events of a run: its row stays within a page */
+#define OPEN_MAX 8		/* open runs of one type */
+#define TS_LIMIT (1ULL << 62)
+
+struct open_run {
+	struct msc_event first;
+	int64_t last[MSC_EVENT_MAX_FIELDS];	/* the last event's STEP values */
+	int64_t step[MSC_EVENT_MAX_FIELDS];	/* by field index; set at n = 2 */
+	uint64_t grown;				/* tick of its last event */
+	uint32_t n;
+	int64_t seq[RUN_MAX];
+	int64_t ts[RUN_MAX];
+};
+
+/* One type's open runs, and the residual text of its held rows. */
+struct msc_store_runs {
+	const struct msc_event_desc *d;
+	uint8_t steps[MSC_EVENT_MAX_FIELDS], equal[MSC_EVENT_MAX_FIELDS];
+	unsigned int nr_steps, nr_equal;
+	uint64_t tick;
+	unsigned int nr_open, hit;	/* hit: index of the run grown last */
+	struct open_run *open[OPEN_MAX];
+	struct open_run *spare[OPEN_MAX];	/* closed, kept for reuse */
+	unsigned int nr_spare;
+	char *text;
+	size_t text_len, text_alloc;
+};
+
+static struct msc_store_runs *runs_of(struct msc_store *s, int type)
+{
+	const struct msc_event_desc *d = &msc_event_descs[type];
+	struct msc_store_runs *rs = s->runs[type];
+
+	if (rs)
+		return rs;
+	rs = calloc(1, sizeof(*rs));
+	s->held_run[type] = calloc(MSC_STORE_MULTI, sizeof(*s->held_run[type]));
+	if (!rs || !s->held_run[type]) {
+		free(rs);
+		return NULL;
+	}
+	rs->d = d;
+	for (unsigned int i = 0; i < d->nr_fields; i++) {
+		if (d->fields[i].flags & MSC_F_STEP)
+			rs->steps[rs->nr_steps++] = (uint8_t)i;
+		else
+			rs->equal[rs->nr_equal++] = (uint8_t)i;
+	}
+	s->runs[type] = rs;
+	return rs;
+}
+
+static bool field_equal(const struct msc_field *f, const struct msc_event *a,
+			const struct msc_event *b)
+{
+	if (f->kind == MSC_K_NAME || f->kind == MSC_K_TEXT)
+		return !strncmp((const char *)a + f->offset, (const char *)b + f->offset, f->size);
+	return msc_field_get(a, f) == msc_field_get(b, f);
+}
+
+/*
+ * Whether @ev (its STEP values @v) is the next event of @r, with @seq: the
+ * invariants above hold with it.
+ */
+static bool extends(const struct msc_store_runs *rs, const struct open_run *r,
+		    const struct msc_event *ev, int64_t seq, const int64_t *v)
+{
+	const struct msc_field *f = rs->d->fields;
+	int64_t k = r->n, d, p;
+
+	if (r->first.cpu != ev->cpu || r->first.pid != ev->pid || r->n == RUN_MAX ||
+	    seq - r->seq[0] >= MSC_RUN_SPAN || ev->ts >= TS_LIMIT || (uint64_t)r->ts[0] >= TS_LIMIT)
+		return false;
+	for (unsigned int i = 0; i < rs->nr_equal; i++)
+		if (!field_equal(&f[rs->equal[i]], &r->first, ev))
+			return false;
+	for (unsigned int i = 0; i < rs->nr_steps; i++) {
+		unsigned int j = rs->steps[i];
+
+		if (__builtin_sub_overflow(v[j], r->last[j], &d) ||
+		    (k > 1 && d != r->step[j]) || __builtin_mul_overflow(k, d, &p))
+			return false;
+	}
+	return true;
+}
+
+static void step_values(const struct msc_store_runs *rs, const struct msc_event *ev, int64_t *v)
+{
+	for (unsigned int i = 0; i < rs->nr_steps; i++) {
+		unsigned int j = rs->steps[i];
+
+		v[j] = (int64_t)msc_field_get(ev, &rs->d->fields[j]);
+	}
+}
+
+static int text_room(struct msc_store_runs *rs, size_t more)
+{
+	size_t alloc;
+	char *p;
+
+	if (rs->text_len + more <= rs->text_alloc)
+		return 0;
+	alloc = max(2 * rs->text_alloc, rs->text_len + more);
+	p = realloc(rs->text, alloc);
+	if (!p)
+		return -ENOMEM;
+	rs->text = p;
+	rs->text_alloc = alloc;
+	return 0;
+}
+
+/* Decimal @v at @p; returns its end. */
+static char *put_int(char *p, int64_t v)
+{
+	char buf[24], *b = buf + sizeof(buf);
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+
+	do
+		*--b = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*p++ = '-';
+	memcpy(p, b, (size_t)(buf + sizeof(buf) - b));
+	return p + (buf + sizeof(buf) - b);
+}
+
+/* The residuals of @r as JSON, appended to the type's text. */
+static int put_residuals(struct msc_store_runs *rs, const struct open_run *r,
+			 struct msc_run_row *row)
+{
+	char *p;
+	int ret = text_room(rs, 2 + (size_t)r->n * 44);
+
+	if (ret)
+		return ret;
+	p = rs->text + rs->text_len;
+	*p++ = '[';
+	for (uint32_t k = 0; k < r->n; k++) {
+		int64_t ds = r->seq[k] - r->seq[0] - (int64_t)k * row->seq_step;
+		int64_t dt = r->ts[k] - r->ts[0] - (int64_t)k * row->ts_step;
+
+		if (k)
+			*p++ = ',';
+		if (ds) {
+			*p++ = '[';
+			p = put_int(p, ds);
+			*p++ = ',';
+		}
+		p = put_int(p, dt);
+		if (ds)
+			*p++ = ']';
+	}
+	*p++ = ']';
+	row->at_off = (uint32_t)rs->text_len;
+	row->at_len = (uint32_t)(p - (rs->text + rs->text_len));
+	rs->text_len = (size_t)(p - rs->text);
+	return 0;
+}
+
+/* Close open run @i of @type: it becomes a held row. */
+static int close_run(struct msc_store *s, int type, unsigned int i)
+{
+	struct msc_store_runs *rs = s->runs[type];
+	struct open_run *r = rs->open[i];
+	unsigned int h = s->nr_held[type];
+	struct msc_run_row *row = &s->held_run[type][h];
+	int ret = 0;
+
+	memset(row, 0, sizeof(*row));
+	row->n = r->n;
+	if (r->n > 1) {
+		row->seq_step = (r->seq[r->n - 1] - r->seq[0]) / (r->n - 1);
+		row->ts_step = (r->ts[r->n - 1] - r->ts[0]) / (r->n - 1);
+		for (unsigned int k = 0; k < rs->nr_steps; k++)
+			row->step[rs->steps[k]] = r->step[rs->steps[k]];
+		ret = put_residuals(rs, r, row);
+		if (ret)
+			return ret;
+	}
+	s->held[type][h] = r->first;
+	s->nr_held[type]++;
+	rs->open[i] = rs->open[--rs->nr_open];
+	rs->spare[rs->nr_spare++] = r;
+	return s->nr_held[type] == MSC_STORE_MULTI ? msc_store_flush_type(s, type) : 0;
+}
+
+static int open_run(struct msc_store *s, int type, const struct msc_event *ev, int64_t seq,
+		    const int64_t *v)
+{
+	struct msc_store_runs *rs = s->runs[type];
+	struct open_run *r;
+	int ret;
+
+	if (rs->nr_open == OPEN_MAX) {	/* the run that grew longest ago */
+		unsigned int old = 0;
+
+		for (unsigned int i = 1; i < rs->nr_open; i++)
+			if (rs->open[i]->grown < rs->open[old]->grown)
+				old = i;
+		ret = close_run(s, type, old);
+		if (ret)
+			return ret;
+	}
+	r = rs->nr_spare ? rs->spare[--rs->nr_spare] : malloc(sizeof(*r));
+	if (!r)
+		return -ENOMEM;
+	memcpy(&r->first, ev, MSC_EVENT_PAYLOAD + rs->d->payload);
+	r->first.seq = (uint64_t)seq;
+	memcpy(r->last, v, sizeof(r->last));
+	r->n = 1;
+	r->seq[0] = seq;
+	r->ts[0] = (int64_t)ev->ts;
+	r->grown = ++rs->tick;
+	rs->open[rs->nr_open++] = r;
+	return 0;
+}
+
+/**
+ * msc_store_run_add - add an event of a type stored as runs
+ * @s: the store
+ * @ev: the event
+ * @seq: its seq
+ *
+ * It grows the open run it extends, preferring one whose steps are set;
+ * else it opens a run (closing the run that grew longest ago when
+ * OPEN_MAX are open).  Returns 0 or a negative error.
+ */
+int msc_store_run_add(struct msc_store *s, const struct msc_event *ev, int64_t seq)
+{
+	struct msc_store_runs *rs = runs_of(s, ev->type);
+	int64_t v[MSC_EVENT_MAX_FIELDS];
+	struct open_run *r = NULL;
+
+	if (!rs)
+		return -ENOMEM;
+	step_values(rs, ev, v);
+	if (s->no_runs) {	/* a run of one each: a row per event, as before schema 9 */
+		int ret = open_run(s, ev->type, ev, seq, v);
+
+		return ret ? ret : close_run(s, ev->type, rs->nr_open - 1);
+	}
+	/* the run the last event grew first: a storm grows one run */
+	if (rs->hit < rs->nr_open && rs->open[rs->hit]->n > 1 &&
+	    extends(rs, rs->open[rs->hit], ev, seq, v))
+		r = rs->open[rs->hit];
+	for (unsigned int i = 0; !r || r->n == 1; i++) {
+		struct open_run *o;
+
+		if (i == rs->nr_open)
+			break;
+		o = rs->open[i];
+		if (o != r && extends(rs, o, ev, seq, v)) {
+			r = o;
+			rs->hit = i;
+		}
+	}
+	if (!r)
+		return open_run(s, ev->type, ev, seq, v);
+	for (unsigned int i = 0; i < rs->nr_steps; i++) {
+		unsigned int j = rs->steps[i];
+
+		if (r->n == 1)
+			r->step[j] = v[j] - r->last[j];
+		r->last[j] = v[j];
+	}
+	r->seq[r->n] = seq;
+	r->ts[r->n] = (int64_t)ev->ts;
+	r->n++;
+	r->grown = ++rs->tick;
+	return 0;
+}
+
+/** msc_store_runs_close - close every open run (before the held rows are written) */
+int msc_store_runs_close(struct msc_store *s)
+{
+	for (int type = 0; type < MSC_EV_NR; type++) {
+		struct msc_store_runs *rs = s->runs[type];
+
+		while (rs && rs->nr_open) {
+			int ret = close_run(s, type, rs->nr_open - 1);
+
+			if (ret)
+				return ret;
+		}
+	}
+	return 0;
+}
+
+/** msc_store_runs_drop - forget the open runs and held text (a rollback) */
+void msc_store_runs_drop(struct msc_store *s)
+{
+	for (int type = 0; type < MSC_EV_NR; type++) {
+		struct msc_store_runs *rs = s->runs[type];
+
+		while (rs && rs->nr_open)
+			rs->spare[rs->nr_spare++] = rs->open[--rs->nr_open];
+		if (rs)
+			rs->text_len = 0;
+	}
+}
+
+void msc_store_runs_free(struct msc_store *s)
+{
+	msc_store_runs_drop(s);
+	for (int type = 0; type < MSC_EV_NR; type++) {
+		struct msc_store_runs *rs = s->runs[type];
+
+		if (!rs)
+			continue;
+		for (unsigned int i = 0; i < rs->nr_spare; i++)
+			free(rs->spare[i]);
+		free(rs->text);
+		free(rs);
+		free(s->held_run[type]);
+	}
+}
+
+/** msc_store_run_text - the residual text the type's held rows point into */
+const char *msc_store_run_text(const struct msc_store *s, int type)
+{
+	return s->runs[type] ? s->runs[type]->text : NULL;
+}
+
+/** msc_store_run_text_reset - the type's held rows are written: their text is free */
+void msc_store_run_text_reset(struct msc_store *s, int type)
+{
+	if (s->runs[type])
+		s->runs[type]->text_len = 0;
+}
