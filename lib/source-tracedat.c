@@ -578,6 +578,57 @@ static int open_uncompressed(struct tracedat_source *t, const char *path)
 	return r;
 }
 
+/*
+ * Each CPU's first record time in @h, or UINT64_MAX without one; @ts holds
+ * @nr entries.
+ */
+static void first_times(struct tracecmd_input *h, int nr, uint64_t *ts)
+{
+	for (int cpu = 0; cpu < nr; cpu++) {
+		struct tep_record *rec = tracecmd_peek_data(h, cpu);
+
+		ts[cpu] = rec ? rec->ts : UINT64_MAX;
+	}
+}
+
+/*
+ * Read a large compressed file from its uncompressed copy, if the copy holds
+ * what the file does: libtracecmd 1.3's tracecmd_copy() drops a CPU's data
+ * when the file lists its CPUs sparsely (an idle CPU has no entry), so every
+ * CPU's first record must be the same in both.  Otherwise the file is read
+ * as it is (slower), and a note says why.
+ */
+static int read_copy(struct tracedat_source *t, const char *path)
+{
+	int nr = max(tracecmd_cpus(t->handle), 0), lost = -1;
+	uint64_t *want = calloc((size_t)nr + 1, 2 * sizeof(*want)), *got = want + nr + 1;
+	int r;
+
+	if (!want)
+		return -ENOMEM;
+	first_times(t->handle, nr, want);
+	tracecmd_close(t->handle);
+	t->handle = NULL;
+	r = open_uncompressed(t, path);
+	if (!r && tracecmd_cpus(t->handle) == nr) {
+		first_times(t->handle, nr, got);
+		for (int cpu = 0; cpu < nr && lost < 0; cpu++)
+			if (got[cpu] != want[cpu])
+				lost = cpu;
+	} else if (!r) {
+		lost = nr;
+	}
+	free(want);
+	if (lost < 0 || r)
+		return r;
+	tracecmd_close(t->handle);
+	t->handle = NULL;
+	t->copied = false;
+	add_note(t, "libtracecmd's uncompressed copy lost the data of CPU %d; the compressed file "
+		 "is read as it is (slower)", lost);
+	return stat(path, &t->read) ? -errno : open_data(path, &t->handle);
+}
+
 /**
  * tracedat_open_direct - open a trace-cmd trace.dat for reading, here
  * @path: the file
@@ -613,9 +664,7 @@ int tracedat_open_direct(const char *path, struct msc_source **ret)
 	}
 	fill_info(t);
 	if (t->base.info.compression[0] && t->read.st_size > COPY_ABOVE) {
-		tracecmd_close(t->handle);
-		t->handle = NULL;
-		r = open_uncompressed(t, path);
+		r = read_copy(t, path);
 		if (r) {
 			free(t);
 			return r;

@@ -124,6 +124,17 @@ expect_error "no room for the uncompressed copy of a large compressed trace" \
 	env TMPDIR="$T/no-such-dir" "$MSC" import "$big" -o "$T/tmp.db"
 check "a large compressed trace imports through its uncompressed copy, which is gone after" \
 	env TMPDIR="$T/tmpdir" sh -c "mkdir -p \"$T/tmpdir\" && \"$MSC\" import -q \"$big\" -o \"$T/ok.db\" && [ -z \"\$(ls -A \"$T/tmpdir\")\" ]"""
+# libtracecmd's copy drops a CPU's data when the file lists its CPUs
+# sparsely (an idle CPU has no entry: here most of 97 CPUs are idle):
+# the copy is checked, and the file read as it is, every event of it
+"$MSC" synth -q -o "$T/sparse.dat" --kprobes off --guest-gib 8 --backing 1g --vcpus 96 \
+	--stop-after enable_dirty_logging
+want=$(trace-cmd report -N -i "$T/sparse.dat" 2>/dev/null | grep -c '^ ')
+out=$("$MSC" import "$T/sparse.dat" -o "$T/sparse.db" 2>&1)
+check_match "a copy that lost a CPU's data is said so" "$out" \
+	"uncompressed copy lost the data of CPU 0; the compressed file is read as it is"
+check_eq "... and every event of the file is stored (trace-cmd report's count)" \
+	"$(sqlite3 "$T/sparse.db" 'select records from capture')" "$want"
 # libtracecmd decompresses each CPU into /tmp/trace_cpu_dataXXXXXX (its
 # fixed name): new_cpu_tmp BEFORE lists those that appeared since BEFORE
 # and that no process holds open (what a run left behind)
