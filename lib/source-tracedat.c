@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -502,6 +503,7 @@ static int copy_child(pid_t parent, const char *path, const char *tmp)
 {
 	struct tracecmd_input *head;
 	struct tracecmd_output *out;
+	const char *fault;
 	int r = 0;
 
 	/* it dies with its parent: no copy outlives the run (a killed one's is cleaned) */
@@ -511,6 +513,10 @@ static int copy_child(pid_t parent, const char *path, const char *tmp)
 					      TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
 	if (!head)
 		return 2;
+	/* fault injection for tests: the copy dies as libtracecmd's does on the seed's trace */
+	fault = getenv("MSC_READER_FAULT");
+	if (fault && !strcmp(fault, "copy-segv"))
+		raise(SIGSEGV);
 	out = tracecmd_copy(head, tmp, TRACECMD_FILE_CPU_FLYRECORD,
 			    (int)tracecmd_get_in_file_version(head), "none");
 	if (out)
@@ -595,8 +601,9 @@ static void first_times(struct tracecmd_input *h, int nr, uint64_t *ts)
  * Read a large compressed file from its uncompressed copy, if the copy holds
  * what the file does: libtracecmd 1.3's tracecmd_copy() drops a CPU's data
  * when the file lists its CPUs sparsely (an idle CPU has no entry), so every
- * CPU's first record must be the same in both.  Otherwise the file is read
- * as it is (slower), and a note says why.
+ * CPU's first record must be the same in both; and the copying child dies
+ * on some large files.  Otherwise the file is read as it is (slower), and a
+ * note says why.
  */
 static int read_copy(struct tracedat_source *t, const char *path)
 {
@@ -619,13 +626,18 @@ static int read_copy(struct tracedat_source *t, const char *path)
 		lost = nr;
 	}
 	free(want);
-	if (lost < 0 || r)
+	if (r == MSC_ERR_CORRUPT) {	/* the copying child died (it does on the seed's trace) */
+		add_note(t, "libtracecmd died writing the uncompressed copy; the compressed file is "
+			 "read as it is (slower)");
+	} else if (lost >= 0) {
+		tracecmd_close(t->handle);
+		t->handle = NULL;
+		add_note(t, "libtracecmd's uncompressed copy lost the data of CPU %d; the compressed "
+			 "file is read as it is (slower)", lost);
+	} else {
 		return r;
-	tracecmd_close(t->handle);
-	t->handle = NULL;
+	}
 	t->copied = false;
-	add_note(t, "libtracecmd's uncompressed copy lost the data of CPU %d; the compressed file "
-		 "is read as it is (slower)", lost);
 	return stat(path, &t->read) ? -errno : open_data(path, &t->handle);
 }
 

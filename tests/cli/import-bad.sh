@@ -135,6 +135,14 @@ check_match "a copy that lost a CPU's data is said so" "$out" \
 	"uncompressed copy lost the data of CPU 0; the compressed file is read as it is"
 check_eq "... and every event of the file is stored (trace-cmd report's count)" \
 	"$(sqlite3 "$T/sparse.db" 'select records from capture')" "$want"
+# the copying child dies (libtracecmd does, on the seed's trace): the file
+# is read as it is
+out=$(MSC_READER_FAULT=copy-segv "$MSC" import "$big" -o "$T/copysegv.db" 2>&1)
+check_match "a copy that died is said so" "$out" \
+	"libtracecmd died writing the uncompressed copy; the compressed file is read as it is"
+check_eq "... and every event of the file is stored" \
+	"$(sqlite3 "$T/copysegv.db" 'select records from capture')" \
+	"$(trace-cmd report -N -i "$big" 2>/dev/null | grep -c '^ ')"
 # libtracecmd decompresses each CPU into /tmp/trace_cpu_dataXXXXXX (its
 # fixed name): new_cpu_tmp BEFORE lists those that appeared since BEFORE
 # and that no process holds open (what a run left behind)
