@@ -608,22 +608,23 @@ static void first_times(struct tracecmd_input *h, int nr, uint64_t *ts)
 static int read_copy(struct tracedat_source *t, const char *path)
 {
 	int nr = max(tracecmd_cpus(t->handle), 0), lost = -1;
-	uint64_t *want = calloc((size_t)nr + 1, 2 * sizeof(*want)), *got = want + nr + 1;
+	uint64_t *want = calloc(2 * (size_t)nr + 1, sizeof(*want)), *got;
 	int r;
 
 	if (!want)
 		return -ENOMEM;
+	got = want + nr;
 	first_times(t->handle, nr, want);
 	tracecmd_close(t->handle);
 	t->handle = NULL;
 	r = open_uncompressed(t, path);
-	if (!r && tracecmd_cpus(t->handle) == nr) {
+	if (!r && tracecmd_cpus(t->handle) != nr) {
+		lost = min(max(tracecmd_cpus(t->handle), 0), nr);	/* the first in only one */
+	} else if (!r) {
 		first_times(t->handle, nr, got);
 		for (int cpu = 0; cpu < nr && lost < 0; cpu++)
 			if (got[cpu] != want[cpu])
 				lost = cpu;
-	} else if (!r) {
-		lost = nr;
 	}
 	free(want);
 	if (r == MSC_ERR_CORRUPT) {	/* the copying child died (it does on the seed's trace) */

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <sqlite3.h>
 
@@ -164,6 +165,86 @@ static inline uint64_t column_u64(sqlite3_stmt *st, int i)
 static inline int64_t column_int_or(sqlite3_stmt *st, int i, int64_t none)
 {
 	return sqlite3_column_type(st, i) == SQLITE_NULL ? none : sqlite3_column_int64(st, i);
+}
+
+/*
+ * The residual text of the run tables (schema 9's spte_change_run.at and
+ * fault_run.at, schema 10's mapping_run.entries): a JSON array with one
+ * element per event or interval, its n residuals v[0..n-1] with the leading
+ * zeros left out: the last alone as a number, else [v[i], ..., v[n-1]] from
+ * the first that is not 0.  The views read it back the same way.
+ */
+
+/* Decimal @v at @p; returns its end. */
+static inline char *msc_put_dec(char *p, int64_t v)
+{
+	char buf[24], *b = buf + sizeof(buf);
+	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+
+	do
+		*--b = (char)('0' + u % 10);
+	while (u /= 10);
+	if (v < 0)
+		*p++ = '-';
+	memcpy(p, b, (size_t)(buf + sizeof(buf) - b));
+	return p + (buf + sizeof(buf) - b);
+}
+
+/* The decimal integer at @p into *@ret; returns its end, or NULL: none, or out of range. */
+static inline const char *msc_get_dec(const char *p, int64_t *ret)
+{
+	bool neg = *p == '-';
+	uint64_t v = 0;
+
+	p += neg;
+	if (*p < '0' || *p > '9')
+		return NULL;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return NULL;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	if (v > (uint64_t)INT64_MAX + neg)
+		return NULL;
+	*ret = neg ? (int64_t)(0 - v) : (int64_t)v;
+	return p;
+}
+
+/* One element of @n residuals @v at @p (0 < n <= 4); returns its end. */
+static inline char *msc_put_residuals(char *p, const int64_t *v, unsigned int n)
+{
+	unsigned int i = 0;
+
+	while (i + 1 < n && !v[i])
+		i++;
+	if (i + 1 == n)
+		return msc_put_dec(p, v[i]);
+	*p++ = '[';
+	for (; i < n; i++) {
+		p = msc_put_dec(p, v[i]);
+		*p++ = i + 1 < n ? ',' : ']';
+	}
+	return p;
+}
+
+/* One element of @n residuals at @p into @v; returns its end, or NULL: not one. */
+static inline const char *msc_get_residuals(const char *p, int64_t *v, unsigned int n)
+{
+	int64_t got[4];
+	unsigned int nr = 0;
+
+	if (*p != '[') {
+		memset(v, 0, (n - 1) * sizeof(*v));
+		return msc_get_dec(p, &v[n - 1]);
+	}
+	do
+		p = msc_get_dec(p + 1, &got[nr++]);
+	while (p && *p == ',' && nr < n);
+	if (!p || *p != ']' || nr < 2)
+		return NULL;
+	memset(v, 0, (n - nr) * sizeof(*v));
+	memcpy(v + n - nr, got, nr * sizeof(*v));
+	return p + 1;
 }
 
 #endif /* MSC_STORE_LOCAL_H */

@@ -269,45 +269,18 @@ static void read_row(struct table_cursor *t, struct msc_event *ev)
 	}
 }
 
-/* A decimal integer of the residual text at *@pp, moving past it; false: none. */
-static bool take_int(const char **pp, int64_t *ret)
-{
-	const char *p = *pp;
-	bool neg = *p == '-';
-	uint64_t v = 0;
-
-	p += neg;
-	if (*p < '0' || *p > '9')
-		return false;
-	for (; *p >= '0' && *p <= '9'; p++) {
-		if (v > (UINT64_MAX - 9) / 10)
-			return false;
-		v = v * 10 + (uint64_t)(*p - '0');
-	}
-	if (v > (uint64_t)INT64_MAX + neg)
-		return false;
-	*ret = neg ? (int64_t)(0 - v) : (int64_t)v;
-	*pp = p;
-	return true;
-}
-
 /* @n residual pairs from the JSON text @p (schema 9's at); false: it is not that. */
 static bool parse_residuals(const char *p, uint32_t n, int64_t *rs, int64_t *rt)
 {
 	if (!p || *p++ != '[')
 		return false;
 	for (uint32_t k = 0; k < n; k++) {
-		if (k && *p++ != ',')
+		int64_t d[2];
+
+		if ((k && *p++ != ',') || !(p = msc_get_residuals(p, d, 2)))
 			return false;
-		rs[k] = 0;
-		if (*p == '[') {
-			p++;
-			if (!take_int(&p, &rs[k]) || *p++ != ',' || !take_int(&p, &rt[k]) ||
-			    *p++ != ']')
-				return false;
-		} else if (!take_int(&p, &rt[k])) {
-			return false;
-		}
+		rs[k] = d[0];
+		rt[k] = d[1];
 	}
 	return p[0] == ']' && !p[1];
 }

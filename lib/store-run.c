@@ -65,6 +65,8 @@ static struct msc_store_runs *runs_of(struct msc_store *s, int type)
 	s->held_run[type] = calloc(MSC_STORE_MULTI, sizeof(*s->held_run[type]));
 	if (!rs || !s->held_run[type]) {
 		free(rs);
+		free(s->held_run[type]);
+		s->held_run[type] = NULL;
 		return NULL;
 	}
 	rs->d = d;
@@ -137,21 +139,6 @@ static int text_room(struct msc_store_runs *rs, size_t more)
 	return 0;
 }
 
-/* Decimal @v at @p; returns its end. */
-static char *put_int(char *p, int64_t v)
-{
-	char buf[24], *b = buf + sizeof(buf);
-	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
-
-	do
-		*--b = (char)('0' + u % 10);
-	while (u /= 10);
-	if (v < 0)
-		*p++ = '-';
-	memcpy(p, b, (size_t)(buf + sizeof(buf) - b));
-	return p + (buf + sizeof(buf) - b);
-}
-
 /* The residuals of @r as JSON, appended to the type's text. */
 static int put_residuals(struct msc_store_runs *rs, const struct open_run *r,
 			 struct msc_run_row *row)
@@ -164,19 +151,14 @@ static int put_residuals(struct msc_store_runs *rs, const struct open_run *r,
 	p = rs->text + rs->text_len;
 	*p++ = '[';
 	for (uint32_t k = 0; k < r->n; k++) {
-		int64_t ds = r->seq[k] - r->seq[0] - (int64_t)k * row->seq_step;
-		int64_t dt = r->ts[k] - r->ts[0] - (int64_t)k * row->ts_step;
+		int64_t d[2] = {
+			r->seq[k] - r->seq[0] - (int64_t)k * row->seq_step,
+			r->ts[k] - r->ts[0] - (int64_t)k * row->ts_step,
+		};
 
 		if (k)
 			*p++ = ',';
-		if (ds) {
-			*p++ = '[';
-			p = put_int(p, ds);
-			*p++ = ',';
-		}
-		p = put_int(p, dt);
-		if (ds)
-			*p++ = ']';
+		p = msc_put_residuals(p, d, 2);
 	}
 	*p++ = ']';
 	row->at_off = (uint32_t)rs->text_len;
@@ -205,7 +187,8 @@ static int close_run(struct msc_store *s, int type, unsigned int i)
 		if (ret)
 			return ret;
 	}
-	s->held[type][h] = r->first;
+	/* a row reads the payload only, as msc_store_add_event()'s held rows */
+	memcpy(&s->held[type][h], &r->first, MSC_EVENT_PAYLOAD + rs->d->payload);
 	s->nr_held[type]++;
 	rs->open[i] = rs->open[--rs->nr_open];
 	rs->spare[rs->nr_spare++] = r;

@@ -66,8 +66,8 @@ static const struct {
 			 2 + ACT_NR },
 };
 
-/* "[i,s,e]," at most: three int64 */
-#define ENTRY_TEXT_MAX 64
+/* "[i,s,e]," at most: three int64 of up to 20 characters */
+#define ENTRY_TEXT_MAX 66
 
 struct hstore {
 	struct msc_store *s;	/* borrowed */
@@ -311,38 +311,6 @@ int hstore_save_analysis(struct hstore *hs, const struct msc_history_summary *su
 
 /* ---- mapping_run ---- */
 
-/* Decimal text of @v at @p; returns the end (one call per interval time). */
-static char *put_int(char *p, int64_t v)
-{
-	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
-	char digits[20];
-	int n = 0;
-
-	if (v < 0)
-		*p++ = '-';
-	do {
-		digits[n++] = (char)('0' + u % 10);
-		u /= 10;
-	} while (u);
-	while (n)
-		*p++ = digits[--n];
-	return p;
-}
-
-static const char *get_int(const char *p, int64_t *ret)
-{
-	bool neg = *p == '-';
-	uint64_t u = 0;
-
-	p += neg;
-	if (*p < '0' || *p > '9')
-		return NULL;
-	while (*p >= '0' && *p <= '9')
-		u = u * 10 + (uint64_t)(*p++ - '0');
-	*ret = neg ? (int64_t)-u : (int64_t)u;
-	return p;
-}
-
 /* The row's steps of a run: its first entry's values and their mean steps. */
 struct run_steps {
 	int64_t idx0, t0, e0, start_step, end_step;
@@ -372,8 +340,7 @@ static int next_entry(const char **pp, int64_t k, const struct run_steps *st,
 		      struct hrun_entry *e)
 {
 	const char *p = *pp;
-	int64_t v[3] = { 0, 0, 0 }, index;
-	int nr = 0;
+	int64_t v[3], index;
 
 	if (*p == ']')
 		return 0;
@@ -381,20 +348,9 @@ static int next_entry(const char **pp, int64_t k, const struct run_steps *st,
 		return MSC_ERR_SQL;
 	if (*p == ']' && !k)
 		return 0;
-	if (*p == '[') {
-		do
-			p = get_int(p + 1, &v[nr++]);
-		while (p && *p == ',' && nr < 3);
-		if (!p || *p++ != ']' || nr < 2)
-			return MSC_ERR_SQL;
-	} else if (!(p = get_int(p, &v[2]))) {
+	p = msc_get_residuals(p, v, 3);
+	if (!p)
 		return MSC_ERR_SQL;
-	}
-	if (nr == 2) {		/* [s, e] */
-		v[2] = v[1];
-		v[1] = v[0];
-		v[0] = 0;
-	}
 	/* unsigned: a row no writer made only wraps */
 	index = (int64_t)((uint64_t)st->idx0 + (uint64_t)k + (uint64_t)v[0]);
 	if (index < 0 || index >= HNODE_ENTRIES)
@@ -443,24 +399,15 @@ int hstore_add_run(struct hstore *hs, int64_t capture_id, const struct hrun *run
 	*p++ = '[';
 	for (unsigned int k = 0; k < run->n; k++) {
 		const struct hrun_entry *e = &run->e[k];
-		int64_t di = e->index - st.idx0 - (int64_t)k;
-		int64_t ds = (int64_t)e->start_ts - st.t0 - (int64_t)k * st.start_step;
-		int64_t de = st.open ? 0 : (int64_t)e->end_ts - st.e0 - (int64_t)k * st.end_step;
+		int64_t d[3] = {
+			e->index - st.idx0 - (int64_t)k,
+			(int64_t)e->start_ts - st.t0 - (int64_t)k * st.start_step,
+			st.open ? 0 : (int64_t)e->end_ts - st.e0 - (int64_t)k * st.end_step,
+		};
 
 		if (k)
 			*p++ = ',';
-		if (di || ds) {
-			*p++ = '[';
-			if (di) {
-				p = put_int(p, di);
-				*p++ = ',';
-			}
-			p = put_int(p, ds);
-			*p++ = ',';
-		}
-		p = put_int(p, de);
-		if (di || ds)
-			*p++ = ']';
+		p = msc_put_residuals(p, d, 3);
 	}
 	*p++ = ']';
 	return msc_store_rows_put_text(hs->s, b, nulls, hs->entries, (size_t)(p - hs->entries));
