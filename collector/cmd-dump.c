@@ -76,7 +76,7 @@ int cmd_dump(int argc, char **argv)
 		if (!only || caps[i].id == only)
 			r = dump_capture(s, &caps[i]);
 	if (r)
-		cli_error("%s: %s", argv[optind], msc_strerror(r));
+		cli_store_error(argv[optind], s, r);
 	free(caps);
 	msc_store_close(s);
 	return r ? 1 : 0;

@@ -77,4 +77,13 @@ done
 compare "synth 256 MiB" "$T/storm.dat"
 n=$(sqlite3 "$T/runs.db" "select count(*) < sum(n) / 500 from spte_change_run")
 check_eq "synth 256 MiB: SPTE changes in runs of 500 on average or more" "$n" 1
+
+# a run row whose residuals are not its n: refused by name, by every reader
+seq=$(sqlite3 "$T/runs.db" "select min(seq) from spte_change_run where n > 2")
+n=$(sqlite3 "$T/runs.db" "select n from spte_change_run where seq = $seq")
+sqlite3 "$T/runs.db" "update spte_change_run set at = '[0,1]' where seq = $seq"
+want="runs.db: database error: spte_change_run: row $seq: at is not $n residuals\$"
+check_fails "a damaged run row: dump fails" "$MSC" dump "$T/runs.db"
+check_match "... saying which row of which table" "$("$MSC" dump "$T/runs.db" 2>&1 >/dev/null)" "$want"
+check_match "... and so does analyze" "$("$MSC" analyze --rebuild "$T/runs.db" 2>&1)" "$want"
 done_testing
