@@ -95,6 +95,9 @@ mkfifo "$T/lock.in"
 sqlite3 "$T/a.db" <"$T/lock.in" &
 lockpid=$!
 exec 9>"$T/lock.in"
+# (it waits for the lock: the probe below holds it for a moment, and a
+# holder that found it busy would insert without it, holding nothing)
+echo ".timeout 10000" >&9
 echo "BEGIN IMMEDIATE; INSERT INTO host_param VALUES (1, 'lock', 'held');" >&9
 i=0	# it holds the lock once its row is there for it and a reader sees the lock
 while sqlite3 "$T/a.db" "BEGIN IMMEDIATE; ROLLBACK" 2>/dev/null && [ $i -lt 100 ]; do
