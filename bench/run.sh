@@ -11,7 +11,8 @@
 #   zstd-compressed trace.dat and on an uncompressed copy
 #   mmuscope analyze --rebuild (the analyzer replaying the stored events)
 #   mmuscope report
-#   mmuscope record --tracing-dir (live drain)  vs  a plain read() of the pages
+#   mmuscope record --tracing-dir: its drain's time to move every page into
+#   the spool  vs  a plain read() of the pages; and when the recording ended
 #   mmuscope view --script (first screen, scrub step), once it exists
 #   database bytes per event
 # and, under callgrind, the instructions per event of each tool: the
@@ -103,8 +104,10 @@ scenario() { # NAME GUEST-GIB SYNTH-ARGS...: every 4K page of the guest mapped a
 	measure "$s.analyze" "$MSC" analyze -q --rebuild "$W/$s.db"
 	measure "$s.summary" sh -c "'$MSC' report '$W/$s.db' >/dev/null"
 	measure "$s.read" "$READPAGES" "$W/$s.dir/instances/mmuscope"
-	measure "$s.record" "$MSC" record -q --tracing-dir "$W/$s.dir" --instance mmuscope \
+	# the summary says when the drain had moved every page to the spool
+	measure "$s.record" "$MSC" record --tracing-dir "$W/$s.dir" --instance mmuscope \
 		-o "$W/$s.live.db"
+	tdrain=$(sed -nE 's/.*ring buffers drained in ([0-9.]+) s.*/\1/p' "$W/$s.record.out")
 	dbsize=$(stat -c %s "$W/$s.db" 2>/dev/null || echo 0)
 	tui_first=- tui_step=-
 	if have_view; then
@@ -118,7 +121,7 @@ scenario() { # NAME GUEST-GIB SYNTH-ARGS...: every 4K page of the guest mapped a
 		: "${tui_first:=-}" "${tui_step:=-}"
 	fi
 	cat >>"$W/scenarios" <<EOF
-$s $n $pages $(secs "$s.synth") $(secs "$s.report") $(secs "$s.import") $(secs "$s.analyze") $(secs "$s.summary") $(secs "$s.read") $(secs "$s.record") $dbsize $(peak_mb "$s.import") $(peak_mb "$s.analyze") $(peak_mb "$s.record") $(peak_mb "$s.report") $(peak_mb "$s.synth") $tui_first $tui_step $(secs "$s.rawreport") $(secs "$s.rawimport") $(cat "$W/$s.import.anon") $(cpu "$s.report") $(cpu "$s.import") $(cpu "$s.rawreport") $(cpu "$s.rawimport") $(cpu "$s.analyze")
+$s $n $pages $(secs "$s.synth") $(secs "$s.report") $(secs "$s.import") $(secs "$s.analyze") $(secs "$s.summary") $(secs "$s.read") $(secs "$s.record") $dbsize $(peak_mb "$s.import") $(peak_mb "$s.analyze") $(peak_mb "$s.record") $(peak_mb "$s.report") $(peak_mb "$s.synth") $tui_first $tui_step $(secs "$s.rawreport") $(secs "$s.rawimport") $(cat "$W/$s.import.anon") $(cpu "$s.report") $(cpu "$s.import") $(cpu "$s.rawreport") $(cpu "$s.rawimport") $(cpu "$s.analyze") ${tdrain:--}
 EOF
 	# the big files go; their numbers are kept
 	[ "${BENCH_KEEP:-0}" = 1 ] || rm -rf "$W/$s.dat" "$W/$s.dir" "$W/$s.db" "$W/$s.live.db" \
@@ -195,17 +198,17 @@ say "(the seed's VM: populate, then eager splitting of 96 1 GiB pages and write-
 say ""
 say "### Wall time, side by side (ratios first, absolute figures beside them)"
 say ""
-say "| scenario | events | import speed-up over \`trace-cmd report\` (target >= 3x) | the same, both on an uncompressed copy | analyzer replay (target 10 M ev/s) | live drain time over plain read() | \`mmuscope report\` (target < 2 s) | TUI first screen / scrub step, view:median/max (< 1 s / < 50 ms) | DB bytes/event |"
+say "| scenario | events | import speed-up over \`trace-cmd report\` (target >= 3x) | the same, both on an uncompressed copy | analyzer replay (target 10 M ev/s) | live drain (pages to the spool) over plain read(); the recording's end | \`mmuscope report\` (target < 2 s) | TUI first screen / scrub step, view:median/max (< 1 s / < 50 ms) | DB bytes/event |"
 say "|---|---:|---|---|---|---|---|---|---:|"
-while read -r s n pages tsynth treport timport tanalyze tsummary tread trecord dbsize mimport manalyze mrecord mreport msynth tfirst tstep trawreport trawimport aimport creport cimport crawreport crawimport canalyze; do
-	say "| $s | $(group "$n") | $(ratio "$treport" "$timport")x: $timport s vs $treport s ($(rate "$n" "$timport") vs $(rate "$n" "$treport") M ev/s) | $(ratio "$trawreport" "$trawimport")x: $trawimport s vs $trawreport s | $(rate "$n" "$tanalyze") M ev/s ($tanalyze s) | $(ratio "$trecord" "$tread")x: $trecord s vs $tread s ($(rate "$n" "$trecord") vs $(rate "$n" "$tread") M ev/s) | $tsummary s | $tfirst ms / $tstep ms | $(awk -v b="$dbsize" -v n="$n" 'BEGIN { printf "%.1f", b / n }') |"
+while read -r s n pages tsynth treport timport tanalyze tsummary tread trecord dbsize mimport manalyze mrecord mreport msynth tfirst tstep trawreport trawimport aimport creport cimport crawreport crawimport canalyze tdrain; do
+	say "| $s | $(group "$n") | $(ratio "$treport" "$timport")x: $timport s vs $treport s ($(rate "$n" "$timport") vs $(rate "$n" "$treport") M ev/s) | $(ratio "$trawreport" "$trawimport")x: $trawimport s vs $trawreport s | $(rate "$n" "$tanalyze") M ev/s ($tanalyze s) | $(ratio "$tdrain" "$tread")x: $tdrain s vs $tread s ($(rate "$n" "$tdrain") vs $(rate "$n" "$tread") M ev/s); stored and analysed after $trecord s | $tsummary s | $tfirst ms / $tstep ms | $(awk -v b="$dbsize" -v n="$n" 'BEGIN { printf "%.1f", b / n }') |"
 done <"$W/scenarios"
 say ""
 say "### CPU time, side by side (user + system seconds, the reader child included)"
 say ""
 say "| scenario | import CPU over \`trace-cmd report -N\` CPU (target >= 3x) | the same, both on an uncompressed copy | analyzer replay CPU |"
 say "|---|---|---|---|"
-while read -r s n pages tsynth treport timport tanalyze tsummary tread trecord dbsize mimport manalyze mrecord mreport msynth tfirst tstep trawreport trawimport aimport creport cimport crawreport crawimport canalyze; do
+while read -r s n pages tsynth treport timport tanalyze tsummary tread trecord dbsize mimport manalyze mrecord mreport msynth tfirst tstep trawreport trawimport aimport creport cimport crawreport crawimport canalyze tdrain; do
 	say "| $s | $(ratio "$creport" "$cimport")x: $cimport s vs $creport s | $(ratio "$crawreport" "$crawimport")x: $crawimport s vs $crawreport s | $canalyze s ($(rate "$n" "$canalyze") M ev/s) |"
 done <"$W/scenarios"
 say ""
@@ -213,7 +216,7 @@ say "Peak memory (RSS, MiB) and the generator; import's RSS also counts the page
 say ""
 say "| scenario | import (anonymous) | analyze | record | trace-cmd report | synth (time) | mapped 4K pages at the peak | analyze bytes per 4K page (target 16) |"
 say "|---|---:|---:|---:|---:|---|---:|---:|"
-while read -r s n pages tsynth treport timport tanalyze tsummary tread trecord dbsize mimport manalyze mrecord mreport msynth tfirst tstep trawreport trawimport aimport creport cimport crawreport crawimport canalyze; do
+while read -r s n pages tsynth treport timport tanalyze tsummary tread trecord dbsize mimport manalyze mrecord mreport msynth tfirst tstep trawreport trawimport aimport creport cimport crawreport crawimport canalyze tdrain; do
 	say "| $s | $mimport ($aimport) | $manalyze | $mrecord | $mreport | $msynth MiB ($tsynth s, $(rate "$n" "$tsynth") M ev/s) | $(group "$pages") | $(awk -v m="$manalyze" -v p="$pages" 'BEGIN { printf "%.1f", m * 1048576 / p }') |"
 done <"$W/scenarios"
 say ""
@@ -251,7 +254,8 @@ if grep -q '^seed ' "$W/scenarios"; then
 	say "| \`trace-cmd report\` | $(awk -v t="$4" -v n="$n" -v m="$n1t" 'BEGIN { printf "%.0f s", t / n * m }') |"
 	say "| \`mmuscope import\` | $(awk -v t="$5" -v n="$n" -v m="$n1t" 'BEGIN { printf "%.0f s", t / n * m }') |"
 	say "| \`mmuscope analyze\` | $(awk -v t="$6" -v n="$n" -v m="$n1t" 'BEGIN { printf "%.0f s", t / n * m }') |"
-	say "| \`mmuscope record\` drain | $(awk -v t="$9" -v n="$n" -v m="$n1t" 'BEGIN { printf "%.0f s", t / n * m }') |"
+	say "| \`mmuscope record\` drain to the spool | $(awk -v t="${26}" -v n="$n" -v m="$n1t" 'BEGIN { if (t + 0 > 0) printf "%.0f s", t / n * m; else print "-" }') |"
+	say "| \`mmuscope record\` stored and analysed | $(awk -v t="$9" -v n="$n" -v m="$n1t" 'BEGIN { printf "%.0f s", t / n * m }') |"
 	say "| database | $(awk -v b="${10}" -v n="$n" -v m="$n1t" 'BEGIN { printf "%.1f GB", b / n * m / 1e9 }') |"
 	say "| analyzer memory | $(awk -v r="${12}" 'BEGIN { printf "%.1f GiB", r * 1024 / 96 / 1024 }') (RSS scaled with the guest) |"
 	say ""

@@ -91,14 +91,29 @@ const char *cli_count(unsigned long long n, char *buf, unsigned long size)
 	return buf;
 }
 
+/* 1536 -> "1.5 KiB" */
+const char *cli_bytes(unsigned long long n, char *buf, unsigned long size)
+{
+	static const char *const units[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)n;
+	size_t u = 0;
+
+	while (v >= 1024 && u + 1 < ARRAY_SIZE(units)) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, size, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+	return buf;
+}
+
 /**
  * cli_clean_leftovers - remove, and say, what killed runs left beside @path:
  *	its temporary names (<path>.importing.PID, .analysis.PID, .tmp.PID.*,
- *	.parts.PID.*) whose process is gone
+ *	.parts.PID.*, .spool.PID.*) whose process is gone
  */
 void cli_clean_leftovers(const char *path)
 {
-	static const char *const kinds[] = { "importing", "analysis", "tmp", "parts" };
+	static const char *const kinds[] = { "importing", "analysis", "tmp", "parts", "spool" };
 	const char *slash = strrchr(path, '/');
 	char dir[4096], prefix[512];
 	int n = 0;

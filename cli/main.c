@@ -19,7 +19,8 @@ static const struct cli_command commands[] = {
 	{ .name = "record", .run = cmd_record,
 	  .usage = "-o DB [--pid PID] [--duration S] [--buffer-kb KB] [--instance NAME] "
 		   "[--tracing-dir DIR] [--no-kprobes] [--stats-ms MS] [--commit-ms MS] "
-		   "[--host K=V,...] [--force|--append] [--trace-dat FILE] [--no-analyze] [-q]",
+		   "[--host K=V,...] [--force|--append] [--trace-dat FILE] [--spool-dir DIR|--no-spool] "
+		   "[--no-analyze] [-q]",
 	  .summary = "record this host's KVM MMU live from tracefs (root; Ctrl-C stops)" },
 	{ .name = "analyze", .run = cmd_analyze,
 	  .usage = "DB [--capture ID] [--rebuild] [--infer-only] [-q]",

@@ -4,9 +4,12 @@
  * dedicated tracefs instance, into a database that sqlite3 and the TUI can
  * read while it grows (WAL; a commit every --commit-ms).
  *
- * The loop moves events from the live source through the ingest pipeline
- * (the same decoder, classifier, store and inline analysis as import), so
- * the analysis tables grow while recording; between
+ * The live source's drain thread moves the raw ring-buffer pages into a
+ * spool beside the database (--spool-dir) as fast as the kernel fills
+ * them; the loop here moves events from the spool through the ingest
+ * pipeline (the same decoder, classifier, store and inline analysis as
+ * import) as fast as it can, so a storm waits on disk, not in a ring
+ * buffer that overwrites it, and the analysis tables grow while recording; between
  * batches, samples KVM's own counters, commits, and checks the ring
  * buffer's lost-event counters.  SIGINT/SIGTERM (or --duration) turn
  * tracing off; what the kernel still holds is drained and stored, the
@@ -46,7 +49,8 @@ struct record_opts {
 	double duration;		/* seconds, 0: until a signal */
 	unsigned int commit_ms, stats_ms;
 	struct cli_output out;		/* --force, --append, --host */
-	bool quiet, no_analyze;
+	bool quiet, no_analyze, no_spool;
+	char spool_dir[4096];
 	struct msc_live_opts live;
 };
 
@@ -94,6 +98,8 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "no-analyze", no_argument, NULL, 'N' },
 		{ "trace-dat", required_argument, NULL, 'D' },
+		{ "spool-dir", required_argument, NULL, 'P' },
+		{ "no-spool", no_argument, NULL, 'Q' },
 		{ 0 }
 	};
 	char *end;
@@ -165,6 +171,12 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		case 'D':
 			o->trace_dat = optarg;
 			break;
+		case 'P':
+			snprintf(o->spool_dir, sizeof(o->spool_dir), "%s", optarg);
+			break;
+		case 'Q':
+			o->no_spool = true;
+			break;
 		default:
 			return -1;
 		}
@@ -173,6 +185,22 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		cli_error("need -o DB (and no other arguments)");
 		return -1;
 	}
+	if (o->no_spool && o->spool_dir[0]) {
+		cli_error("--spool-dir and --no-spool: choose one");
+		return -1;
+	}
+	if (!o->no_spool && !o->spool_dir[0]) {
+		/* the database's disk: the backlog is on its way there anyway */
+		const char *slash = strrchr(o->output, '/');
+
+		if (!slash)
+			snprintf(o->spool_dir, sizeof(o->spool_dir), ".");
+		else
+			snprintf(o->spool_dir, sizeof(o->spool_dir), "%.*s",
+				 (int)(slash == o->output ? 1 : slash - o->output), o->output);
+	}
+	if (!o->no_spool)
+		o->live.spool_dir = o->spool_dir;
 	return cli_output_check(&o->out) ? 0 : -1;
 }
 
@@ -186,6 +214,12 @@ static int open_store(const struct record_opts *o, struct msc_store **ret)
 	cli_clean_leftovers(o->output);
 	if (o->trace_dat)
 		cli_clean_leftovers(o->trace_dat);
+	if (o->live.spool_dir) {
+		char spool[4200];
+
+		snprintf(spool, sizeof(spool), "%s/.mmuscope", o->live.spool_dir);
+		cli_clean_leftovers(spool);
+	}
 	exists = !access(o->output, F_OK);
 
 	if (cli_output_refuses(&o->out, o->output, exists))
@@ -500,6 +534,7 @@ static bool started(const struct recorder *rec)
 
 static void print_summary(const struct recorder *rec, double secs)
 {
+	struct msc_live_spool_stats sp;
 	struct msc_ingest_counts c;
 	char a[32], b[32];
 
@@ -512,10 +547,28 @@ static void print_summary(const struct recorder *rec, double secs)
 		printf(" (%llu reads too slow to place in time left out)",
 		       (unsigned long long)rec->samples_late);
 	printf(", %llu events lost\n", (unsigned long long)(rec->lost + c.by_type[MSC_EV_LOST]));
+	if (!msc_live_get_spool_stats(rec->src, &sp) && sp.on)
+		printf("  spool: %s through %s, backlog at most %s, ring buffers drained in %.2f s\n",
+		       cli_bytes(sp.bytes, a, sizeof(a)), rec->o->spool_dir,
+		       cli_bytes(sp.peak_backlog * (sp.pages ? sp.bytes / sp.pages : 0), b, sizeof(b)),
+		       sp.drain_s);
 	for (int t = 0; t < MSC_EV_NR; t++)
 		if (c.by_type[t])
 			printf("  %s %s", msc_event_type_name(t), cli_count(c.by_type[t], a, sizeof(a)));
 	printf("\n");
+}
+
+/* At a stop: what the spool still holds is stored first; a second Ctrl-C quits now. */
+static void say_backlog(const struct recorder *rec)
+{
+	struct msc_live_spool_stats sp;
+	char b[32];
+
+	if (rec->o->quiet || msc_live_get_spool_stats(rec->src, &sp) || !sp.backlog || !sp.pages)
+		return;
+	printf("stopping: storing the %s still in the spool (Ctrl-C again quits now, "
+	       "keeping what is stored)\n", cli_bytes(sp.backlog * (sp.bytes / sp.pages), b, sizeof(b)));
+	fflush(stdout);
 }
 
 /* Move events until the source ends; timers run between batches. */
@@ -557,13 +610,15 @@ static int run(struct recorder *rec)
 		if (!stopping && (cli_stop || (deadline && now >= deadline))) {
 			stopping = true;
 			msc_live_stop(rec->src);
+			say_backlog(rec);
+			continue;	/* what the kernel still holds: no wait */
 		}
 		if (step != -EAGAIN)
 			continue;	/* more events are ready */
 		wake = min(next_commit, rec->sampler ? next_stats : next_commit);
 		if (deadline && !stopping)
 			wake = min(wake, deadline);
-		r = msc_live_wait(rec->src, stopping ? 0 : (int)max(0.0, (wake - now) * 1e3) + 1);
+		r = msc_live_wait(rec->src, (int)max(0.0, (wake - now) * 1e3) + 1);
 		if (r)
 			break;
 	}

@@ -35,6 +35,8 @@ struct synth_args {
 	int file_version;
 	bool fifo, quiet;
 	unsigned int trickle_ms;
+	unsigned int page_rate, ring_pages;	/* --page-rate, --ring-pages */
+	uint64_t dropped;			/* pages the ring overwrote unread */
 };
 
 const char cmd_synth_usage[] =
@@ -79,6 +81,13 @@ const char cmd_synth_usage[] =
 	"                                  reader and closes at the end (read all CPUs\n"
 	"                                  at once)\n"
 	"  --trickle MS                    feed one page per CPU every MS ms\n"
+	"  --page-rate N                   with --fifo: a kernel's ring buffer, each CPU\n"
+	"                                  making N pages a second whether or not they\n"
+	"                                  are read, holding --ring-pages [256] unread and\n"
+	"                                  overwriting the oldest beyond (the next page\n"
+	"                                  read says events were missed); the summary\n"
+	"                                  counts the pages overwritten\n"
+	"  --ring-pages N                  pages a CPU's ring holds unread\n"
 	"  --formats DIR                   event formats [tests/data/formats/<kernel>]\n"
 	"  -q                              no summary\n";
 
@@ -114,7 +123,7 @@ enum {
 	OPT_GIB = 256, OPT_MIB, OPT_BACKING, OPT_VCPUS, OPT_CPUS, OPT_CYCLES, OPT_PASSES,
 	OPT_PERCENT, OPT_KERNEL, OPT_VENDOR, OPT_EAGER, OPT_PML, OPT_CLEAR, OPT_KPROBES,
 	OPT_LOST, OPT_STOP, OPT_SEED, OPT_FROM, OPT_VERSION, OPT_COMPRESSION, OPT_DIR,
-	OPT_INSTANCE, OPT_FIFO, OPT_TRICKLE, OPT_FORMATS,
+	OPT_INSTANCE, OPT_FIFO, OPT_TRICKLE, OPT_FORMATS, OPT_PAGE_RATE, OPT_RING_PAGES,
 };
 
 static int parse_opt(struct synth_args *a, int c, const char *arg, const char *name)
@@ -183,6 +192,8 @@ static int parse_opt(struct synth_args *a, int c, const char *arg, const char *n
 		a->file_version = (int)v;
 		break;
 	case OPT_TRICKLE: a->trickle_ms = (unsigned int)min(v, 3600000u); break;
+	case OPT_PAGE_RATE: a->page_rate = (unsigned int)min(v, 100000000u); break;
+	case OPT_RING_PAGES: a->ring_pages = (unsigned int)min(v, 1u << 20); break;
 	default: return -1;
 	}
 	return 0;
@@ -216,6 +227,8 @@ static int parse_args(int argc, char **argv, struct synth_args *a)
 		{ "instance", required_argument, NULL, OPT_INSTANCE },
 		{ "fifo", no_argument, NULL, OPT_FIFO },
 		{ "trickle", required_argument, NULL, OPT_TRICKLE },
+		{ "page-rate", required_argument, NULL, OPT_PAGE_RATE },
+		{ "ring-pages", required_argument, NULL, OPT_RING_PAGES },
 		{ "formats", required_argument, NULL, OPT_FORMATS },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ 0 }
@@ -243,6 +256,17 @@ static int parse_args(int argc, char **argv, struct synth_args *a)
 		cli_error("--fifo and --trickle feed a tracing directory; drop -o");
 		return -1;
 	}
+	if ((a->page_rate || a->ring_pages) && (!a->fifo || a->trickle_ms)) {
+		cli_error("--page-rate and --ring-pages make a ring buffer behind --fifo, "
+			  "without --trickle");
+		return -1;
+	}
+	if (a->ring_pages && !a->page_rate) {
+		cli_error("--ring-pages needs --page-rate");
+		return -1;
+	}
+	if (a->page_rate && !a->ring_pages)
+		a->ring_pages = 256;
 	if (a->instance && (!*a->instance || strchr(a->instance, '/'))) {
 		cli_error("--instance %s: expected a plain name", a->instance);
 		return -1;
@@ -405,6 +429,9 @@ static void summary(const struct synth_args *a, const struct msc_synth_stats *st
 	if (a->tracing_dir)
 		printf("  tracing dir: %s%s%s\n", a->tracing_dir, a->instance ? " instance " : "",
 		       a->instance ? a->instance : "");
+	if (a->page_rate)
+		printf("  ring buffers: %u pages each, %u pages/s per CPU: %llu pages overwritten unread\n",
+		       a->ring_pages, a->page_rate, (unsigned long long)a->dropped);
 	if (a->output) {
 		struct stat sb;
 
@@ -472,6 +499,25 @@ out:
 	return r;
 }
 
+/* A ring is a FIFO cut to its size: no larger than this system lets a FIFO be. */
+static int check_ring(const struct synth_args *a, const struct msc_synth_formats *f)
+{
+	size_t page = msc_ringbuf_page_size(msc_synth_formats_layout(f));
+	unsigned long long max_bytes = 0;
+	FILE *p = fopen("/proc/sys/fs/pipe-max-size", "re");
+
+	if (p && fscanf(p, "%llu", &max_bytes) != 1)
+		max_bytes = 0;
+	if (p)
+		fclose(p);
+	if (max_bytes && (unsigned long long)a->ring_pages * page > max_bytes) {
+		cli_error("--ring-pages %u: a FIFO holds at most %llu pages here "
+			  "(/proc/sys/fs/pipe-max-size)", a->ring_pages, max_bytes / page);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int generate(struct synth_args *a, const struct msc_synth_formats *f,
 		    struct msc_synth_dir *d)
 {
@@ -516,6 +562,8 @@ static int generate(struct synth_args *a, const struct msc_synth_formats *f,
 		r = msc_synth_writer_close(w);
 	if (r)
 		goto out;
+	if (a->page_rate && (r = check_ring(a, f)))
+		goto out;
 	if (staged) {
 		/* feeding waits on readers: let Ctrl-C end it the plain way */
 		signal(SIGINT, SIG_DFL);
@@ -523,8 +571,12 @@ static int generate(struct synth_args *a, const struct msc_synth_formats *f,
 		if (!a->quiet)
 			fprintf(stderr, "%s: %s: feeding %u CPUs%s\n", cli_prog, d->path, d->nr_cpus,
 				a->fifo ? " through FIFOs (waiting for readers)" : "");
-		r = msc_synth_dir_feed(d, fds, msc_ringbuf_page_size(msc_synth_formats_layout(f)),
-				       a->trickle_ms * 1000);
+		struct msc_synth_feed feed = {
+			.layout = msc_synth_formats_layout(f), .delay_us = a->trickle_ms * 1000,
+			.page_rate = a->page_rate, .ring_pages = a->ring_pages,
+		};
+
+		r = msc_synth_dir_feed(d, fds, &feed, &a->dropped);
 		if (r)
 			cli_error("%s: %s", d->path, msc_strerror(r));
 	}

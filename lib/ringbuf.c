@@ -232,6 +232,21 @@ static int finish_page(struct msc_ringbuf *rb, bool full)
 }
 
 /**
+ * msc_ringbuf_mark_missed - flag a finished page as following lost events
+ *	(count unknown), as the kernel does when it overwrote older pages
+ * @l: the page's layout
+ * @page: msc_ringbuf_page_size() bytes
+ */
+void msc_ringbuf_mark_missed(const struct msc_ringbuf_layout *l, void *page)
+{
+	unsigned char *c = (unsigned char *)page + l->commit_offset;
+	uint64_t word = 0;
+
+	memcpy(&word, c, min(l->commit_size, (unsigned int)sizeof(word)));
+	put(c, l->commit_size, word | MISSED_EVENTS);
+}
+
+/**
  * msc_ringbuf_init - start one CPU's encoder
  * @rb: the encoder
  * @l: the layout, borrowed for the encoder's life

@@ -3,14 +3,21 @@
  * Private to lib/source-tracefs*.c: the live source's state.
  *
  * source-tracefs.c sets up and tears down the instance and answers the
- * status and counter queries; source-tracefs-read.c reads raw pages and
- * merges them into the event stream; source-tracefs-kprobe.c registers the
- * kprobe events.  Library types are only forward-declared here: the
+ * status and counter queries; source-tracefs-read.c merges raw pages into
+ * the event stream; source-tracefs-spool.c's drain thread moves the pages
+ * from the ring buffers to spool files when the source has a spool;
+ * source-tracefs-kprobe.c registers the kprobe events.  Library types are only forward-declared here: the
  * libtracefs and libtraceevent headers stay in the .c files.
  *
  * Merge invariant: every CPU's pages are queued oldest first; an event is
  * handed out only when its ts <= watermark, and no CPU can still deliver an
- * event earlier than the watermark (see round() in source-tracefs-read.c).
+ * event earlier than the watermark (see source-tracefs-read.c).  A CPU's
+ * bound is the earliest ts it can still deliver: live_bound().
+ *
+ * Ownership with a spool: the drain thread alone touches the CPUs' raw
+ * files (fd, tcpu) and the page tap; the reading thread owns everything
+ * else of struct live_cpu.  They meet only in struct live_spool, under its
+ * lock.
  */
 #ifndef MSC_SOURCE_TRACEFS_LOCAL_H
 #define MSC_SOURCE_TRACEFS_LOCAL_H
@@ -28,11 +35,22 @@ struct tep_handle;
 struct tracefs_cpu;
 struct tracefs_dynevent;
 struct tracefs_instance;
+struct live_spool;
 
-/* One raw ring-buffer sub-buffer as read from trace_pipe_raw. */
+/* Pages read from one CPU per round: bounds memory to ~2 rounds of pages. */
+#define LIVE_PAGE_CAP 64
+/* Longest reserve-to-commit delay of an event that is allowed for. */
+#define LIVE_SLACK_NS 2000000ULL
+
+/*
+ * One raw ring-buffer sub-buffer as read from trace_pipe_raw, or (lost > 0)
+ * a mark in its place: that many events were read but could not be kept.
+ */
 struct live_page {
 	struct live_page *next;
 	int size;			/* bytes read */
+	uint64_t lost;			/* > 0: a mark, not a page */
+	uint64_t lost_ts;		/* the mark's time: its first lost event's */
 	char data[];			/* subbuf_size bytes */
 };
 
@@ -46,11 +64,13 @@ struct live_cpu {
 	unsigned long long rec_ts;	/* its timestamp (or the lost mark's) */
 	int missed;			/* kbuffer_missed_events() of head */
 	bool lost_pending;		/* hand out a LOST event before rec */
+	const char *lost_source;	/* of that event: NULL ring buffer, "spool" */
 	bool drained;			/* the last read found the buffer empty */
 	bool eof;			/* fake tree: the file has ended */
 	bool regular;			/* fake tree: a regular file, read 0 = end */
 	bool hup;			/* fake tree: a FIFO whose writer has gone */
 	uint64_t last_ts;		/* last event of the newest page read */
+	uint64_t spool_next;		/* spool: its next page to read */
 	struct msc_live_cpu_stats st;	/* counters of this source */
 	uint64_t told_overrun, told_dropped, told_commit;	/* reported by poll_lost */
 };
@@ -86,6 +106,7 @@ struct tracefs_source {
 
 	msc_live_page_fn page_fn;
 	void *page_ctx;
+	struct live_spool *spool;	/* NULL: live_next() reads the ring buffers itself */
 
 	char **formats;			/* "system/event" of every format parsed */
 	size_t nr_formats, formats_cap;
@@ -103,10 +124,49 @@ static inline struct tracefs_source *to_live(const struct msc_source *src)
 	return (struct tracefs_source *)src;
 }
 
+/*
+ * The earliest ts a CPU can still deliver after a read that left its newest
+ * event at @last_ts: none once its file ended; @before (the latest ts read
+ * before this round) when the read found it empty; else @last_ts.
+ */
+static inline uint64_t live_bound(bool eof, bool drained, uint64_t before, uint64_t last_ts)
+{
+	return eof ? UINT64_MAX : drained ? before : last_ts;
+}
+
+/*
+ * The @before of live_bound() for a round that starts at @start_ns (mono)
+ * when the previous one ended at @last_end_ns and everything read until
+ * then was no later than @seen_max: events read last round were committed
+ * at least LIVE_SLACK_NS ago, unless the rounds follow each other closely.
+ */
+static inline uint64_t live_round_before(uint64_t seen_max, uint64_t start_ns,
+					 uint64_t last_end_ns)
+{
+	if (start_ns - last_end_ns >= LIVE_SLACK_NS)
+		return seen_max;
+	return seen_max > LIVE_SLACK_NS ? seen_max - LIVE_SLACK_NS : 0;
+}
+
 /* source-tracefs-read.c */
 int live_next(struct msc_source *src, struct msc_event *ret_ev);
 int live_cpus_open(struct tracefs_source *t);
 void live_cpus_close(struct tracefs_source *t);
+int live_read_raw(struct tracefs_source *t, int cpu, struct tracefs_cpu *tcpu, void *buf,
+		  bool ends, bool *ret_end, char *err, size_t err_size);
+uint64_t live_page_last_ts(struct kbuffer *kb, const void *page, uint64_t dflt);
+struct live_page *live_get_page(struct tracefs_source *t);
+void live_queue_page(struct live_cpu *c, struct live_page *p);
+void live_queued(struct tracefs_source *t, struct live_cpu *c);
+
+/* source-tracefs-spool.c */
+int live_spool_start(struct tracefs_source *t, const char *dir);
+void live_spool_end(struct tracefs_source *t);
+int live_spool_round(struct tracefs_source *t);
+int live_spool_wait(struct tracefs_source *t, int timeout_ms);
+void live_spool_stop(struct tracefs_source *t);
+void live_spool_get_stats(struct tracefs_source *t, struct msc_live_spool_stats *ret);
+const char *live_spool_warning(struct tracefs_source *t);
 
 /* source-tracefs-kprobe.c */
 int live_kprobes_register(struct tracefs_source *t);

@@ -1,20 +1,24 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The live source's reading side: raw pages from every CPU's
- * trace_pipe_raw (tracefs_cpu_read(), never blocking), merged by timestamp
- * into one event stream and decoded by the same decoder as a trace.dat.
+ * The live source's reading side: raw pages of every CPU's trace_pipe_raw
+ * (tracefs_cpu_read(), never blocking), merged by timestamp into one event
+ * stream and decoded by the same decoder as a trace.dat.  The pages come
+ * straight from the ring buffers, or, with a spool, from the files the
+ * drain thread fills (source-tracefs-spool.c); the merge is the same.
  *
  * Reading goes in rounds: each round reads every CPU until its buffer is
- * empty or PAGE_CAP pages were taken.  The kernel writes each CPU's buffer
- * in time order, so what a CPU has not delivered yet is no earlier than
+ * empty or LIVE_PAGE_CAP pages were taken.  The kernel writes each CPU's
+ * buffer in time order, so what a CPU has not delivered yet is no earlier
+ * than
  *  - the last event read from it, when the round stopped at the cap;
  *  - the moment the round found it empty, when it was drained; that moment
  *    is later than every event read in earlier rounds (seen_max).
- * The watermark is the least of these bounds; events up to it are handed
- * out, the rest wait for the next round.  An event becomes readable when it
- * is committed, a moment after its timestamp was taken (longer if an
- * interrupt nests in between); when rounds follow each other closely that
- * moment matters, so a drained CPU's bound is then moved back by SLACK_NS.  Once tracing is off (or a fake
+ * The watermark is the least of these bounds (live_bound()); events up to
+ * it are handed out, the rest wait for the next round.  An event becomes
+ * readable when it is committed, a moment after its timestamp was taken
+ * (longer if an interrupt nests in between); when rounds follow each other
+ * closely that moment matters, so a drained CPU's bound is then moved back
+ * by LIVE_SLACK_NS (live_round_before()).  Once tracing is off (or a fake
  * tree's files have ended) a round that finds every CPU empty ends the
  * stream and everything left is handed out.
  *
@@ -25,6 +29,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,20 +45,20 @@
 #include "mmuscope/event.h"
 #include "mmuscope/util.h"
 
-/* Pages read from one CPU per round: bounds memory to ~2 rounds of pages. */
-#define PAGE_CAP 64
-/* Longest reserve-to-commit delay of an event that is allowed for. */
-#define SLACK_NS 2000000ULL
-
-static struct live_page *get_page(struct tracefs_source *t)
+/** live_get_page - a page of the reading side: recycled, or new (NULL: no memory) */
+struct live_page *live_get_page(struct tracefs_source *t)
 {
 	struct live_page *p = t->free_pages;
 
-	if (p) {
+	if (p)
 		t->free_pages = p->next;
-		return p;
+	else
+		p = malloc(sizeof(*p) + (size_t)t->subbuf_size);
+	if (p) {
+		p->next = NULL;
+		p->lost = 0;
 	}
-	return malloc(sizeof(*p) + (size_t)t->subbuf_size);
+	return p;
 }
 
 static void put_page(struct tracefs_source *t, struct live_page *p)
@@ -68,10 +73,20 @@ static void load_head(struct live_cpu *c, struct tracefs_source *t)
 	while (c->head) {
 		struct live_page *p = c->head;
 
+		if (p->lost) {
+			/* events the spool could not take: a mark of its own */
+			c->rec = NULL;
+			c->rec_ts = p->lost_ts;
+			c->missed = (int)min(p->lost, (uint64_t)INT_MAX);
+			c->lost_pending = true;
+			c->lost_source = "spool";
+			return;
+		}
 		kbuffer_load_subbuffer(c->kbuf, p->data);
 		c->missed = kbuffer_missed_events(c->kbuf);
 		c->rec = kbuffer_read_event(c->kbuf, &c->rec_ts);
 		c->lost_pending = c->missed != 0;
+		c->lost_source = NULL;
 		if (c->rec)
 			return;
 		if (c->lost_pending) {
@@ -105,72 +120,112 @@ static void advance(struct live_cpu *c, struct tracefs_source *t)
 	load_head(c, t);
 }
 
-/* The timestamp of the last event of a page (read once per CPU per round). */
-static uint64_t last_ts_of(struct tracefs_source *t, struct live_page *p, uint64_t dflt)
+/**
+ * live_page_last_ts - the timestamp of a page's last event (@dflt: none)
+ * @kb: a kbuffer that is no CPU's merge cursor
+ */
+uint64_t live_page_last_ts(struct kbuffer *kb, const void *page, uint64_t dflt)
 {
 	unsigned long long ts;
 	uint64_t last = dflt;
 
-	/* the CPU's own kbuffer is the merge cursor: walk with the spare one */
-	if (kbuffer_load_subbuffer(t->scan_kbuf, p->data))
+	if (kbuffer_load_subbuffer(kb, (void *)page))
 		return dflt;
-	for (void *rec = kbuffer_read_event(t->scan_kbuf, &ts); rec;
-	     rec = kbuffer_next_event(t->scan_kbuf, &ts))
+	for (void *rec = kbuffer_read_event(kb, &ts); rec; rec = kbuffer_next_event(kb, &ts))
 		last = ts;
 	return last;
 }
 
+/**
+ * live_read_raw - one page of a CPU's ring buffer, without blocking
+ * @t: the source (its page tap sees the page)
+ * @cpu: the CPU
+ * @tcpu: its trace_pipe_raw
+ * @buf: subbuf_size bytes
+ * @ends: the file can end (a fake tree's regular file, or a FIFO whose
+ *	writer left): an empty read is then its end
+ * @ret_end: set when it has ended
+ * @err: what failed, one line (the source's error, or the drain's own)
+ * @err_size: its size
+ *
+ * Returns the page's size, 0 when the buffer is empty, or a negative errno.
+ */
+int live_read_raw(struct tracefs_source *t, int cpu, struct tracefs_cpu *tcpu, void *buf,
+		  bool ends, bool *ret_end, char *err, size_t err_size)
+{
+	int r = tracefs_cpu_read(tcpu, buf, true);
+
+	if (r < 0 && errno != EINTR && errno != EAGAIN) {
+		int e = -errno;
+
+		snprintf(err, err_size, "cannot read cpu %d ring buffer: %s", cpu, strerror(-e));
+		return e;
+	}
+	if (r <= 0) {
+		/* a fake tree's file ends; a real ring buffer is only empty */
+		if (r == 0 && ends)
+			*ret_end = true;
+		return 0;
+	}
+	if (t->page_fn) {
+		int e = t->page_fn(t->page_ctx, cpu, buf, (size_t)r);
+
+		if (e)
+			return e;
+	}
+	return r;
+}
+
+/** live_queue_page - @p behind the pages @c has queued (oldest first) */
+void live_queue_page(struct live_cpu *c, struct live_page *p)
+{
+	p->next = NULL;
+	if (c->tail)
+		c->tail->next = p;
+	else
+		c->head = p;
+	c->tail = p;
+}
+
+/** live_queued - pages were queued: @c's cursor is on its first record */
+void live_queued(struct tracefs_source *t, struct live_cpu *c)
+{
+	if (!c->rec && !c->lost_pending)
+		load_head(c, t);
+}
+
 /*
- * Read one CPU until it is empty or PAGE_CAP pages were taken.  Returns the
- * number of pages read or a negative error.
+ * Read one CPU until it is empty or LIVE_PAGE_CAP pages were taken.
+ * Returns the number of pages read or a negative error.
  */
 static int read_cpu(struct tracefs_source *t, struct live_cpu *c)
 {
 	int n = 0;
 
 	c->drained = false;
-	while (n < PAGE_CAP) {
-		struct live_page *p = get_page(t);
+	while (n < LIVE_PAGE_CAP) {
+		struct live_page *p = live_get_page(t);
 		int r;
 
 		if (!p)
 			return -ENOMEM;
-		r = tracefs_cpu_read(c->tcpu, p->data, true);
+		r = live_read_raw(t, c->cpu, c->tcpu, p->data, c->regular || c->hup, &c->eof,
+				  t->base.error, sizeof(t->base.error));
 		if (r <= 0) {
 			put_page(t, p);
-			if (r < 0 && errno != EINTR && errno != EAGAIN) {
-				msc_source_set_error(&t->base, "cannot read cpu %d ring buffer: %s",
-						     c->cpu, strerror(errno));
-				return -errno;
-			}
+			if (r < 0)
+				return r;
 			c->drained = true;
-			/* a fake tree's file ends; a real ring buffer is only empty */
-			if (r == 0 && (c->regular || c->hup))
-				c->eof = true;
 			break;
 		}
 		p->size = r;
-		p->next = NULL;
-		if (t->page_fn) {
-			int e = t->page_fn(t->page_ctx, c->cpu, p->data, (size_t)r);
-
-			if (e) {
-				put_page(t, p);
-				return e;
-			}
-		}
-		if (c->tail)
-			c->tail->next = p;
-		else
-			c->head = p;
-		c->tail = p;
+		live_queue_page(c, p);
 		c->st.pages++;
 		n++;
 	}
 	if (n) {
-		c->last_ts = last_ts_of(t, c->tail, c->last_ts);
-		if (!c->rec && !c->lost_pending)
-			load_head(c, t);
+		c->last_ts = live_page_last_ts(t->scan_kbuf, c->tail->data, c->last_ts);
+		live_queued(t, c);
 	}
 	return n;
 }
@@ -178,12 +233,9 @@ static int read_cpu(struct tracefs_source *t, struct live_cpu *c)
 /* One round over all CPUs; sets the watermark (see the header comment). */
 static int round_read(struct tracefs_source *t)
 {
-	uint64_t before = t->seen_max, w = UINT64_MAX, start = msc_mono_ns();
+	uint64_t w = UINT64_MAX, start = msc_mono_ns();
+	uint64_t before = live_round_before(t->seen_max, start, t->last_round_end);
 	bool all_empty = true, all_eof = true;
-
-	/* events read last round were committed at least this long ago */
-	if (start - t->last_round_end < SLACK_NS)
-		before = before > SLACK_NS ? before - SLACK_NS : 0;
 
 	t->more = false;
 	t->read_due = false;
@@ -195,13 +247,11 @@ static int round_read(struct tracefs_source *t)
 			return n;
 		if (n)
 			all_empty = false;
-		if (n == PAGE_CAP)
+		if (n == LIVE_PAGE_CAP)
 			t->more = true;
 		all_eof &= c->eof;
 		t->seen_max = max(t->seen_max, c->last_ts);
-		if (c->eof)
-			continue;
-		w = min(w, c->drained ? before : c->last_ts);
+		w = min(w, live_bound(c->eof, c->drained, before, c->last_ts));
 	}
 	if ((t->stopping && all_empty) || all_eof) {
 		t->done = true;
@@ -234,8 +284,10 @@ static void take_lost(struct live_cpu *c, struct tracefs_source *t, struct msc_e
 		.ts = c->rec_ts, .cpu = (uint16_t)c->cpu, .pid = -1, .type = MSC_EV_LOST,
 		.lost.count = c->missed > 0 ? (uint64_t)c->missed : 0,
 	};
-	if (c->missed > 0)
-		c->st.marked += (uint64_t)c->missed;
+	if (c->lost_source)
+		snprintf(ev->lost.source, sizeof(ev->lost.source), "%s", c->lost_source);
+	else if (c->missed > 0)
+		c->st.marked += (uint64_t)c->missed;	/* the kernel's overruns, accounted */
 	else
 		c->st.unknown_marks++;
 	c->lost_pending = false;
@@ -261,6 +313,14 @@ int live_next(struct msc_source *src, struct msc_event *ret_ev)
 		if (!c) {
 			if (t->done)
 				return 0;
+			if (t->spool) {
+				r = live_spool_round(t);
+				if (r < 0)
+					return r;
+				if (!r)
+					return -EAGAIN;
+				continue;
+			}
 			/*
 			 * Read again only when data may be waiting: after a wait,
 			 * after a round cut short by the page cap, while draining.

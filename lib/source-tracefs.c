@@ -464,6 +464,8 @@ static int setup(struct tracefs_source *t, const struct msc_live_opts *o)
 		return r;
 	fill_info(t, o);
 	t->read_due = true;
+	if (o->spool_dir && (r = live_spool_start(t, o->spool_dir)))
+		return r;
 	if (tracefs_trace_on(t->inst) && !t->fake)
 		return fail(t, -EIO, "%s/tracing_on: cannot turn tracing on", t->instance_dir);
 	/* the first event: the capture starts now even if KVM is idle */
@@ -478,6 +480,7 @@ static void live_close(struct msc_source *src)
 
 	if (t->inst && t->owns_instance)
 		tracefs_trace_off(t->inst);
+	live_spool_end(t);	/* the drain reads the raw files: it goes first */
 	live_cpus_close(t);
 	if (t->inst && t->owns_instance) {
 		tracefs_event_disable(t->inst, NULL, NULL);
@@ -513,6 +516,8 @@ static const char *live_next_warning(struct msc_source *src)
 	struct tracefs_source *t = to_live(src);
 	const char *w = msc_decoder_next_warning(t->dec);
 
+	if (!w && t->spool)
+		w = live_spool_warning(t);
 	if (w || !t->bad_records)
 		return w;
 	snprintf(t->base.error, sizeof(t->base.error),
@@ -587,7 +592,8 @@ const struct msc_live_status *msc_live_get_status(const struct msc_source *src)
 }
 
 /**
- * msc_live_wait - wait until a CPU has data or @timeout_ms passed
+ * msc_live_wait - wait until a CPU has data (with a spool: until the drain
+ *	moved some) or @timeout_ms passed
  *
  * A signal ends the wait early (returns 0: the caller looks at its flags).
  * Returns 0 or a negative error.
@@ -599,6 +605,9 @@ int msc_live_wait(struct msc_source *src, int timeout_ms)
 
 	if (!t)
 		return -EINVAL;
+	t->read_due = true;
+	if (t->spool)
+		return live_spool_wait(t, timeout_ms);
 	r = poll(t->pfds, (nfds_t)t->nr_cpus, timeout_ms);
 	if (r < 0 && errno != EINTR)
 		return -errno;
@@ -607,7 +616,6 @@ int msc_live_wait(struct msc_source *src, int timeout_ms)
 			t->cpus[i].hup = true;
 			t->pfds[i].fd = -1;	/* a FIFO whose writer left stays readable */
 		}
-	t->read_due = true;
 	return 0;
 }
 
@@ -625,6 +633,8 @@ int msc_live_stop(struct msc_source *src)
 	if (!t->stopping) {
 		tracefs_trace_off(t->inst);
 		t->stopping = true;
+		if (t->spool)
+			live_spool_stop(t);
 	}
 	return 0;
 }
@@ -705,6 +715,23 @@ int msc_live_get_cpu_stats(struct msc_source *src, int cpu, struct msc_live_cpu_
 		return -ENOENT;
 	*ret = t->cpus[cpu].st;
 	read_kernel_stats(t, cpu, ret, NULL);
+	return 0;
+}
+
+/**
+ * msc_live_get_spool_stats - what went through the spool (all zero without one)
+ *
+ * Returns 0, or -EINVAL when @src is not a live source.
+ */
+int msc_live_get_spool_stats(struct msc_source *src, struct msc_live_spool_stats *ret)
+{
+	struct tracefs_source *t = live_of(src);
+
+	if (!t)
+		return -EINVAL;
+	*ret = (struct msc_live_spool_stats){ 0 };
+	if (t->spool)
+		live_spool_get_stats(t, ret);
 	return 0;
 }
 

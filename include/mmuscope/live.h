@@ -17,6 +17,14 @@
  * following dropped events become MSC_EV_LOST events in the stream, and
  * the per-CPU counters (overrun, dropped, commit overrun) not covered by
  * such marks come out of msc_live_poll_lost().
+ *
+ * With a spool (msc_live_opts.spool_dir), a drain thread does nothing but
+ * move the raw pages from the ring buffers into one unlinked file per CPU
+ * there, as fast as the kernel fills them, and the stream is read from
+ * those files as fast as the caller takes it: a storm far above the decode
+ * rate is kept whole, the backlog waiting on disk.  Only a page the spool
+ * cannot take (the disk is full) is lost, and it becomes a MSC_EV_LOST
+ * event with source "spool" where the page was.
  */
 #ifndef MSC_LIVE_H
 #define MSC_LIVE_H
@@ -42,8 +50,21 @@ struct msc_live_opts {
 	unsigned int buffer_kb;		/* per-CPU ring buffer, 0: keep the kernel's */
 	int pid;			/* > 0: only this process's threads */
 	bool no_kprobes;		/* do not register kprobe events */
-	msc_live_page_fn page_fn;	/* optional raw-page tap */
+	msc_live_page_fn page_fn;	/* optional raw-page tap (called by the drain with a spool) */
 	void *page_ctx;
+	const char *spool_dir;		/* NULL: no spool; pages are read as the stream is */
+};
+
+/* The spool between the ring buffers and the stream. */
+struct msc_live_spool_stats {
+	bool on;			/* the source has a spool */
+	uint64_t pages;			/* pages moved into it */
+	uint64_t bytes;
+	uint64_t backlog;		/* pages moved and not yet read back, now */
+	uint64_t peak_backlog;		/* the most there were */
+	uint64_t lost_pages;		/* read from a ring buffer, not taken by the spool */
+	uint64_t lost_events;		/* the events of those pages */
+	double drain_s;			/* start to the drain's end; 0 while draining */
 };
 
 /* How dirty-log phases and TLB flushes are seen (docs/ARCHITECTURE.md, "Three tiers"). */
@@ -100,6 +121,7 @@ int msc_live_wait(struct msc_source *src, int timeout_ms);
 int msc_live_stop(struct msc_source *src);
 int msc_live_now(struct msc_source *src, uint64_t *ret_ts);
 int msc_live_get_cpu_stats(struct msc_source *src, int cpu, struct msc_live_cpu_stats *ret);
+int msc_live_get_spool_stats(struct msc_source *src, struct msc_live_spool_stats *ret);
 int msc_live_poll_lost(struct msc_source *src, bool final, struct msc_live_lost *ret,
 		       size_t max);
 int msc_live_task_tgid(struct msc_source *src, int pid, int *ret_tgid, char *comm,

@@ -122,6 +122,7 @@ int msc_ringbuf_add(struct msc_ringbuf *rb, uint64_t ts, const void *rec, size_t
 int msc_ringbuf_add_time_stamp(struct msc_ringbuf *rb, uint64_t ts);
 int msc_ringbuf_lost(struct msc_ringbuf *rb, uint64_t count);
 int msc_ringbuf_flush(struct msc_ringbuf *rb);
+void msc_ringbuf_mark_missed(const struct msc_ringbuf_layout *l, void *page);
 
 /* ---- writer: events -> records -> pages ------------------------------- */
 
@@ -172,8 +173,22 @@ struct msc_synth_dir {
 int msc_synth_dir_create(const struct msc_synth_dir *d, const struct msc_synth_formats *f);
 int msc_synth_dir_cpu_path(const struct msc_synth_dir *d, unsigned int cpu, char *buf,
 			   size_t size);
-int msc_synth_dir_feed(const struct msc_synth_dir *d, const int *src_fds, size_t page_size,
-		       unsigned int delay_us);
+/* How msc_synth_dir_feed() delivers the pages. */
+struct msc_synth_feed {
+	const struct msc_ringbuf_layout *layout;
+	unsigned int delay_us;		/* pause after each page written, 0 for none */
+	/*
+	 * > 0: a kernel's ring buffer: each CPU makes this many pages a
+	 * second whether or not they are read, and holds ring_pages of them
+	 * unread; beyond that the oldest is overwritten and the next page
+	 * read carries the missed-events flag.
+	 */
+	unsigned int page_rate;
+	unsigned int ring_pages;
+};
+
+int msc_synth_dir_feed(const struct msc_synth_dir *d, const int *src_fds,
+		       const struct msc_synth_feed *feed, uint64_t *ret_dropped);
 
 /* ---- the model --------------------------------------------------------- */
 

@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -259,19 +260,88 @@ int msc_synth_dir_cpu_path(const struct msc_synth_dir *d, unsigned int cpu, char
 struct feeder {
 	char path[PATH_MAX];
 	int src;
-	unsigned int delay_us;
+	const struct msc_synth_feed *feed;
 	size_t page_size;
+	uint64_t dropped;		/* ring mode: pages overwritten unread */
 	int result;
 };
+
+static void feed_pages(struct feeder *fd, int dst, char *page)
+{
+	unsigned int us = fd->feed->delay_us;
+	struct timespec delay = { .tv_sec = us / 1000000, .tv_nsec = (long)(us % 1000000) * 1000 };
+	ssize_t n;
+
+	while (!fd->result && (n = read(fd->src, page, fd->page_size)) > 0) {
+		if (write(dst, page, (size_t)n) != n)
+			fd->result = -EIO;
+		else if (us)
+			nanosleep(&delay, NULL);
+	}
+}
+
+/*
+ * A kernel's ring buffer that drops when full: pages are made at the feed's
+ * rate whatever the reader does; the FIFO, cut to ring_pages, holds those
+ * not read yet, and a page made while it is full is dropped; the next page
+ * that fits carries the missed-events flag.
+ */
+/* The feeder makes its pages in batches a NAP_S apart, and makes up a stall of at most CATCH_UP_S. */
+#define NAP_S 0.001
+#define CATCH_UP_S 0.005
+
+static void feed_ring(struct feeder *fd, int dst, char *page)
+{
+	const struct msc_synth_feed *f = fd->feed;
+	double next = msc_mono_s(), step = 1.0 / f->page_rate;
+	bool missed = false;
+
+	if (fcntl(dst, F_SETFL, O_WRONLY | O_NONBLOCK) < 0 ||
+	    fcntl(dst, F_SETPIPE_SZ, (int)(max(f->ring_pages, 1u) * fd->page_size)) < 0) {
+		fd->result = -errno;
+		return;
+	}
+	while (!fd->result) {
+		double wait, now = msc_mono_s();
+		ssize_t r;
+
+		/*
+		 * A stall of this thread (the machine is busy) is time in which
+		 * the kernel would not have made pages either: it is not made
+		 * up for in one burst.
+		 */
+		if (now - next > CATCH_UP_S)
+			next = now;
+		/* every page due by now is made, read or not */
+		while (msc_mono_s() >= next) {
+			r = read(fd->src, page, fd->page_size);
+			if (r <= 0) {
+				if (r < 0)
+					fd->result = -errno;
+				return;
+			}
+			next += step;
+			if (missed)
+				msc_ringbuf_mark_missed(f->layout, page);
+			r = write(dst, page, (size_t)r);
+			missed = r < 0 && errno == EAGAIN;
+			if (missed) {
+				fd->dropped++;
+			} else if (r != (ssize_t)fd->page_size) {
+				fd->result = -EIO;
+				return;
+			}
+		}
+		wait = max(next - msc_mono_s(), NAP_S);
+		nanosleep(&(struct timespec){ .tv_nsec = (long)(min(wait, 0.5) * 1e9) }, NULL);
+	}
+}
 
 static void *feed_cpu(void *arg)
 {
 	struct feeder *fd = arg;
 	char *page = malloc(fd->page_size);
-	struct timespec delay = { .tv_sec = fd->delay_us / 1000000,
-				  .tv_nsec = (long)(fd->delay_us % 1000000) * 1000 };
 	int dst;
-	ssize_t n;
 
 	fd->result = -ENOMEM;
 	if (!page)
@@ -286,12 +356,10 @@ static void *feed_cpu(void *arg)
 	fd->result = 0;
 	if (lseek(fd->src, 0, SEEK_SET) < 0)
 		fd->result = -errno;
-	while (!fd->result && (n = read(fd->src, page, fd->page_size)) > 0) {
-		if (write(dst, page, (size_t)n) != n)
-			fd->result = -EIO;
-		else if (fd->delay_us)
-			nanosleep(&delay, NULL);
-	}
+	else if (fd->feed->page_rate)
+		feed_ring(fd, dst, page);
+	else
+		feed_pages(fd, dst, page);
 	close(dst);
 	free(page);
 	return NULL;
@@ -301,16 +369,17 @@ static void *feed_cpu(void *arg)
  * msc_synth_dir_feed - copy staged pages into the directory over time
  * @d: the directory (its trace_pipe_raw files, FIFOs or regular files)
  * @src_fds: one readable file of pages per CPU, read from its start
- * @page_size: bytes of one page (msc_ringbuf_page_size())
- * @delay_us: pause after each page, 0 for none
+ * @feed: the pages' layout, and how fast they come
+ * @ret_dropped: NULL, or set to the pages a ring (feed->page_rate)
+ *	overwrote unread, over all CPUs
  *
  * One thread per CPU writes its pages in order; a FIFO's writer waits for
  * its reader and closes when done, which the reader sees as end of file, so
  * a reader must read every CPU at once (threads or poll).  Regular files
  * grow by a page at a time.  Returns 0 or the first negative errno.
  */
-int msc_synth_dir_feed(const struct msc_synth_dir *d, const int *src_fds, size_t page_size,
-		       unsigned int delay_us)
+int msc_synth_dir_feed(const struct msc_synth_dir *d, const int *src_fds,
+		       const struct msc_synth_feed *feed, uint64_t *ret_dropped)
 {
 	struct feeder *feeders = calloc(d->nr_cpus, sizeof(*feeders));
 	pthread_t *threads = calloc(d->nr_cpus, sizeof(*threads));
@@ -325,8 +394,8 @@ int msc_synth_dir_feed(const struct msc_synth_dir *d, const int *src_fds, size_t
 		struct feeder *fd = &feeders[i];
 
 		fd->src = src_fds[i];
-		fd->delay_us = delay_us;
-		fd->page_size = page_size;
+		fd->feed = feed;
+		fd->page_size = msc_ringbuf_page_size(feed->layout);
 		r = msc_synth_dir_cpu_path(d, i, fd->path, sizeof(fd->path));
 		if (r)
 			break;
@@ -335,10 +404,14 @@ int msc_synth_dir_feed(const struct msc_synth_dir *d, const int *src_fds, size_t
 			break;
 		started++;
 	}
+	if (ret_dropped)
+		*ret_dropped = 0;
 	for (unsigned int i = 0; i < started; i++) {
 		pthread_join(threads[i], NULL);
 		if (feeders[i].result && !r)
 			r = feeders[i].result;
+		if (ret_dropped)
+			*ret_dropped += feeders[i].dropped;
 	}
 out:
 	free(feeders);

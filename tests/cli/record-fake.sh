@@ -8,6 +8,15 @@
 
 SYN="--guest-mib 64 --passes 2 --seed 7"
 
+# wait_tree DIR: a feeding synth's tree is ready once its instance's FIFOs exist
+wait_tree() {
+	i=0
+	while [ ! -p "$1/instances/mmuscope/per_cpu/cpu1/trace_pipe_raw" ] && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+}
+
 # shellcheck disable=SC2086
 check "synth writes the reference trace.dat" "$MSC" synth -q -o "$T/ref.dat" $SYN
 check "import stores it" "$MSC" import -q "$T/ref.dat" -o "$T/ref.db"
@@ -63,11 +72,7 @@ check "... to the same events" cmp -s "$T/ref.txt" "$T/td2.txt"
 # shellcheck disable=SC2086
 "$MSC" synth -q --tracing-dir "$T/fifo" --instance mmuscope --fifo --trickle 1 $SYN &
 spid=$!
-i=0	# the tree is ready once the instance's FIFOs exist
-while [ ! -p "$T/fifo/instances/mmuscope/per_cpu/cpu1/trace_pipe_raw" ] && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+wait_tree "$T/fifo"
 out=$("$MSC" record -q --tracing-dir "$T/fifo" -o "$T/fifo.db" 2>&1)
 check_eq "record follows FIFOs to their end" "$?" 0
 wait $spid
@@ -77,17 +82,95 @@ sort "$T/ref.txt" >"$T/ref.sorted"
 # kernel fills its buffers, so only the content is compared here
 check "... and stores every event of the run" cmp -s "$T/ref.sorted" "$T/fifo.txt"
 
+# a storm above the decode rate: each CPU's pages come at 20,000 a second
+# whether or not they are read, into a ring of 256 pages that drops when
+# full (synth --page-rate, a kernel's ring buffer); the drain moves them to
+# the spool as they come and the decoder follows behind: nothing is dropped
+BURST="--guest-mib 512 --passes 2 --seed 7"
+# shellcheck disable=SC2086
+"$MSC" synth -q -o "$T/burst.dat" $BURST
+"$MSC" import -q "$T/burst.dat" -o "$T/burst-ref.db"
+"$MSC" dump "$T/burst-ref.db" | grep -v '^#' | sort >"$T/burst-ref.txt"
+rm -f "$T/burst.dat"
+burst() { # NAME RECORD-OPTIONS...: record a ring-buffer burst; synth's summary in NAME.synth
+	name=$1
+	shift
+	rm -rf "$T/$name"
+	# shellcheck disable=SC2086
+	"$MSC" synth --tracing-dir "$T/$name" --instance mmuscope --fifo --page-rate 20000 \
+		--ring-pages 256 $BURST >"$T/$name.synth" 2>&1 &
+	bpid=$!
+	wait_tree "$T/$name"
+	"$MSC" record --tracing-dir "$T/$name" -o "$T/$name.db" "$@" >"$T/$name.out" 2>&1
+	echo $? >"$T/$name.rc"
+	wait $bpid
+}
+overwritten() { sed -nE 's/.* ([0-9]+) pages overwritten unread/\1/p' "$T/$1.synth"; }
+mkdir "$T/spool"
+burst spooled --spool-dir "$T/spool"
+check_eq "a burst through the spool: record exits 0" "$(cat "$T/spooled.rc")" 0
+check_eq "... the ring buffers dropped no page" "$(overwritten spooled)" 0
+"$MSC" dump "$T/spooled.db" | grep -v '^#' | sort >"$T/spooled.txt"
+check "... every event of the run is stored" cmp -s "$T/burst-ref.txt" "$T/spooled.txt"
+check_eq "... none lost, none marked" \
+	"$(sqlite3 "$T/spooled.db" 'select lost, (select count(*) from lost_events) from capture')" "0|0"
+check_match "... the summary says what went through the spool" "$(cat "$T/spooled.out")" \
+	"spool: [0-9.]+ MiB through $T/spool, backlog at most [0-9.]+ [KM]iB, ring buffers drained in [0-9.]+ s"
+check_eq "... which leaves nothing in its directory" "$(ls -A "$T/spool")" ""
+# the same burst read by the decoding loop itself (--no-spool): the test's
+# producer is faster than the decoder, and the loss is counted and marked
+burst direct --no-spool
+check_eq "without the spool the same burst overflows the ring buffers" \
+	"$(overwritten direct | awk '{ print ($1 > 0) }')" 1
+check_eq "... and the gaps are marked where they were" \
+	"$(sqlite3 "$T/direct.db" "select count(*) > 0 from lost_events where source = 'ring-buffer'")" 1
+
+# a spool whose disk cannot keep up (a 4 MiB tmpfs, for a 51 MiB run read
+# from plain files as fast as they go): the pages it cannot take are
+# counted, marked where they were, and said; the rest is stored
+mkdir "$T/tiny"
+if mount -t tmpfs -o size=4m,mode=0700 mmuscope-test "$T/tiny" 2>/dev/null; then
+	trap 'umount "$T/tiny" 2>/dev/null; rm -rf "$T"' EXIT
+	# shellcheck disable=SC2086
+	"$MSC" synth -q --tracing-dir "$T/full" --instance mmuscope $BURST
+	out=$("$MSC" record --tracing-dir "$T/full" -o "$T/full.db" --spool-dir "$T/tiny" 2>&1)
+	check_eq "a full spool: record still exits 0" "$?" 0
+	check_match "... saying how much it could not keep" "$out" \
+		"warning: $T/tiny: the spool could not keep [0-9]+ pages \([0-9]+ events, marked as lost\): No space left on device"
+	lost=$(sqlite3 "$T/full.db" "select coalesce(sum(count), 0) from lost_events where source = 'spool'")
+	check_eq "... the loss is marked in the stream" "$(( lost > 0 ))" 1
+	stored=$("$MSC" dump "$T/full.db" | grep -v '^#' | grep -vc ' lost count=')
+	check_eq "... every event of the run is stored or counted as lost" \
+		"$(( stored + lost ))" "$(wc -l <"$T/burst-ref.txt")"
+	check_eq "... and the history after each gap is marked" \
+		"$(sqlite3 "$T/full.db" 'select lost_events > 0 from analysis')" 1
+	umount "$T/tiny"
+else
+	ok "# SKIP a full spool: no tmpfs mount here (not root)"
+fi
+
+# a recorder killed outright leaves no spool behind
+# shellcheck disable=SC2086
+"$MSC" synth -q --tracing-dir "$T/kill" --instance mmuscope --fifo --trickle 20 $SYN &
+kpid=$!
+wait_tree "$T/kill"
+"$MSC" record -q --tracing-dir "$T/kill" -o "$T/kill.db" --spool-dir "$T/spool" >/dev/null 2>&1 &
+rpid=$!
+sleep 1
+kill -9 $rpid
+wait $rpid 2>/dev/null
+kill $kpid 2>/dev/null
+wait $kpid 2>/dev/null
+check_eq "a recorder killed with SIGKILL leaves nothing in the spool's directory" \
+	"$(ls -A "$T/spool")" ""
+
 # one writer for the writer's whole life: while a recording runs (its pages
 # trickle in; between its commits SQLite holds no lock) no import may
 # replace the database or append to it, and the recording loses nothing
 # shellcheck disable=SC2086
 "$MSC" synth -q --tracing-dir "$T/slow" --instance mmuscope --fifo --trickle 20 $SYN &
 spid=$!
-i=0
-while [ ! -p "$T/slow/instances/mmuscope/per_cpu/cpu1/trace_pipe_raw" ] && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
+wait_tree "$T/slow"
 "$MSC" record -q --tracing-dir "$T/slow" -o "$T/slow.db" >"$T/slow.out" 2>&1 &
 rpid=$!
 i=0	# the recorder has its database

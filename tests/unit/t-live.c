@@ -10,6 +10,7 @@
 #include "mmuscope/live.h"
 
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -231,6 +232,49 @@ static void read_all(struct msc_source *src, unsigned int n, int wait_ms, struct
 	o->end = r;
 }
 
+/* The spool directory the live tests read through, NULL for none. */
+static const char *spool;
+
+/* With a spool, every page read went through it, none lost, and the drain has ended. */
+static void check_spool(struct msc_source *src, uint64_t pages)
+{
+	struct msc_live_spool_stats sp;
+	DIR *d;
+	int n = 0;
+
+	check_int(msc_live_get_spool_stats(src, &sp), ==, 0);
+	check(sp.on == (spool != NULL));
+	if (!spool) {
+		check_uint(sp.pages, ==, 0);
+		return;
+	}
+	check_uint(sp.pages, ==, pages);
+	check_uint(sp.bytes, ==, pages * 4096);
+	check_uint(sp.lost_pages, ==, 0);
+	check(sp.peak_backlog > 0 && sp.peak_backlog <= pages);
+	check(sp.drain_s > 0);
+	/* the files are unlinked: the directory shows nothing */
+	d = opendir(spool);
+	for (struct dirent *de; d && (de = readdir(d));)
+		n += de->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	check_int(n, ==, 0);
+}
+
+static void with_spool(void (*fn)(void))
+{
+	char dir[512];
+
+	snprintf(dir, sizeof(dir), "%s/spool", tmp);
+	if (!check_int(mkdir(dir, 0700), ==, 0))
+		return;
+	spool = dir;
+	fn();
+	spool = NULL;
+	check_int(rmdir(dir), ==, 0);
+}
+
 static void t_fake_tree(void)
 {
 	struct msc_synth_formats *f = formats();
@@ -249,6 +293,7 @@ static void t_fake_tree(void)
 	    !check_int(write_events(f, &d, n, 30001), ==, 0))
 		goto out;
 	o.tracing_dir = dir;
+	o.spool_dir = spool;
 	if (!check_int(msc_source_open_tracefs(&o, &src, error, sizeof(error)), ==, 0)) {
 		test_fail(__FILE__, __LINE__, "open: %s", error);
 		goto out;
@@ -280,6 +325,7 @@ static void t_fake_tree(void)
 	check_uint(cs0.records + cs1.records, ==, n);
 	check_uint(cs1.marked, ==, 42);
 	check(cs0.pages > 64);
+	check_spool(src, cs0.pages + cs1.pages);
 out:
 	msc_source_close(src);
 	msc_synth_formats_free(f);
@@ -363,9 +409,12 @@ static void t_fifo_live(void)
 		fd.fds[c] = open(path, O_RDONLY);
 	}
 	o.tracing_dir = dir;
+	o.spool_dir = spool;
 	if (pthread_create(&th, NULL, feed, &fd))
 		goto out;
 	if (check_int(msc_source_open_tracefs(&o, &src, error, sizeof(error)), ==, 0)) {
+		struct msc_live_cpu_stats cs0, cs1;
+
 		read_all(src, n, 50, &out);
 		check_int(out.end, ==, 0);
 		check_int(out.events, ==, n);
@@ -373,6 +422,9 @@ static void t_fifo_live(void)
 		check_int(out.out_of_order, ==, 0);
 		check_uint(out.lost_count, ==, 42);
 		check_int(out.waits, >, 0);
+		msc_live_get_cpu_stats(src, 0, &cs0);
+		msc_live_get_cpu_stats(src, 1, &cs1);
+		check_spool(src, cs0.pages + cs1.pages);
 	} else {
 		test_fail(__FILE__, __LINE__, "open: %s", error);
 	}
@@ -749,6 +801,8 @@ int main(void)
 		return 1;
 	TEST(t_fake_tree(), "fake tracing tree: 40k events over 2 CPUs merged, decoded, lost mark placed");
 	TEST(t_fifo_live(), "FIFOs fed page by page: the reader waits, merges in order, ends at EOF");
+	TEST(with_spool(t_fake_tree), "... the fake tree through a spool: the same stream, every page spooled");
+	TEST(with_spool(t_fifo_live), "... the FIFOs through a spool: the same stream, in order");
 	TEST(t_fake_errors(), "no tracefs, missing instance, bad name, no kvmmmu: named, nothing left");
 	TEST(t_host_profile(), "host profile from /proc and /sys selects the SPTE layout");
 	TEST(t_kvm_settled(), "KVM counters: a sample is two reads that agree, never a torn read");
