@@ -40,7 +40,7 @@ struct ui_opts {
 enum {
 	OPT_SCRIPT = 256, OPT_NO_DISPLAY, OPT_SCREEN_DIR, OPT_NO_COLOR, OPT_BENCH, OPT_CAPTURE,
 	OPT_PID, OPT_TRACING_DIR, OPT_INSTANCE, OPT_BUFFER_KB, OPT_NO_KPROBES, OPT_DURATION,
-	OPT_HOST, OPT_STATS_MS, OPT_FORCE,
+	OPT_HOST, OPT_STATS_MS, OPT_SPOOL_DIR, OPT_NO_SPOOL, OPT_FORCE,
 };
 
 #define UI_LONGOPTS                                                            \
@@ -281,6 +281,8 @@ static int parse_top(int argc, char **argv, struct top_args *a, struct ui_opts *
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "host", required_argument, NULL, OPT_HOST },
 		{ "stats-ms", required_argument, NULL, OPT_STATS_MS },
+		{ "spool-dir", required_argument, NULL, OPT_SPOOL_DIR },
+		{ "no-spool", no_argument, NULL, OPT_NO_SPOOL },
 		{ "force", no_argument, NULL, OPT_FORCE },
 		UI_LONGOPTS,
 		{ 0 }
@@ -289,17 +291,21 @@ static int parse_top(int argc, char **argv, struct top_args *a, struct ui_opts *
 		[OPT_PID] = "--pid", [OPT_TRACING_DIR] = "--tracing-dir",
 		[OPT_INSTANCE] = "--instance", [OPT_BUFFER_KB] = "--buffer-kb",
 		[OPT_NO_KPROBES] = "--no-kprobes", [OPT_DURATION] = "--duration",
-		[OPT_HOST] = "--host", [OPT_STATS_MS] = "--stats-ms", [OPT_FORCE] = "--force",
+		[OPT_HOST] = "--host", [OPT_STATS_MS] = "--stats-ms", [OPT_SPOOL_DIR] = "--spool-dir",
+		[OPT_NO_SPOOL] = "--no-spool", [OPT_FORCE] = "--force",
 	};
+	bool flag;
 	int c;
 
 	while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
-		if (c == 'o')
+		if (c == 'o') {
 			a->output = optarg;
-		else if (c >= OPT_PID && c <= OPT_FORCE)
-			top_arg(a, pass[c], c == OPT_NO_KPROBES || c == OPT_FORCE ? NULL : optarg);
-		else if (!ui_option(o, c, optarg))
+		} else if (c >= OPT_PID && c <= OPT_FORCE) {
+			flag = c == OPT_NO_KPROBES || c == OPT_NO_SPOOL || c == OPT_FORCE;
+			top_arg(a, pass[c], flag ? NULL : optarg);
+		} else if (!ui_option(o, c, optarg)) {
 			return -1;
+		}
 	}
 	if (optind != argc) {
 		cli_error("takes no database: it records one (-o DB keeps it)");

@@ -197,6 +197,12 @@ check "... the same events as the run" cmp -s "$T/ref.sorted" "$T/slow.txt"
 out=$("$MSC" record --tracing-dir "$T/tree" --instance other -o "$T/x.db" 2>&1)
 check_match "an instance the tree does not have is named" "$out" "instances/other: a test tree needs the instance"
 check "... and no database is left" test ! -e "$T/x.db"
+out=$("$MSC" record --tracing-dir "$T/tree" --spool-dir "$T/no-such-dir" -o "$T/x.db" 2>&1)
+check_eq "a spool directory that cannot hold files: exit 1" "$?" 1
+check_match "... named, with why" "$out" "no-such-dir: cannot make a spool file there: No such file or directory"
+check "... and no database is left" test ! -e "$T/x.db"
+check_eq "--spool-dir with --no-spool: a usage error" \
+	"$("$MSC" record --tracing-dir "$T/tree" --spool-dir "$T" --no-spool -o "$T/x.db" >/dev/null 2>&1; echo $?)" 2
 mkdir -p "$T/nokvm/events" && cp "$T/tree/events/header_page" "$T/nokvm/events/"
 out=$("$MSC" record --tracing-dir "$T/nokvm" -o "$T/y.db" 2>&1)
 check_match "a kernel without kvmmmu events is named" "$out" "no kvmmmu events in this kernel"

@@ -48,5 +48,10 @@ out=$(env TMPDIR="$T/tmp2" "$MSC" top --tracing-dir "$T/none" --script "$T/top.s
 check_eq "no tracing directory: top exits 1" "$?" 1
 check_match "... with the recorder's own message" "$out" '^mmuscope record: .*none'
 check_eq "... and cleans up" "$(ls -A "$T/tmp2")" ""
+out=$(env TMPDIR="$T/tmp2" "$MSC" top --tracing-dir "$T/fake" --spool-dir "$T/no-such-dir" \
+	--script "$T/top.script" --no-display 2>&1)
+check_eq "--spool-dir goes to the recorder: one it cannot use makes top exit 1" "$?" 1
+check_match "... with the recorder's message naming it" "$out" \
+	"no-such-dir: cannot make a spool file there: No such file or directory"
 check_fails "top takes no database argument" "$MSC" top "$T/top.db"
 done_testing
