@@ -7,8 +7,8 @@
  * libtracecmd 1.3 (trace-cmd 3.1.6) exports a few functions its public
  * header does not declare; the ones used here are declared below exactly as
  * trace-cmd's private header has them.  They are plain getters and the
- * pull-style tracecmd_read_next_data(), so a source can hand out one event
- * at a time.
+ * per-CPU tracecmd_peek_data(), with which the streams are merged here one
+ * record at a time (merge_next()).
  */
 #include "mmuscope/source.h"
 
@@ -36,7 +36,6 @@
 #include "source-local.h"
 
 /* exported by libtracecmd.so.1, declared in trace-cmd-private.h */
-struct tep_record *tracecmd_read_next_data(struct tracecmd_input *handle, int *rec_cpu);
 unsigned long tracecmd_get_in_file_version(struct tracecmd_input *handle);
 int tracecmd_get_file_compress_proto(struct tracecmd_input *handle, const char **name,
 				     const char **version);
@@ -89,6 +88,9 @@ struct tracedat_source {
 	int out_head, out_len;
 	struct cpu_data *cpus;
 	int nr_cpus;
+	struct merge_slot *heap;	/* the CPUs with records left, by next record */
+	int heap_len;			/* -1: not built yet */
+	bool heap_reread;		/* the top CPU was read from: look at it again */
 	bool started;			/* the first record was looked at, */
 	uint64_t start_ts;		/* ... its time */
 	int next_mark;			/* next CPU mark_unreadable() looks at */
@@ -100,6 +102,41 @@ struct tracedat_source {
 	char notes[MAX_NOTES][192];	/* warnings of the open and the end */
 	int nr_notes, next_note;
 };
+
+/*
+ * The per-CPU streams are merged in a min-heap on (next record's ts, CPU):
+ * tracecmd_read_next_data() peeks at every CPU for every record, 97 peeks a
+ * record in the seed's 96-vCPU trace; the heap costs O(log CPUs) for the
+ * same order (the earliest record; of equal times, the lowest CPU's).
+ */
+struct merge_slot {
+	unsigned long long ts;
+	int cpu;
+};
+
+static bool slot_before(const struct merge_slot *a, const struct merge_slot *b)
+{
+	return a->ts < b->ts || (a->ts == b->ts && a->cpu < b->cpu);
+}
+
+static void heap_down(struct merge_slot *h, int n, int i)
+{
+	for (;;) {
+		int l = 2 * i + 1, m = i;
+		struct merge_slot tmp;
+
+		if (l < n && slot_before(&h[l], &h[m]))
+			m = l;
+		if (l + 1 < n && slot_before(&h[l + 1], &h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		tmp = h[i];
+		h[i] = h[m];
+		h[m] = tmp;
+		i = m;
+	}
+}
 
 static struct tracedat_source *to_tracedat(const struct msc_source *src)
 {
@@ -245,6 +282,48 @@ static void drop_mapped(const struct tracedat_source *t)
 	fclose(f);
 }
 
+/* Every CPU's next record into the heap (once, before the first read). */
+static int merge_init(struct tracedat_source *t)
+{
+	t->heap = calloc((size_t)t->nr_cpus + 1, sizeof(*t->heap));
+	if (!t->heap)
+		return -ENOMEM;
+	t->heap_len = 0;
+	for (int cpu = 0; cpu < t->nr_cpus; cpu++) {
+		struct tep_record *rec = tracecmd_peek_data(t->handle, cpu);
+
+		if (rec)
+			t->heap[t->heap_len++] = (struct merge_slot){ .ts = rec->ts, .cpu = cpu };
+	}
+	for (int i = t->heap_len / 2 - 1; i >= 0; i--)
+		heap_down(t->heap, t->heap_len, i);
+	return 0;
+}
+
+/*
+ * The next record of the whole file, as tracecmd_read_next_data() orders
+ * them; NULL at the end.  The CPU of the record handed out last is looked
+ * at again only now, after check_cpu_end() had its say on it: a peek that
+ * found nothing (a damaged page, or a mapping that failed for want of
+ * memory) may succeed the next time, and a CPU leaves the heap only when
+ * that second look finds nothing either.
+ */
+static struct tep_record *merge_next(struct tracedat_source *t)
+{
+	struct tep_record *next;
+
+	if (t->heap_reread && t->heap_len) {
+		next = tracecmd_peek_data(t->handle, t->heap[0].cpu);
+		if (next)
+			t->heap[0].ts = next->ts;
+		else
+			t->heap[0] = t->heap[--t->heap_len];
+		heap_down(t->heap, t->heap_len, 0);
+	}
+	t->heap_reread = t->heap_len > 0;
+	return t->heap_len ? tracecmd_read_data(t->handle, t->heap[0].cpu) : NULL;
+}
+
 /*
  * The events of one record, in order: the kernel's mark of events it
  * dropped before it, its event, a mark of data lost after it.  The event is
@@ -254,14 +333,16 @@ static int tracedat_next(struct msc_source *src, struct msc_event *ret_ev)
 {
 	struct tracedat_source *t = to_tracedat(src);
 	struct tep_record *rec;
-	int cpu, r;
+	int r;
 
 	if (t->next_mark < t->nr_cpus && mark_unreadable(t, ret_ev))
 		return 1;
 	if (t->out_len)
 		return pop(t, ret_ev);
+	if (t->heap_len < 0 && (r = merge_init(t)))
+		return r;
 	for (;;) {
-		rec = tracecmd_read_next_data(t->handle, &cpu);
+		rec = merge_next(t);
 		if (!rec)
 			return 0;
 		if (!(++t->records % DROP_EVERY))
@@ -314,6 +395,7 @@ static void tracedat_close(struct msc_source *src)
 	if (t->handle)
 		tracecmd_close(t->handle);
 	free(t->cpus);
+	free(t->heap);
 	free(t);
 }
 
@@ -664,6 +746,7 @@ int tracedat_open_direct(const char *path, struct msc_source **ret)
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
+	t->heap_len = -1;
 	msc_source_init(&t->base, &tracedat_ops, path);
 	tracecmd_set_loglevel(TEP_LOG_NONE);
 	r = tracecmd_tmp_clean();

@@ -87,6 +87,19 @@ check_eq "file version and compression recorded" \
 	"$(sqlite3 "$T/v6.db" 'select file_version, ifnull(compression, "none") from capture') $(sqlite3 "$T/k61-npt_tdp_32m.db" 'select file_version, compression from capture')" \
 	"6|none 7|zstd"
 
+# The per-CPU streams merge in trace-cmd's order: 8 vCPUs on 16 host CPUs,
+# with hundreds of records of equal time on different CPUs (the earliest
+# first; of equal times, the lowest CPU's first)
+"$MSC" synth -q -o "$T/v8.dat" --guest-mib 256 --vcpus 8 --cpus 16 --passes 2
+"$MSC" import -q "$T/v8.dat" -o "$T/v8.db" 2>/dev/null
+trace-cmd report -N -t -i "$T/v8.dat" 2>/dev/null |
+	sed -nE 's/^ .*\[([0-9]+)\] +([0-9]+)\.([0-9]{9}):.*/\2\3 \1/p' |
+	awk '{ printf "%d %d\n", $1, $2 }' >"$T/v8.report"
+"$MSC" dump "$T/v8.db" | grep -v '^#' | awk '{ print $1, $2 }' >"$T/v8.order"
+check_eq "a 16-CPU trace: records of equal time on several CPUs" \
+	"$(awk '{ print $1 }' "$T/v8.report" | uniq -d | wc -l | awk '{ print ($1 > 100) }') $(awk '{ print $2 }' "$T/v8.report" | sort -u | wc -l)" "1 9"
+check "... are stored in trace-cmd report's order, every one" cmp -s "$T/v8.report" "$T/v8.order"
+
 # Golden dumps: the head of each era's capture and the shadow-MMU capture.
 for name in k61-npt_tdp_32m k612-npt_tdp_32m k61-shadow_npt0_16m; do
 	"$MSC" dump "$T/$name.db" | sed -e "s|^# capture 1: .*/\(traces/[^ ]*\)|# capture 1: \1|" |
