@@ -97,6 +97,15 @@ struct msc_event_cursor {
 	struct msc_store *s;
 	struct table_cursor t[MSC_EV_NR];
 	unsigned int nr_tables;
+	/*
+	 * The table the last event came from, and the least next seq of all
+	 * the others (INT64_MAX: none).  Only that table moves between two
+	 * calls, so while its next seq stays below the others' it is the next
+	 * table again, without looking at them: a storm's run or rows follow
+	 * each other from one table.
+	 */
+	struct table_cursor *last;
+	int64_t rival_seq;
 };
 
 /* The cursor of @table, added with its first type when new. */
@@ -555,20 +564,27 @@ int msc_store_events_open(struct msc_store *s, int64_t first_seq, int64_t last_s
  */
 int msc_store_events_next(struct msc_event_cursor *c, struct msc_event *ret_ev)
 {
-	struct table_cursor *best = NULL;
-	int64_t best_seq = 0;
+	struct table_cursor *best = c->last;
+	int64_t best_seq = 0, rival = INT64_MAX;
 
-	for (unsigned int i = 0; i < c->nr_tables; i++) {
-		struct table_cursor *t = &c->t[i];
-		int64_t seq;
+	if (!best || !best->has_row || best->seq >= c->rival_seq) {
+		best = NULL;
+		for (unsigned int i = 0; i < c->nr_tables; i++) {
+			struct table_cursor *t = &c->t[i];
 
-		if (!t->has_row)
-			continue;
-		seq = t->seq;
-		if (!best || seq < best_seq) {
-			best = t;
-			best_seq = seq;
+			if (!t->has_row)
+				continue;
+			if (!best || t->seq < best_seq) {
+				if (best)
+					rival = min(rival, best_seq);
+				best = t;
+				best_seq = t->seq;
+			} else {
+				rival = min(rival, t->seq);
+			}
 		}
+		c->last = best;
+		c->rival_seq = rival;
 	}
 	if (!best)
 		return 0;
