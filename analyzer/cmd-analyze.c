@@ -27,6 +27,7 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o)
 		{ "capture", required_argument, NULL, 'c' },
 		{ "rebuild", no_argument, NULL, 'r' },
 		{ "infer-only", no_argument, NULL, 'i' },
+		{ "per-event", no_argument, NULL, 'e' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ 0 }
 	};
@@ -42,6 +43,9 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o)
 			break;
 		case 'i':
 			o->hopts.infer_only = true;
+			break;
+		case 'e':
+			o->hopts.per_event = true;
 			break;
 		case 'q':
 			o->quiet = true;
@@ -109,6 +113,8 @@ static void print_summary(const char *db, const struct msc_history_summary *s, d
 	printf("  resyncs %s (A/D-only %s), anomalies %s%s\n", cli_count(s->resyncs, a, sizeof(a)),
 	       cli_count(s->ad_resyncs, b, sizeof(b)), cli_count(s->anomalies, d, sizeof(d)),
 	       s->tdp_mmu ? "" : ", census approximate (shadow MMU)");
+	printf("  %s events in steady stretches (the phase detector asked once a stretch)\n",
+	       cli_count(s->steady, a, sizeof(a)));
 }
 
 int cmd_analyze(int argc, char **argv)

@@ -23,7 +23,7 @@ static const struct cli_command commands[] = {
 		   "[--no-analyze] [-q]",
 	  .summary = "record this host's KVM MMU live from tracefs (root; Ctrl-C stops)" },
 	{ .name = "analyze", .run = cmd_analyze,
-	  .usage = "DB [--capture ID] [--rebuild] [--infer-only] [-q]",
+	  .usage = "DB [--capture ID] [--rebuild] [--infer-only] [--per-event] [-q]",
 	  .summary = "rebuild page-table history, census, phases, anomalies (import runs it)" },
 	{ .name = "report", .run = cmd_report,
 	  .usage = "DB [--capture ID] [--json | --selftest] [--svg DIR [--at MS,...]]",

@@ -91,6 +91,13 @@ struct table_cursor {
 	int64_t first_seq, last_seq;
 	struct run_out **out;
 	unsigned int nr_out, alloc_out;
+	/*
+	 * out[lowest] is the lowest open run, and stays so while its next seq
+	 * is below limit: the other open runs' next and the next row's first
+	 * (a storm's run hands out event after event without a look at them).
+	 */
+	unsigned int lowest;
+	int64_t limit;
 };
 
 struct msc_event_cursor {
@@ -468,15 +475,21 @@ static int runs_settle(struct msc_event_cursor *c, struct table_cursor *t)
 		best = lowest_run(t);
 	}
 	t->has_row = best >= 0;
-	if (t->has_row)
-		t->seq = t->out[best]->next_seq;
+	if (!t->has_row)
+		return 0;
+	t->seq = t->out[best]->next_seq;
+	t->lowest = (unsigned int)best;
+	t->limit = t->st_row ? t->row_seq : INT64_MAX;
+	for (unsigned int i = 0; i < t->nr_out; i++)
+		if (i != t->lowest)
+			t->limit = min(t->limit, t->out[i]->next_seq);
 	return 0;
 }
 
-/* The next event of a run table, then the one after settled. */
+/* The next event of a run table (the lowest run's), then the one after settled. */
 static int run_next(struct msc_event_cursor *c, struct table_cursor *t, struct msc_event *ev)
 {
-	unsigned int i = (unsigned int)lowest_run(t);
+	unsigned int i = t->lowest;
 	struct run_out *o = t->out[i];
 	int r;
 
@@ -488,6 +501,9 @@ static int run_next(struct msc_event_cursor *c, struct table_cursor *t, struct m
 	if (o->k == o->n || o->next_seq > t->last_seq) {
 		run_free(o);
 		t->out[i] = t->out[--t->nr_out];
+	} else if (o->next_seq < t->limit) {
+		t->seq = o->next_seq;	/* still the lowest: nothing else moved */
+		return 0;
 	}
 	return runs_settle(c, t);
 }

@@ -332,6 +332,7 @@ struct msc_history_summary {
 	uint64_t intervals;		/* mapping rows */
 	bool tdp_mmu;			/* false: shadow MMU, census approximate */
 	unsigned int census_flags;	/* flags of the last census */
+	uint64_t steady;		/* events of this run taken in steady stretches (not stored) */
 };
 
 /* ---- writing ---- */
@@ -345,6 +346,8 @@ struct msc_history_opts {
 	bool rebuild;			/* drop the capture's analysis and start over */
 	bool infer_only;		/* ignore kprobe events: phases by inference only */
 	bool defer_indexes;		/* leave the analysis indexes to msc_history_merge() */
+	bool per_event;			/* ask the phase detector about every event (no
+					   steady stretches): to check the two agree */
 };
 
 int msc_history_open(struct msc_store *s, int64_t capture_id, const struct msc_host *host,

@@ -32,6 +32,14 @@ static unsigned int census_flags(const struct msc_history *h)
 	       (h->after_lost ? MSC_CENSUS_AFTER_LOST : 0);
 }
 
+/** hcensus_due - would hcensus_flush(@now) write (or look for) rows? */
+bool hcensus_due(const struct msc_history *h, uint64_t now)
+{
+	uint64_t bucket = h->opts.census_bucket_ns ?: DEFAULT_CENSUS_BUCKET_NS;
+
+	return !h->loading && (now == MSC_TS_OPEN || now - h->census_row_ts >= bucket);
+}
+
 /**
  * hcensus_flush - write a census row for each address space that changed
  * @now: time of the next event; the row (for the changes up to the last
@@ -39,12 +47,9 @@ static unsigned int census_flags(const struct msc_history *h)
  */
 int hcensus_flush(struct msc_history *h, uint64_t now)
 {
-	uint64_t bucket = h->opts.census_bucket_ns ?: DEFAULT_CENSUS_BUCKET_NS;
 	int r = 0;
 
-	if (h->loading)
-		return 0;
-	if (now != MSC_TS_OPEN && now - h->census_row_ts < bucket)
+	if (!hcensus_due(h, now))
 		return 0;
 	for (unsigned int a = 0; a < HMAX_AS && !r; a++) {
 		if (!h->census_dirty[a])

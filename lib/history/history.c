@@ -111,6 +111,7 @@ static int resume(struct msc_history *h)
 	if (sum.last_seq < -1 || st.size != sizeof(st))
 		return hstore_drop(h->hs, h->capture_id);	/* an interrupted or older run */
 	h->sum = sum;
+	h->sum.steady = 0;	/* of this run */
 	h->st = st;
 	h->ts_base = sum.first_ts;
 	h->last_ts = sum.last_ts;
@@ -525,11 +526,38 @@ static int apply(struct msc_history *h, const struct msc_event *ev)
 	}
 }
 
+/*
+ * An SPTE change of a steady stretch (phase.c): what feed() does, with the
+ * phase detector's part known beforehand.
+ */
+static int feed_steady(struct msc_history *h, const struct msc_event *ev)
+{
+	int r;
+
+	hphase_steady_event(h, ev);
+	h->last_ts = ev->ts;
+	h->cur_seq = (int64_t)ev->seq;
+	if (h->st.nr_npf)
+		npf_settle(h, ev);
+	r = apply(h, ev);
+	if (r)
+		return r;
+	hvm_commit(h, ev);
+	h->sum.events++;
+	h->sum.steady++;
+	h->sum.last_seq = (int64_t)ev->seq;
+	h->sum.last_ts = ev->ts;
+	return 0;
+}
+
 static int feed(struct msc_history *h, const struct msc_event *ev)
 {
 	uint64_t ts = ev->ts;
 	int r;
 
+	if (h->steady && !hcensus_due(h, ts) && hphase_steady(h, ev))
+		return feed_steady(h, ev);
+	hphase_stretch_end(h);
 	if (!h->sum.events && h->sum.last_seq < 0) {
 		h->ts_base = h->last_ts = h->census_row_ts = ts;
 		h->sum.first_ts = ts;
@@ -567,6 +595,14 @@ static int feed(struct msc_history *h, const struct msc_event *ev)
 	h->sum.events++;
 	h->sum.last_seq = (int64_t)ev->seq;
 	h->sum.last_ts = ts;
+	/* what the next event may go as steadily (h->steady is the detector's word) */
+	if (ev->type != MSC_EV_SPTE_CHANGED || h->opts.per_event) {
+		h->steady = 0;
+		return 0;
+	}
+	h->steady_pid = ev->pid;
+	h->steady_class = ev->spte.class;
+	h->steady_level = ev->spte.level;
 	return 0;
 }
 
@@ -615,6 +651,7 @@ int msc_history_finish(struct msc_history *h)
 {
 	int r = h->err;
 
+	hphase_stretch_end(h);
 	if (!r && h->ended) {
 		npf_flush(h);
 		r = hphase_capture_end(h);

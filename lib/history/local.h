@@ -236,6 +236,19 @@ struct msc_history {
 					   dirty-log phase: commit its pending costs */
 	bool end_dirty;		/* the event ends the open dirty-log phase (patch end event) */
 	bool ended;		/* no event follows the last one fed (msc_history_capture_ended) */
+	/*
+	 * Steady stretches (phase.c, "Steady stretches"): an SPTE change of the
+	 * task, class and level of the one just fed, which the phase detector
+	 * took as more of the open phase's activity, is taken the same way
+	 * without asking it again.  The stretch's costs gather in `batch' and
+	 * reach the open phases when it ends: before any other event is fed,
+	 * before the set of open phases changes, and before anything is written.
+	 */
+	uint8_t steady;			/* HSTEADY_*: how the last event fed was taken; 0 */
+	int32_t steady_pid;		/* ... its task, class and level */
+	uint8_t steady_class, steady_level;
+	uint8_t stretch;		/* HSTEADY_* of the stretch under way; 0: none */
+	struct hcost batch;		/* its costs so far */
 
 	struct msc_history_summary sum;
 	uint64_t anomalies_by_kind[MSC_ANOMALY_KIND_NR];
@@ -268,6 +281,7 @@ int hmodel_for_each_cell(struct msc_history *h, hcell_fn fn, void *ctx);
 /* lib/history/census.c */
 void hcensus_add(struct msc_history *h, unsigned int as_id, unsigned int level, int delta);
 int hcensus_flush(struct msc_history *h, uint64_t now);
+bool hcensus_due(const struct msc_history *h, uint64_t now);
 void hcensus_total(const struct msc_history *h, struct msc_census *ret);
 int hcensus_marker(struct msc_history *h, const struct msc_event *ev);
 int hcensus_cell_update(struct msc_history *h, unsigned int as_id, struct hnode *n2,
@@ -277,6 +291,12 @@ bool hcensus_parse_stats(const char *text, char *phase, size_t phase_size,
 			 int64_t pages[MSC_HISTORY_MAX_LEVEL + 1]);
 
 /* lib/history/phase.c */
+#define HSTEADY_SWEEP 1U	/* activity of the open dirty-log phase: it reaches the event */
+#define HSTEADY_PASS 2U		/* a vCPU event of the open pass: the pass reaches it */
+
+bool hphase_steady(const struct msc_history *h, const struct msc_event *ev);
+void hphase_steady_event(struct msc_history *h, const struct msc_event *ev);
+void hphase_stretch_end(struct msc_history *h);
 void hphase_cost(struct msc_history *h, const struct msc_event *ev, unsigned int what,
 		 uint64_t n);
 int hphase_event(struct msc_history *h, const struct msc_event *ev);

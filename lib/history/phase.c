@@ -153,6 +153,10 @@ void hphase_cost(struct msc_history *h, const struct msc_event *ev, unsigned int
 
 	if (a >= 0)
 		h->st.act[a] += n;
+	if (h->stretch) {
+		cost_event(&h->batch, ev, what, n);
+		return;
+	}
 	for (size_t i = 0; i < h->nr_phases; i++) {
 		struct hphase *ph = &h->phases[i];
 
@@ -165,12 +169,31 @@ void hphase_cost(struct msc_history *h, const struct msc_event *ev, unsigned int
 	}
 }
 
+/*
+ * The stretch's costs so far go where hphase_cost() would have put them
+ * one by one: into every open phase, the trailing ones' pending.  Costs
+ * are sums and a GFN range, so the order they come in does not matter.
+ */
+static void stretch_attribute(struct msc_history *h)
+{
+	if (!h->stretch)
+		return;
+	for (size_t i = 0; i < h->nr_phases; i++) {
+		struct hphase *ph = &h->phases[i];
+
+		if (ph->open)
+			cost_merge(trails(h, i) ? &ph->pending : &ph->cost, &h->batch);
+	}
+	cost_reset(&h->batch);
+}
+
 static struct hphase *phase_new(struct msc_history *h, enum msc_phase_kind kind,
 				enum msc_phase_source source, const char *name,
 				const struct msc_event *ev)
 {
 	struct hphase *ph;
 
+	stretch_attribute(h);
 	if (h->nr_phases == h->alloc_phases) {
 		size_t n = h->alloc_phases ? 2 * h->alloc_phases : 16;
 		struct hphase *p = realloc(h->phases, n * sizeof(*p));
@@ -216,6 +239,7 @@ static void phase_settle(struct msc_history *h, struct hphase *ph)
  */
 static int phase_closed(struct msc_history *h, struct hphase *ph)
 {
+	stretch_attribute(h);
 	ph->open = false;
 	if (ph->cell_mark != h->cell_updates || h->loading)
 		return 0;
@@ -259,6 +283,7 @@ static void close_repromote(struct msc_history *h, bool done)
 
 	if (h->st.cur_repromote < 0)
 		return;
+	stretch_attribute(h);	/* a cell became huge in a stretch: what it cost so far */
 	rp = &h->phases[h->st.cur_repromote];
 	rp->open = false;
 	phase_settle(h, rp);
@@ -427,6 +452,8 @@ static int vcpu_event(struct msc_history *h, const struct msc_event *ev, bool ru
 			return -ENOMEM;
 		ph->p.start_ts = min(ev->ts, h->last_ts);
 		h->st.cur_pass = (int32_t)(ph->p.id - 1);
+	} else {
+		h->steady = HSTEADY_PASS;
 	}
 	h->pass_hit = true;
 	return 0;
@@ -516,6 +543,7 @@ static int activity(struct msc_history *h, const struct msc_event *ev,
 		kind = MSC_PHASE_ENABLE;
 	/* inside a KVM ioctl all work is its phase's; a memslot update's work names it */
 	if (ph && h->st.ioctl_open) {
+		bool same = !h->st.grp_pending && ph->p.kind != MSC_PHASE_MEMSLOT;
 		int r = 0;
 
 		/* splits and write-protection in a memslot update are its enable */
@@ -538,6 +566,8 @@ static int activity(struct msc_history *h, const struct msc_event *ev,
 			ph->p.source = (uint8_t)source;
 		h->sweep_hit = true;
 		h->st.faults_since_sweep = 0;
+		if (same)
+			h->steady = HSTEADY_SWEEP;
 		return r;
 	}
 	/* between the patch's _begin and _end, all activity is that phase's */
@@ -551,6 +581,7 @@ static int activity(struct msc_history *h, const struct msc_event *ev,
 			ph->p.source = (uint8_t)source;
 		h->sweep_hit = true;
 		h->st.faults_since_sweep = 0;
+		h->steady = HSTEADY_SWEEP;
 		return 0;
 	}
 	/* no guest fault since the last sweep: still the same enable/harvest */
@@ -880,6 +911,7 @@ static int phase_event(struct msc_history *h, const struct msc_event *ev)
 	int r;
 
 	h->sweep_hit = false;
+	h->steady = 0;
 	if (open && open->p.kind == MSC_PHASE_DISABLE && !h->st.dirty_log_open &&
 	    !h->st.ioctl_open && ev->pid == h->st.sweep_pid && !disable_work(ev) &&
 	    (r = close_dirty(h, ev)))
@@ -990,8 +1022,10 @@ static int phase_event(struct msc_history *h, const struct msc_event *ev)
 		return activity(h, ev, MSC_PHASE_TEARDOWN, MSC_PHASE_SRC_INFERRED);
 	/* a disable's zaps are followed by the children of the tables: part of the sweep */
 	if (cur_dirty(h) && cur_dirty(h)->p.kind == MSC_PHASE_DISABLE &&
-	    ev->spte.class == MSC_CLASS_TEARDOWN_CHILD && !h->st.grp_pending)
+	    ev->spte.class == MSC_CLASS_TEARDOWN_CHILD && !h->st.grp_pending) {
 		h->sweep_hit = true;
+		h->steady = HSTEADY_SWEEP;
+	}
 	return 0;
 }
 
@@ -1061,6 +1095,75 @@ int hphase_tick(struct msc_history *h, uint64_t ts, const struct msc_event *ev)
 		h->st.act_bucket = ts - ts % bucket;
 	}
 	return r;
+}
+
+/*
+ * Steady stretches.  An SPTE change the phase detector took as more of the
+ * open phase's activity, changing nothing else (activity() going on with
+ * the open dirty-log phase, vcpu_event() with the open pass: h->steady),
+ * makes the next change of the same task, class and level go the same way,
+ * as long as time does not end something first: the census or activity
+ * bucket, or the sweep going quiet.  Such a change (hphase_steady()) skips
+ * the detector: hphase_steady_event() does what it would have done besides
+ * taking the change in, its costs gather in h->batch (hphase_cost()), and
+ * the phase reaches the stretch's last change once, at its end
+ * (hphase_stretch_end()).  Nothing reads the costs or a phase's end in
+ * between: the stretch ends before any other event is fed and before
+ * anything is written, and its costs are attributed before the set of open
+ * phases changes (stretch_attribute()).  `analyze --per-event' turns this
+ * off; tests/cli/analyze-steady.sh checks that the tables are the same.
+ */
+
+/** hphase_steady - would @ev, next after the last event fed, go as that one did? */
+bool hphase_steady(const struct msc_history *h, const struct msc_event *ev)
+{
+	uint64_t bucket = h->opts.activity_bucket_ns ?: DEFAULT_ACTIVITY_BUCKET_NS;
+	const struct hphase *ph = h->st.cur_dirty >= 0 ? &h->phases[h->st.cur_dirty] : NULL;
+	uint64_t ts = ev->ts;
+
+	if (ev->type != MSC_EV_SPTE_CHANGED || ev->pid != h->steady_pid ||
+	    ev->spte.class != h->steady_class || ev->spte.level != h->steady_level ||
+	    ts < h->last_ts || ts - h->st.act_bucket >= bucket || ts < h->st.act_bucket)
+		return false;
+	if (h->st.vm_gone && (ev->spte.class == MSC_CLASS_MAP || ev->spte.class == MSC_CLASS_LINK))
+		return false;	/* hvm_event(): a new VM */
+	if (h->steady == HSTEADY_PASS && h->st.cur_pass < 0)
+		return false;
+	if (!ph)
+		return h->steady == HSTEADY_PASS;
+	/* the sweep reached the last event (a stretch defers it: pending.last_ts is behind) */
+	if (h->steady == HSTEADY_SWEEP)
+		return h->st.dirty_log_open || h->st.ioctl_open || ph->p.kind == MSC_PHASE_DISABLE ||
+		       ts - h->last_ts <= SWEEP_GAP_NS;
+	return sweep_alive(h, ph, ts);
+}
+
+/** hphase_steady_event - what hphase_tick() and hphase_event() do with a steady @ev */
+void hphase_steady_event(struct msc_history *h, const struct msc_event *ev)
+{
+	if (ev->ts > h->last_ts)
+		h->st.split_integral += h->st.split_cells * (ev->ts - h->last_ts);
+	if (!h->stretch) {
+		h->stretch = h->steady;
+		cost_reset(&h->batch);
+	}
+	if (ev->pid == h->st.sweep_pid)
+		h->st.sweep_task_moved = h->steady != HSTEADY_SWEEP;
+}
+
+/** hphase_stretch_end - the stretch's costs reach its phases; they reach its last event */
+void hphase_stretch_end(struct msc_history *h)
+{
+	uint8_t reached = h->stretch;
+
+	if (!reached)
+		return;
+	stretch_attribute(h);
+	h->stretch = 0;
+	if ((reached & HSTEADY_PASS) && h->st.cur_pass >= 0)
+		reach(h, &h->phases[h->st.cur_pass]);
+	if ((reached & HSTEADY_SWEEP) && h->st.cur_dirty >= 0)
+		reach(h, &h->phases[h->st.cur_dirty]);
 }
 
 /*
