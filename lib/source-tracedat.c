@@ -325,6 +325,22 @@ static struct tep_record *merge_next(struct tracedat_source *t)
 }
 
 /*
+ * A record that does not decode (@r).  Short of address space, libtracecmd
+ * may hand out a record of memory it could not map: when the rest of the
+ * CPU's data would not fit either, that is no memory, not damage.
+ */
+static int bad_record(struct tracedat_source *t, const struct tep_record *rec, int r)
+{
+	const struct cpu_data *c = rec->cpu >= 0 && rec->cpu < t->nr_cpus ? &t->cpus[rec->cpu] : NULL;
+	uint64_t rest = c ? c->start + c->size - min(c->last_offset, c->start + c->size) : 0;
+
+	if (no_room_for(rest))
+		return -ENOMEM;
+	msc_source_set_error(&t->base, "%s", msc_decoder_error(t->dec));
+	return r;
+}
+
+/*
  * The events of one record, in order: the kernel's mark of events it
  * dropped before it, its event, a mark of data lost after it.  The event is
  * decoded straight into *@ret_ev; only what comes with it waits in t->out.
@@ -349,7 +365,7 @@ static int tracedat_next(struct msc_source *src, struct msc_event *ret_ev)
 			drop_mapped(t);
 		r = msc_decoder_decode(t->dec, rec, ret_ev);
 		if (r < 0) {
-			msc_source_set_error(src, "%s", msc_decoder_error(t->dec));
+			r = bad_record(t, rec, r);
 			tracecmd_free_record(rec);
 			return r;
 		}
