@@ -16,7 +16,7 @@
 
 struct analyze_opts {
 	const char *db;
-	int64_t capture;	/* 0: all */
+	long long capture;	/* 0: all */
 	bool quiet;
 	struct msc_history_opts hopts;
 };
@@ -25,24 +25,31 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "capture", required_argument, NULL, 'c' },
+		{ "input", required_argument, NULL, 'i' },
 		{ "rebuild", no_argument, NULL, 'r' },
-		{ "infer-only", no_argument, NULL, 'i' },
+		{ "infer-only", no_argument, NULL, 'n' },
 		{ "per-event", no_argument, NULL, 'e' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ 0 }
 	};
+	const char *in = NULL;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "q", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:i:q", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c':
-			o->capture = strtoll(optarg, NULL, 10);
+			if (!cli_capture_id(optarg, &o->capture))
+				return -1;
+			break;
+		case 'i':
+			in = optarg;
 			break;
 		case 'r':
 			o->hopts.rebuild = true;
 			break;
-		case 'i':
-			o->hopts.infer_only = true;
+		case 'n':
+			/* phases found another way: the analysis so far is not that */
+			o->hopts.infer_only = o->hopts.rebuild = true;
 			break;
 		case 'e':
 			o->hopts.per_event = true;
@@ -54,12 +61,8 @@ static int parse_args(int argc, char **argv, struct analyze_opts *o)
 			return -1;
 		}
 	}
-	if (optind + 1 != argc) {
-		cli_error("need one database");
-		return -1;
-	}
-	o->db = argv[optind];
-	return 0;
+	o->db = cli_input(argc, argv, in, NULL, "database");
+	return o->db ? 0 : -1;
 }
 
 /**
@@ -136,6 +139,8 @@ int cmd_analyze(int argc, char **argv)
 	r = msc_store_get_captures(s, &caps, &nr);
 	if (!r && !nr) {
 		cli_error("%s: no captures in the database", o.db);
+		status = 1;
+	} else if (!r && !cli_has_capture(o.db, caps, nr, o.capture)) {
 		status = 1;
 	}
 	for (size_t i = 0; !r && i < nr && !cli_stop; i++) {

@@ -454,6 +454,7 @@ int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "capture", required_argument, NULL, 'c' },
+		{ "input", required_argument, NULL, 'i' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "svg", required_argument, NULL, 's' },
 		{ "at", required_argument, NULL, 'a' },
@@ -463,13 +464,17 @@ int cmd_report(int argc, char **argv)
 	struct report rp = { .f = stdout };
 	struct msc_capture_row *caps = NULL;
 	struct msc_store *s;
-	int64_t only = 0;
+	const char *in = NULL, *at = NULL;
+	long long only = 0;
 	size_t nr = 0, done = 0;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:i:", longopts, NULL)) != -1) {
 		if (c == 'c') {
-			only = strtoll(optarg, NULL, 10);
+			if (!cli_capture_id(optarg, &only))
+				return 2;
+		} else if (c == 'i') {
+			in = optarg;
 		} else if (c == 'j') {
 			rp.json = true;
 		} else if (c == 't') {
@@ -480,21 +485,30 @@ int cmd_report(int argc, char **argv)
 			cli_error("--at %s: expected milliseconds since the capture start, comma "
 				  "separated (at most %d)", optarg, SVG_MAX_MAPS);
 			return 2;
-		} else if (c != 'a') {
+		} else if (c == 'a') {
+			at = optarg;
+		} else {
 			return 2;
 		}
 	}
-	if (optind + 1 != argc) {
-		cli_error("need one database");
+	if (at && !rp.svg_dir) {
+		cli_error("--at %s: the memory maps' times: give --svg DIR too", at);
 		return 2;
 	}
-	rp.db = argv[optind];
+	rp.db = cli_input(argc, argv, in, NULL, "database");
+	if (!rp.db)
+		return 2;
 	r = msc_store_open(rp.db, MSC_STORE_READONLY, &s);
 	if (r) {
 		cli_error("%s: cannot open database: %s", rp.db, msc_strerror(r));
 		return 1;
 	}
 	r = msc_store_get_captures(s, &caps, &nr);
+	if (!r && !cli_has_capture(rp.db, caps, nr, only)) {
+		free(caps);
+		msc_store_close(s);
+		return 1;
+	}
 	for (size_t i = 0; !r && i < nr; i++) {
 		if (only && caps[i].id != only)
 			continue;

@@ -5,9 +5,11 @@
  */
 #include "cli.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -256,4 +258,88 @@ bool cli_output_check(const struct cli_output *o)
 		return false;
 	}
 	return true;
+}
+
+/**
+ * cli_input - the one input of a command: `-i PATH` (trace-cmd's flag) or
+ *	a positional PATH, or @deflt when neither is given
+ * @opt_i: the -i argument or NULL; argv[optind..] are the positionals
+ * @what: "database" or "trace", for the message
+ *
+ * Returns the path, or NULL after saying what is wrong.
+ */
+const char *cli_input(int argc, char **argv, const char *opt_i, const char *deflt,
+		      const char *what)
+{
+	int rest = argc - optind;
+
+	if (rest > 1 || (rest == 1 && opt_i)) {
+		cli_error("one %s only, not also %s", what, argv[optind + (opt_i ? 0 : 1)]);
+		return NULL;
+	}
+	if (opt_i)
+		return opt_i;
+	if (rest == 1)
+		return argv[optind];
+	if (!deflt)
+		cli_error("need a %s (or -i %s)", what, !strcmp(what, "database") ? "DB" : "TRACE");
+	return deflt;
+}
+
+/** cli_trace_path - @path, or PATH/trace.dat when @path is a directory */
+const char *cli_trace_path(const char *path, char *buf, unsigned long size)
+{
+	struct stat st;
+
+	if (stat(path, &st) || !S_ISDIR(st.st_mode))
+		return path;
+	snprintf(buf, size, "%s/trace.dat", path);
+	return buf;
+}
+
+/** cli_default_db - the database a trace goes to unnamed: its name ending .db, here */
+const char *cli_default_db(const char *trace, char *buf, unsigned long size)
+{
+	const char *base = strrchr(trace, '/') ? strrchr(trace, '/') + 1 : trace;
+	size_t n = strlen(base);
+
+	if (n > 4 && !strcmp(base + n - 4, ".dat"))
+		n -= 4;
+	if (n)
+		snprintf(buf, size, "%.*s.db", (int)n, base);
+	else
+		snprintf(buf, size, "trace.db");
+	return buf;
+}
+
+/** cli_capture_id - --capture's argument: a capture id, 1 or more */
+bool cli_capture_id(const char *arg, long long *ret)
+{
+	char *end;
+
+	errno = 0;
+	*ret = strtoll(arg, &end, 10);
+	if (errno || end == arg || *end || *ret < 1) {
+		cli_error("--capture %s: expected a capture id (1, 2, ...; `mmuscope report DB` "
+			  "lists them)", arg);
+		return false;
+	}
+	return true;
+}
+
+/** cli_has_capture - whether @db has capture @id (0: any), saying so when not */
+bool cli_has_capture(const char *db, const struct msc_capture_row *caps, unsigned long nr,
+		     long long id)
+{
+	if (!id)
+		return true;
+	for (unsigned long i = 0; i < nr; i++)
+		if (caps[i].id == id)
+			return true;
+	if (nr)
+		cli_error("%s: no capture %lld (its captures are %lld to %lld)", db, id,
+			  (long long)caps[0].id, (long long)caps[nr - 1].id);
+	else
+		cli_error("%s: no capture %lld (it has none)", db, id);
+	return false;
 }

@@ -17,7 +17,11 @@ struct cli_command {
 	int (*run)(int argc, char **argv);
 	const char *usage;	/* one line: arguments */
 	const char *summary;	/* one line: what it does */
+	const char *help;	/* lines: every option (cli/help.c) */
 };
+
+extern const char cli_help_import[], cli_help_record[], cli_help_analyze[], cli_help_report[],
+	cli_help_dump[], cli_help_view[], cli_help_top[];
 
 extern const char *cli_prog;		/* "mmuscope import", for messages */
 extern volatile sig_atomic_t cli_stop;	/* set by SIGINT/SIGTERM */
@@ -32,6 +36,14 @@ int cli_claim_db(const char *path);
 void cli_clean_leftovers(const char *path);
 void cli_release_db(int fd);
 int cli_parse_host(struct msc_host *host, const char *arg);
+const char *cli_input(int argc, char **argv, const char *opt_i, const char *deflt,
+		      const char *what);
+const char *cli_trace_path(const char *path, char *buf, unsigned long size);
+const char *cli_default_db(const char *trace, char *buf, unsigned long size);
+bool cli_capture_id(const char *arg, long long *ret);
+struct msc_capture_row;
+bool cli_has_capture(const char *db, const struct msc_capture_row *caps, unsigned long nr,
+		     long long id);
 
 /*
  * The options of every command that writes a database: --force (replace

@@ -14,31 +14,38 @@
 
 static const struct cli_command commands[] = {
 	{ .name = "import", .run = cmd_import,
-	  .usage = "TRACE.dat -o DB [--force|--append] [--host K=V,...] [--text] [--no-analyze] [-q]",
-	  .summary = "store a trace-cmd trace.dat (or a text event file) in a database" },
+	  .usage = "[TRACE | -i TRACE] [-o DB] [--force|--append] [--host K=V,...] [--text] [--no-analyze] [-q]",
+	  .summary = "store a trace-cmd trace.dat (or a text event file) in a database",
+	  .help = cli_help_import },
 	{ .name = "record", .run = cmd_record,
 	  .usage = "-o DB [--pid PID] [--duration S] [--buffer-kb KB] [--instance NAME] "
 		   "[--tracing-dir DIR] [--no-kprobes] [--stats-ms MS] [--commit-ms MS] "
 		   "[--host K=V,...] [--force|--append] [--trace-dat FILE] [--spool-dir DIR|--no-spool] "
 		   "[--no-analyze] [-q]",
-	  .summary = "record this host's KVM MMU live from tracefs (root; Ctrl-C stops)" },
+	  .summary = "record this host's KVM MMU live from tracefs (root; Ctrl-C stops)",
+	  .help = cli_help_record },
 	{ .name = "analyze", .run = cmd_analyze,
-	  .usage = "DB [--capture ID] [--rebuild] [--infer-only] [--per-event] [-q]",
-	  .summary = "rebuild page-table history, census, phases, anomalies (import runs it)" },
+	  .usage = "DB [-c ID] [--rebuild] [--infer-only] [--per-event] [-q]",
+	  .summary = "rebuild page-table history, census, phases, anomalies (import runs it)",
+	  .help = cli_help_analyze },
 	{ .name = "report", .run = cmd_report,
-	  .usage = "DB [--capture ID] [--json | --selftest] [--svg DIR [--at MS,...]]",
-	  .summary = "per-phase summary: census before/after, costs, anomalies" },
+	  .usage = "DB [-c ID] [--json | --selftest] [--svg DIR [--at MS,...]]",
+	  .summary = "per-phase summary: census before/after, costs, anomalies",
+	  .help = cli_help_report },
 	{ .name = "synth", .run = cmd_synth, .usage = cmd_synth_usage,
 	  .summary = "write a synthetic TDP MMU trace: a trace.dat and/or a fake tracing directory" },
 	{ .name = "view", .run = cmd_view,
 	  .usage = "DB [--capture ID] [--script FILE --no-display [--screen-dir DIR]] [--no-color] [--bench]",
-	  .summary = "browse a database: coverage over time, memory map, phases, GFNs (TUI)" },
+	  .summary = "browse a database: coverage over time, memory map, phases, GFNs (TUI)",
+	  .help = cli_help_view },
 	{ .name = "top", .run = cmd_top,
 	  .usage = "[-o DB] [--pid PID] [--tracing-dir DIR] [--duration S] [record options] [view options]",
-	  .summary = "record this host live and show it as it happens (root; TUI)" },
+	  .summary = "record this host live and show it as it happens (root; TUI)",
+	  .help = cli_help_top },
 	{ .name = "dump", .run = cmd_dump,
-	  .usage = "DB [--capture ID]",
-	  .summary = "print stored events, one stable text line each" },
+	  .usage = "DB [-c ID]",
+	  .summary = "print stored events, one stable text line each",
+	  .help = cli_help_dump },
 };
 
 static void help(FILE *f)
@@ -49,15 +56,33 @@ static void help(FILE *f)
 		   "commands:\n");
 	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
 		fprintf(f, "  %-8s %s\n", commands[i].name, commands[i].summary);
-	fprintf(f, "\n'mmuscope <command> --help' shows a command's arguments.\n");
+	fprintf(f, "\n'mmuscope help <command>' (or 'mmuscope <command> --help') explains "
+		   "every option of a command.\n");
+}
+
+static const struct cli_command *command(const char *name)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(commands); i++)
+		if (!strcmp(name, commands[i].name))
+			return &commands[i];
+	return NULL;
+}
+
+static int command_help(const struct cli_command *c)
+{
+	printf("usage: mmuscope %s %s\n%s\n", c->name, c->usage, c->summary);
+	if (c->help)
+		printf("\n%s", c->help);
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
 	static char prog[64];
+	const struct cli_command *c;
 
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
-	    !strcmp(argv[1], "help")) {
+	    (!strcmp(argv[1], "help") && argc == 2)) {
 		help(argc < 2 ? stderr : stdout);
 		return argc < 2 ? 2 : 0;
 	}
@@ -65,19 +90,22 @@ int main(int argc, char **argv)
 		printf("mmuscope %s\n", MSC_VERSION);
 		return 0;
 	}
-	for (size_t i = 0; i < ARRAY_SIZE(commands); i++) {
-		const struct cli_command *c = &commands[i];
-
-		if (strcmp(argv[1], c->name))
-			continue;
-		snprintf(prog, sizeof(prog), "mmuscope %s", c->name);
-		cli_prog = prog;
-		if (argc > 2 && (!strcmp(argv[2], "-h") || !strcmp(argv[2], "--help"))) {
-			printf("usage: mmuscope %s %s\n%s\n", c->name, c->usage, c->summary);
-			return 0;
-		}
-		return c->run(argc - 1, argv + 1);
+	if (!strcmp(argv[1], "help")) {
+		c = command(argv[2]);
+		if (c)
+			return command_help(c);
+		cli_error("'%s' is not a command; see 'mmuscope --help'", argv[2]);
+		return 2;
 	}
-	cli_error("'%s' is not a command; see 'mmuscope --help'", argv[1]);
-	return 2;
+	c = command(argv[1]);
+	if (!c) {
+		cli_error("'%s' is not a command; see 'mmuscope --help'", argv[1]);
+		return 2;
+	}
+	snprintf(prog, sizeof(prog), "mmuscope %s", c->name);
+	cli_prog = prog;
+	if (argc > 2 && (!strcmp(argv[2], "-h") || !strcmp(argv[2], "--help")))
+		return command_help(c);
+	argv[1] = prog;		/* getopt's own messages: "mmuscope import: ..." */
+	return c->run(argc - 1, argv + 1);
 }

@@ -49,34 +49,40 @@ int cmd_dump(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "capture", required_argument, NULL, 'c' },
+		{ "input", required_argument, NULL, 'i' },
 		{ 0 }
 	};
 	struct msc_capture_row *caps = NULL;
 	struct msc_store *s;
+	const char *db = NULL;
 	long long only = 0;
 	size_t nr = 0;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "c:", longopts, NULL)) != -1) {
-		if (c != 'c')
+	while ((c = getopt_long(argc, argv, "c:i:", longopts, NULL)) != -1) {
+		if (c == 'c' && !cli_capture_id(optarg, &only))
 			return 2;
-		only = atoll(optarg);
+		else if (c == 'i')
+			db = optarg;
+		else if (c != 'c')
+			return 2;
 	}
-	if (optind + 1 != argc) {
-		cli_error("need one database");
+	db = cli_input(argc, argv, db, NULL, "database");
+	if (!db)
 		return 2;
-	}
-	r = msc_store_open(argv[optind], MSC_STORE_READONLY, &s);
+	r = msc_store_open(db, MSC_STORE_READONLY, &s);
 	if (r) {
-		cli_error("%s: %s", argv[optind], msc_strerror(r));
+		cli_error("%s: %s", db, msc_strerror(r));
 		return 1;
 	}
 	r = msc_store_get_captures(s, &caps, &nr);
+	if (!r && !cli_has_capture(db, caps, nr, only))
+		r = 1;
 	for (size_t i = 0; !r && i < nr; i++)
 		if (!only || caps[i].id == only)
 			r = dump_capture(s, &caps[i]);
-	if (r)
-		cli_store_error(argv[optind], s, r);
+	if (r < 0)
+		cli_store_error(db, s, r);
 	free(caps);
 	msc_store_close(s);
 	return r ? 1 : 0;

@@ -28,6 +28,7 @@
 struct import_opts {
 	const char *input;
 	const char *output;
+	char input_buf[4096], output_buf[4096];
 	struct cli_output out;	/* --force, --append, --host */
 	bool text, quiet, no_analyze;
 };
@@ -36,16 +37,18 @@ static int parse_args(int argc, char **argv, struct import_opts *o)
 {
 	static const struct option longopts[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "input", required_argument, NULL, 'i' },
 		CLI_OUTPUT_OPTIONS,
 		{ "text", no_argument, NULL, 't' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "no-analyze", no_argument, NULL, 'N' },
 		{ 0 }
 	};
+	const char *in = NULL;
 	int c, r;
 
 	cli_output_init(&o->out);
-	while ((c = getopt_long(argc, argv, "o:fq", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "i:o:fq", longopts, NULL)) != -1) {
 		r = cli_output_option(&o->out, c, optarg);
 		if (r < 0)
 			return -1;
@@ -54,6 +57,9 @@ static int parse_args(int argc, char **argv, struct import_opts *o)
 		switch (c) {
 		case 'o':
 			o->output = optarg;
+			break;
+		case 'i':
+			in = optarg;
 			break;
 		case 't':
 			o->text = true;
@@ -68,13 +74,13 @@ static int parse_args(int argc, char **argv, struct import_opts *o)
 			return -1;
 		}
 	}
-	if (optind + 1 != argc || !o->output) {
-		cli_error("need one input file and -o DB");
+	/* as trace-cmd report: ./trace.dat unless told, a directory's trace.dat */
+	in = cli_input(argc, argv, in, "trace.dat", "trace");
+	if (!in || !cli_output_check(&o->out))
 		return -1;
-	}
-	if (!cli_output_check(&o->out))
-		return -1;
-	o->input = argv[optind];
+	o->input = o->text ? in : cli_trace_path(in, o->input_buf, sizeof(o->input_buf));
+	if (!o->output)
+		o->output = cli_default_db(o->input, o->output_buf, sizeof(o->output_buf));
 	return 0;
 }
 

@@ -210,27 +210,30 @@ int cmd_view(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "capture", required_argument, NULL, OPT_CAPTURE },
+		{ "input", required_argument, NULL, 'i' },
 		UI_LONGOPTS,
 		{ 0 }
 	};
 	struct tui t = { .bench.start = msc_mono_s() };
+	const char *in = NULL;
+	long long capture;
 	struct tui_data d;
 	struct ui_opts o = { 0 };
 	char dir[4096], side[4200];
 	int c, r;
 
 	ui_defaults(&o);
-	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
-		if (c == OPT_CAPTURE)
-			o.capture = strtoll(optarg, NULL, 10);
-		else if (!ui_option(&o, c, optarg))
+	while ((c = getopt_long(argc, argv, "i:", longopts, NULL)) != -1) {
+		if (c == OPT_CAPTURE && cli_capture_id(optarg, &capture))
+			o.capture = capture;
+		else if (c == 'i')
+			in = optarg;
+		else if (c == OPT_CAPTURE || !ui_option(&o, c, optarg))
 			return 2;
 	}
-	if (optind + 1 != argc) {
-		cli_error("need one database");
+	t.title = cli_input(argc, argv, in, NULL, "database");
+	if (!t.title)
 		return 2;
-	}
-	t.title = argv[optind];
 	if ((r = make_tmpdir(dir, sizeof(dir)))) {
 		cli_error("cannot create a temporary directory: %s", strerror(-r));
 		return 1;

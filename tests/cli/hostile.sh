@@ -38,8 +38,9 @@ check_match "... one line naming the file and how the reader died" "$(cat "$T/er
 	"^mmuscope import: $base: corrupt trace data: libtracecmd died reading it \(Segmentation fault\)$"
 check_eq "... no database left" "$(test -e "$T/segv.db" && echo db)" ""
 mkdir "$T/dir.dat"
-check_match "a directory: said so" "$("$MSC" import -q "$T/dir.dat" -o "$T/d.db" 2>&1)" \
-	"^mmuscope import: $T/dir.dat: Is a directory$"
+check_match "a directory is read as trace-cmd's: its trace.dat, named when missing" \
+	"$("$MSC" import -q "$T/dir.dat" -o "$T/d.db" 2>&1)" \
+	"^mmuscope import: $T/dir.dat/trace.dat: No such file or directory$"
 # seeded mutants: of the headers (v6 base), of anything in a v7 zstd
 # capture (its CPUs' compressed data too)
 python3 "$(dirname "$0")/../fuzz/mutate.py" "$TRACES/k73-npt_tdp_32m/trace.dat" "$T/in" data \

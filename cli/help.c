@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What `mmuscope CMD --help` and `mmuscope help CMD` print after the usage
+ * line: every option of the command, what it does and its default.  One
+ * string per command, kept beside the others so that they read alike;
+ * synth's is its own (collector/cmd-synth.c: cmd_synth_usage).
+ */
+#include "cli/cli.h"
+
+#define OUTPUT_HELP								\
+	"  -f, --force          replace DB if it exists\n"			\
+	"      --append         add a capture to DB (one transaction: all or nothing)\n" \
+	"      --host K=V,...   facts the trace lacks, each K=V: vendor=npt|ept,\n"	\
+	"                       release=X.Y.Z, nonpresent=SPTE, frozen=SPTE,\n"		\
+	"                       role_access=3|4, ept_ad=y|n, tdp_mmu=y|n\n"
+
+const char cli_help_import[] =
+	"Store a trace-cmd trace.dat (read with libtracecmd) in a database, classify every\n"
+	"SPTE change and analyze it.\n\n"
+	"  TRACE, -i, --input TRACE  the trace [trace.dat]; a directory means DIR/trace.dat\n"
+	"  -o, --output DB      the database [TRACE's name ending in .db, here]\n"
+	OUTPUT_HELP
+	"      --text           TRACE is a text event file (`mmuscope dump` lines)\n"
+	"      --no-analyze     store the events only; `mmuscope analyze DB` analyzes them\n"
+	"  -q, --quiet          no summary (warnings still go to stderr)\n";
+
+const char cli_help_record[] =
+	"Record this host's KVM MMU events live from tracefs until Ctrl-C (or --duration):\n"
+	"the ring buffers' pages wait in a spool on disk, and are decoded, stored and\n"
+	"analyzed behind them.  Root only.\n\n"
+	"  -o, --output DB        the database (required)\n"
+	"  -p, --pid PID          only the threads of process PID (a VMM; new threads too)\n"
+	"  -d, --duration S       stop after S seconds\n"
+	"  -b, --buffer-kb KB     ring buffer per CPU [the kernel's]\n"
+	"      --instance NAME    the tracefs instance recorded in [mmuscope]\n"
+	"      --tracing-dir DIR  the tracefs mount [found by libtracefs]\n"
+	"      --no-kprobes       add no kprobes (dirty-log steps and TLB flushes are then\n"
+	"                         inferred from the SPTE changes)\n"
+	"      --stats-ms MS      sample KVM's binary stats every MS ms; 0: never [100]\n"
+	"      --commit-ms MS     commit the database every MS ms: how soon readers see\n"
+	"                         events [250]\n"
+	OUTPUT_HELP
+	"      --trace-dat FILE   also write the capture as a trace.dat\n"
+	"      --spool-dir DIR    where the raw pages wait [DB's directory]\n"
+	"      --no-spool         decode straight from the ring buffers (a storm may\n"
+	"                         overrun them; lost events are counted and marked)\n"
+	"      --no-analyze       store the events only\n"
+	"  -q, --quiet            no summary\n";
+
+const char cli_help_analyze[] =
+	"Rebuild the page-table history of every capture of DB (or one): mapping intervals,\n"
+	"census, dirty-log phases, VMs, anomalies.  Incremental: only events not analyzed\n"
+	"yet are read (import and record analyze as they store).\n\n"
+	"  DB, -i, --input DB   the database\n"
+	"  -c, --capture ID     only this capture [all]\n"
+	"      --rebuild        drop the analysis and start over\n"
+	"      --infer-only     ignore kprobe and patch events: phases by inference from\n"
+	"                       the SPTE changes only (implies --rebuild)\n"
+	"      --per-event      ask the phase detector about every event (no steady\n"
+	"                       stretches): slower, the same tables; to check the analyzer\n"
+	"  -q, --quiet          no summary\n";
+
+const char cli_help_report[] =
+	"Print what the analysis found, per phase: census before and after, what each phase\n"
+	"cost, KVM's own counters beside the rebuilt census, coverage per region, anomalies.\n\n"
+	"  DB, -i, --input DB   the database\n"
+	"  -c, --capture ID     only this capture [all]\n"
+	"      --json           the same as JSON\n"
+	"      --selftest       dirty_log_perf_test's own step lines, from the trace\n"
+	"      --svg DIR        also write the pictures (SVG) into DIR\n"
+	"      --at MS,...      with --svg: memory maps at these times, ms since the\n"
+	"                       capture's first event [before the first dirty-log step,\n"
+	"                       after the first enable, harvest, disable, re-promotion]\n";
+
+const char cli_help_dump[] =
+	"Print the stored events, one stable text line each (what `import --text` reads).\n\n"
+	"  DB, -i, --input DB   the database\n"
+	"  -c, --capture ID     only this capture [all]\n";
+
+const char cli_help_view[] =
+	"Browse a database in the terminal: coverage over time, the memory map, phases,\n"
+	"GFN histories.  '?' lists the keys.  A database nobody analyzed is analyzed on the\n"
+	"fly, into a temporary directory removed at exit.\n\n"
+	"  DB, -i, --input DB   the database\n"
+	"      --capture ID     this capture [the last]\n"
+	"      --no-color       no colours\n"
+	"      --script FILE    read keys from FILE (tests), with --no-display: draw on a\n"
+	"                       virtual $LINES x $COLUMNS screen, --screen-dir DIR: where\n"
+	"                       :save-screen writes, --bench: print timings at the end\n";
+
+const char cli_help_top[] =
+	"Record this host live (as `record` does) and show it as it happens.  Root only.\n\n"
+	"  -o, --output DB      keep the recording in DB [a temporary one, removed at exit]\n"
+	"  --pid, --duration, --buffer-kb, --instance, --tracing-dir, --no-kprobes,\n"
+	"  --stats-ms, --host, --spool-dir, --no-spool, --force: as for record\n"
+	"  --no-color, --script, --no-display, --screen-dir, --bench: as for view\n";

@@ -1,0 +1,85 @@
+#!/bin/sh
+# The command line every command shares, as trace-cmd's: -i or a positional
+# input, ./trace.dat when none, a directory's trace.dat, a default database
+# name; "mmuscope CMD:" on every message (getopt's too); a --help that
+# explains every option, and `mmuscope help CMD`; --capture checked alike.
+. "$(dirname "$0")/lib.sh"
+
+src=$TRACES/k612-npt_tdp_32m
+mkdir "$T/run"
+cd "$T/run" || exit 1
+
+check "import DIR: reads DIR/trace.dat" "$MSC" import -q "$src"
+check_eq "... into ./trace.db, 0600" "$(stat -c %a trace.db 2>/dev/null)" 600
+cp "$src/trace.dat" vm1.dat
+check "import with no input: ./trace.dat (here vm1.dat via -i)" "$MSC" import -q -i vm1.dat
+check_eq "... into vm1.db" "$(ls vm1.db 2>/dev/null)" vm1.db
+mv vm1.dat trace.dat
+rm trace.db
+check "import with no argument reads ./trace.dat" "$MSC" import -q
+check_eq "the same events either way" "$("$MSC" dump trace.db | grep -v '^# capture' | cksum)" \
+	"$("$MSC" dump -i vm1.db | grep -v '^# capture' | cksum)"
+err=$("$MSC" import -q -i trace.dat other.dat -o x.db 2>&1)
+check_match "two inputs: refused by name" "$err" '^mmuscope import: one trace only, not also other.dat$'
+err=$("$MSC" import -q /nonexistent/trace.dat 2>&1)
+check_match "a missing trace: one line naming it" "$err" '^mmuscope import: /nonexistent/trace.dat: '
+
+# long_options FILE FUNCTION: the long options FUNCTION's table lists (its macros expanded)
+long_options() {
+	awk -v fn="$2" '
+		/^#define (CLI_OUTPUT_OPTIONS|UI_LONGOPTS)/ { m = $2 }
+		m && /\{ "[a-z-]+",/ { match($0, /"[a-z-]+"/); macro[m] = macro[m] " " substr($0, RSTART + 1, RLENGTH - 2) }
+		m && !/\\$/ { m = "" }
+		$0 ~ "^(static )?int " fn "\\(" { on = 1 }
+		on && /\{ "[a-z-]+",/ { match($0, /"[a-z-]+"/); print substr($0, RSTART + 1, RLENGTH - 2) }
+		on && /CLI_OUTPUT_OPTIONS|UI_LONGOPTS/ { want[$1] = 1 }
+		on && /^}/ { on = 0 }
+		END { for (k in want) { sub(/,$/, "", k); n = split(macro[k], a, " "); for (i = 1; i <= n; i++) print a[i] } }
+	' "$TOP/cli/cli.h" "$TOP/tui/main.c" "$1" | sort -u
+}
+TOP=$MSC_TEST_DATA/../..
+while read -r cmd file fn; do
+	err=$("$MSC" "$cmd" --no-such-option 2>&1)
+	check_match "$cmd: getopt's message names the program" "$err" "^mmuscope $cmd: (unrecognized|invalid) option"
+	out=$("$MSC" "$cmd" --help)
+	check_eq "$cmd: help CMD is --help" "$("$MSC" help "$cmd")" "$out"
+	opts=$(long_options "$TOP/$file" "$fn")
+	[ -n "$opts" ] || not_ok "$cmd: no options found in $file $fn"
+	missing=
+	for o in $opts; do
+		printf '%s\n' "$out" | grep -q -- "--$o\b" || missing="$missing --$o"
+	done
+	check_eq "$cmd: --help explains every option" "${missing# }" ""
+done <<'EOF'
+import collector/cmd-import.c parse_args
+record collector/cmd-record.c parse_args
+analyze analyzer/cmd-analyze.c parse_args
+report analyzer/cmd-report.c cmd_report
+dump collector/cmd-dump.c cmd_dump
+view tui/main.c cmd_view
+top tui/main.c parse_top
+EOF
+check_fails "help of no command fails" "$MSC" help nonesuch
+
+for cmd in analyze report dump; do
+	err=$("$MSC" $cmd -c 0 trace.db 2>&1)
+	check_match "$cmd: --capture 0 is refused alike" "$err" \
+		"^mmuscope $cmd: --capture 0: expected a capture id"
+	err=$("$MSC" $cmd -c 9 trace.db 2>&1)
+	check_match "$cmd: a capture the database lacks is said alike" "$err" \
+		"^mmuscope $cmd: trace.db: no capture 9 \\(its captures are 1 to 1\\)$"
+	err=$("$MSC" $cmd 2>&1)
+	check_match "$cmd: no database: said so" "$err" "^mmuscope $cmd: need a database \\(or -i DB\\)$"
+done
+err=$("$MSC" report trace.db --at 5 2>&1)
+check_match "report --at without --svg is refused" "$err" "^mmuscope report: --at 5: .*--svg DIR"
+
+# --infer-only starts over: the phases are inferred even where analyzed before
+"$MSC" import -q "$TRACES/k612msc-npt_tdp_32m" -o msc.db
+check_eq "the patch's tracepoints give phases" \
+	"$(sqlite3 msc.db "SELECT count(*) > 0 FROM phase WHERE source = 'tracepoint'")" 1
+"$MSC" analyze -q --infer-only msc.db
+check_eq "analyze --infer-only redoes an analyzed capture" \
+	"$(sqlite3 msc.db "SELECT count(*) FROM phase WHERE source = 'tracepoint'")" 0
+cd "$OLDPWD" || exit 1
+done_testing
