@@ -75,7 +75,13 @@ const char cli_help_report[] =
 const char cli_help_dump[] =
 	"Print the stored events, one stable text line each (what `import --text` reads).\n\n"
 	"  DB, -i, --input DB   the database\n"
-	"  -c, --capture ID     only this capture [all]\n";
+	"  -c, --capture ID     only this capture [all]\n"
+	"  -F, --event NAME,... only events of these types (the lines' second word:\n"
+	"                       spte_changed, page_fault, ...)\n"
+	"      --cpu N          only events of CPU N\n"
+	"      --pid PID        only events of task PID\n"
+	"      --from NS, --to NS  only events at or after / at or before this trace time\n"
+	"                       (ns, the lines' first number)\n";
 
 const char cli_help_view[] =
 	"Browse a database in the terminal: coverage over time, the memory map, phases,\n"
@@ -91,6 +97,6 @@ const char cli_help_view[] =
 const char cli_help_top[] =
 	"Record this host live (as `record` does) and show it as it happens.  Root only.\n\n"
 	"  -o, --output DB      keep the recording in DB [a temporary one, removed at exit]\n"
-	"  --pid, --duration, --buffer-kb, --instance, --tracing-dir, --no-kprobes,\n"
+	"  -p, --pid, -d, --duration, --buffer-kb, --instance, --tracing-dir, --no-kprobes,\n"
 	"  --stats-ms, --host, --spool-dir, --no-spool, --force: as for record\n"
 	"  --no-color, --script, --no-display, --screen-dir, --bench: as for view\n";

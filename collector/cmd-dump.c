@@ -15,7 +15,52 @@
 #include "mmuscope/event.h"
 #include "mmuscope/store.h"
 
-static int dump_capture(struct msc_store *s, const struct msc_capture_row *c)
+/* What -F, --cpu, --pid, --from and --to keep; zero keeps everything. */
+struct dump_filter {
+	bool types[MSC_EV_NR], by_type;
+	long long cpu, pid;		/* -1: any */
+	unsigned long long from, to;
+};
+
+static bool wanted(const struct dump_filter *f, const struct msc_event *ev)
+{
+	return (!f->by_type || (ev->type < MSC_EV_NR && f->types[ev->type])) &&
+	       (f->cpu < 0 || ev->cpu == f->cpu) && (f->pid < 0 || ev->pid == f->pid) &&
+	       ev->ts >= f->from && ev->ts <= f->to;
+}
+
+/* "spte_changed,page_fault" into @f; false after saying which name is unknown */
+static bool parse_types(struct dump_filter *f, char *arg)
+{
+	for (char *name = strtok(arg, ","); name; name = strtok(NULL, ",")) {
+		int type = msc_event_type_lookup(name);
+
+		if (type < 0) {
+			cli_error("--event %s: not an event type (the second word of a dump line)",
+				  name);
+			return false;
+		}
+		f->types[type] = f->by_type = true;
+	}
+	return f->by_type;
+}
+
+/* A number of -F's siblings: --cpu, --pid (>= 0), --from, --to (ns) */
+static bool parse_number(const char *opt, const char *arg, unsigned long long *ret)
+{
+	char *end;
+
+	errno = 0;
+	*ret = strtoull(arg, &end, 0);
+	if (errno || end == arg || *end || arg[0] == '-') {
+		cli_error("%s %s: expected a number", opt, arg);
+		return false;
+	}
+	return true;
+}
+
+static int dump_capture(struct msc_store *s, const struct msc_capture_row *c,
+			const struct dump_filter *f)
 {
 	struct msc_event_cursor *cur;
 	struct msc_event ev;
@@ -35,6 +80,8 @@ static int dump_capture(struct msc_store *s, const struct msc_capture_row *c)
 	if (r)
 		return r;
 	while ((r = msc_store_events_next(cur, &ev)) > 0) {
+		if (!wanted(f, &ev))
+			continue;
 		msc_event_format(&ev, line, sizeof(line));
 		if (puts(line) < 0) {
 			r = -EIO;
@@ -50,8 +97,15 @@ int cmd_dump(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "capture", required_argument, NULL, 'c' },
 		{ "input", required_argument, NULL, 'i' },
+		{ "event", required_argument, NULL, 'F' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "pid", required_argument, NULL, 'P' },
+		{ "from", required_argument, NULL, 'S' },
+		{ "to", required_argument, NULL, 'E' },
 		{ 0 }
 	};
+	struct dump_filter f = { .cpu = -1, .pid = -1, .to = ~0ULL };
+	unsigned long long n;
 	struct msc_capture_row *caps = NULL;
 	struct msc_store *s;
 	const char *db = NULL;
@@ -59,12 +113,37 @@ int cmd_dump(int argc, char **argv)
 	size_t nr = 0;
 	int c, r;
 
-	while ((c = getopt_long(argc, argv, "c:i:", longopts, NULL)) != -1) {
-		if (c == 'c' && !cli_capture_id(optarg, &only))
-			return 2;
-		else if (c == 'i')
+	while ((c = getopt_long(argc, argv, "c:i:F:", longopts, NULL)) != -1) {
+		bool ok = true;
+
+		switch (c) {
+		case 'c':
+			ok = cli_capture_id(optarg, &only);
+			break;
+		case 'i':
 			db = optarg;
-		else if (c != 'c')
+			break;
+		case 'F':
+			ok = parse_types(&f, optarg);
+			break;
+		case 'C':
+			ok = parse_number("--cpu", optarg, &n);
+			f.cpu = (long long)n;
+			break;
+		case 'P':
+			ok = parse_number("--pid", optarg, &n);
+			f.pid = (long long)n;
+			break;
+		case 'S':
+			ok = parse_number("--from", optarg, &f.from);
+			break;
+		case 'E':
+			ok = parse_number("--to", optarg, &f.to);
+			break;
+		default:
+			return 2;
+		}
+		if (!ok)
 			return 2;
 	}
 	db = cli_input(argc, argv, db, NULL, "database");
@@ -80,7 +159,7 @@ int cmd_dump(int argc, char **argv)
 		r = 1;
 	for (size_t i = 0; !r && i < nr; i++)
 		if (!only || caps[i].id == only)
-			r = dump_capture(s, &caps[i]);
+			r = dump_capture(s, &caps[i], &f);
 	if (r < 0)
 		cli_store_error(db, s, r);
 	free(caps);

@@ -300,7 +300,9 @@ static int parse_top(int argc, char **argv, struct top_args *a, struct ui_opts *
 	bool flag;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "o:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:p:d:", longopts, NULL)) != -1) {
+		if (c == 'p' || c == 'd')	/* record's short options */
+			c = c == 'p' ? OPT_PID : OPT_DURATION;
 		if (c == 'o') {
 			a->output = optarg;
 		} else if (c >= OPT_PID && c <= OPT_FORCE) {

@@ -74,6 +74,20 @@ done
 err=$("$MSC" report trace.db --at 5 2>&1)
 check_match "report --at without --svg is refused" "$err" "^mmuscope report: --at 5: .*--svg DIR"
 
+# dump's filters keep what the same test on every line of a full dump keeps
+"$MSC" dump trace.db | grep -v '^#' >all.txt
+lo=$(awk 'NR == 1000 { print $1 }' all.txt)
+hi=$(awk 'NR == 30000 { print $1 }' all.txt)
+check_eq "dump -F EVENT,EVENT --cpu --from --to: the lines of the full dump that match" \
+	"$("$MSC" dump -F spte_changed,marker --cpu 1 --from "$lo" --to "$hi" trace.db | grep -v '^#' | cksum)" \
+	"$(awk -v lo="$lo" -v hi="$hi" '($4 == "spte_changed" || $4 == "marker") && $2 == 1 &&
+		$1 >= lo && $1 <= hi' all.txt | cksum)"
+pid=$(awk 'NR == 5000 { print $3 }' all.txt)
+check_eq "dump --pid: that task's lines" "$("$MSC" dump --pid "$pid" trace.db | grep -v '^#' | cksum)" \
+	"$(awk -v p="$pid" '$3 == p' all.txt | cksum)"
+check_match "dump -F: a name that is no event type is refused by name" \
+	"$("$MSC" dump -F spte_change trace.db 2>&1)" "^mmuscope dump: --event spte_change: not an event type"
+
 # --infer-only starts over: the phases are inferred even where analyzed before
 "$MSC" import -q "$TRACES/k612msc-npt_tdp_32m" -o msc.db
 check_eq "the patch's tracepoints give phases" \

@@ -53,5 +53,10 @@ out=$(env TMPDIR="$T/tmp2" "$MSC" top --tracing-dir "$T/fake" --spool-dir "$T/no
 check_eq "--spool-dir goes to the recorder: one it cannot use makes top exit 1" "$?" 1
 check_match "... with the recorder's message naming it" "$out" \
 	"no-such-dir: cannot make a spool file there: No such file or directory"
+out=$(env TMPDIR="$T/tmp2" "$MSC" top --tracing-dir "$T/fake" -p 999999999 \
+	--script "$T/top.script" --no-display 2>&1)
+check_eq "top -p goes to the recorder as record -p does: no such process, exit 1" "$?" 1
+check_match "... with the recorder's message about its pid filter" "$out" \
+	'^mmuscope record: .*(options/event-fork|process 999999999)'
 check_fails "top takes no database argument" "$MSC" top "$T/top.db"
 done_testing
