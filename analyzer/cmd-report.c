@@ -31,6 +31,7 @@ struct report {
 	const char *db;
 	bool json;
 	bool selftest;		/* --selftest: dirty_log_perf_test's step lines */
+	bool brief;		/* --brief: one screen for a mail */
 	const char *svg_dir;	/* --svg: write the pictures here too */
 	struct svg_opts svg;	/* --at: the memory maps' times */
 	FILE *f;
@@ -99,9 +100,14 @@ static void text_phase(struct report *rp, const struct msc_phase *p)
 	fprintf(rp->f, "    census after:  %s (%.1f%% huge)\n", b, huge_share(&p->after));
 	fprintf(rp->f, "    spte changes %" PRIu64 ":%s\n", p->count.spte_changes,
 		classes[0] ? classes : " none");
-	fprintf(rp->f, "    pages split %" PRIu64 ", promoted %" PRIu64 ", children synthesized %"
-		PRIu64 ", split failures %" PRIu64 "\n", p->count.pages_split, p->count.pages_promoted,
-		p->count.children_synthesized, p->count.split_failures);
+	fprintf(rp->f, "    pages split %" PRIu64, p->count.pages_split);
+	if (p->count.pages_split && p->count.pages_split_level[2] >= 0 &&
+	    p->count.pages_split_level[3] >= 0)
+		fprintf(rp->f, " (%" PRId64 " x 2M, %" PRId64 " x 1G)", p->count.pages_split_level[2],
+			p->count.pages_split_level[3]);
+	fprintf(rp->f, ", promoted %" PRIu64 ", children synthesized %" PRIu64 ", split failures %"
+		PRIu64 "\n", p->count.pages_promoted, p->count.children_synthesized,
+		p->count.split_failures);
 	fprintf(rp->f, "    faults slow %" PRIu64 ", fast %" PRIu64 ", spurious %" PRIu64
 		", refaults after zap %" PRIu64 ", zaps %" PRIu64, p->count.faults_slow, p->count.faults_fast,
 		p->count.faults_spurious, p->count.refaults, p->count.zaps);
@@ -333,6 +339,13 @@ static void json_report(struct report *rp)
 			fprintf(f, "%" PRId64, p->count.flushes);
 		else
 			fprintf(f, "null");
+		for (int l = 2; l <= 3; l++) {
+			fprintf(f, ", \"pages_split_%s\": ", l == 2 ? "2m" : "1g");
+			if (p->count.pages_split_level[l] >= 0)
+				fprintf(f, "%" PRId64, p->count.pages_split_level[l]);
+			else
+				fprintf(f, "null");
+		}
 		fprintf(f, ", \"zaps\": %" PRIu64 ", \"refaults\": %" PRIu64
 			", \"region_split_ns\": %" PRIu64 ", \"to_huge_ns\": ", p->count.zaps, p->count.refaults,
 			p->region_split_ns);
@@ -418,9 +431,20 @@ static int report_capture(struct report *rp, struct msc_store *s, const struct m
 		r = msc_hview_anomalies(rp->l.v, REPORT_ANOMALIES, &rp->l.anomalies, &rp->l.nr_anomalies);
 	if (!r)
 		r = msc_hview_lost_marks(rp->l.v, &rp->l.lost, &rp->l.nr_lost);
-	if (!r && rp->selftest) {
+	if (!r && (rp->selftest || rp->brief))
 		qsort(rp->l.phases, rp->l.nr_phases, sizeof(*rp->l.phases), by_start);
+	if (!r && rp->selftest) {
 		report_selftest(rp->f, rp->l.vms, rp->l.nr_vms, rp->l.phases, rp->l.nr_phases);
+	} else if (!r && rp->brief) {
+		const struct report_brief_in in = {
+			.kernel = rp->cap.kernel_release[0] ? ESC(rp->cap.kernel_release) : "unknown",
+			.vendor = ESC(rp->cap.vendor), .sum = &rp->l.sum,
+			.phases = rp->l.phases, .nr_phases = rp->l.nr_phases,
+			.vms = rp->l.vms, .nr_vms = rp->l.nr_vms,
+			.stats = rp->l.stats, .nr_stats = rp->l.nr_stats,
+		};
+
+		report_brief(rp->f, &in);
 	} else if (!r) {
 		if (rp->json)
 			json_report(rp);
@@ -459,6 +483,7 @@ int cmd_report(int argc, char **argv)
 		{ "svg", required_argument, NULL, 's' },
 		{ "at", required_argument, NULL, 'a' },
 		{ "selftest", no_argument, NULL, 't' },
+		{ "brief", no_argument, NULL, 'b' },
 		{ 0 }
 	};
 	struct report rp = { .f = stdout };
@@ -479,6 +504,8 @@ int cmd_report(int argc, char **argv)
 			rp.json = true;
 		} else if (c == 't') {
 			rp.selftest = true;
+		} else if (c == 'b') {
+			rp.brief = true;
 		} else if (c == 's') {
 			rp.svg_dir = optarg;
 		} else if (c == 'a' && svg_parse_times(optarg, &rp.svg)) {
@@ -490,6 +517,10 @@ int cmd_report(int argc, char **argv)
 		} else {
 			return 2;
 		}
+	}
+	if (rp.json + rp.selftest + rp.brief > 1) {
+		cli_error("--json, --selftest and --brief exclude each other");
+		return 2;
 	}
 	if (at && !rp.svg_dir) {
 		cli_error("--at %s: the memory maps' times: give --svg DIR too", at);

@@ -23,31 +23,72 @@
 #include "mmuscope/history.h"
 #include "report.h"
 
-/* One step: the span of its phases, and whether it has any. */
-struct step {
-	uint64_t start, end;
-	bool seen;
-};
-
 /* One iteration's steps. */
 struct iteration {
-	struct step dirty, get, clear;
+	struct report_step dirty, get, clear;
 	bool got;			/* its get was seen */
 };
 
-static void step_add(struct step *s, const struct msc_phase *p)
+/* What walking a VM's phases hands each step to. */
+struct walk {
+	report_step_fn fn;
+	void *ctx;
+};
+
+static void counts_add(struct msc_phase_counts *d, const struct msc_phase_counts *c)
 {
-	if (!s->seen || p->start_ts < s->start)
-		s->start = p->start_ts;
-	if (!s->seen || p->end_ts > s->end)
-		s->end = p->end_ts;
-	s->seen = true;
+	d->gfn_first = d->gfn_first <= d->gfn_last && d->gfn_first < c->gfn_first ? d->gfn_first
+									      : c->gfn_first;
+	d->gfn_last = d->gfn_last > c->gfn_last ? d->gfn_last : c->gfn_last;
+	d->spte_changes += c->spte_changes;
+	for (int i = 0; i < MSC_CLASS_NR; i++)
+		d->by_class[i] += c->by_class[i];
+	d->splits += c->splits;
+	d->split_failures += c->split_failures;
+	d->pages_split += c->pages_split;
+	for (int l = 2; l <= 3; l++)
+		d->pages_split_level[l] = d->pages_split_level[l] < 0 || c->pages_split_level[l] < 0 ?
+					  -1 : d->pages_split_level[l] + c->pages_split_level[l];
+	d->pages_promoted += c->pages_promoted;
+	d->children_synthesized += c->children_synthesized;
+	d->faults_slow += c->faults_slow;
+	d->faults_fast += c->faults_fast;
+	d->faults_spurious += c->faults_spurious;
+	d->flushes = d->flushes < 0 || c->flushes < 0 ? -1 : d->flushes + c->flushes;
+	d->zaps += c->zaps;
+	d->refaults += c->refaults;
 }
 
-static void print_step(FILE *f, const char *what, const struct step *s)
+static void step_add(struct report_step *s, const struct msc_phase *p)
 {
-	if (s->seen)
-		fprintf(f, "%s time: %.9fs\n", what, (double)(s->end - s->start) / 1e9);
+	if (!s->seen) {
+		s->start = p->start_ts;
+		s->end = p->end_ts;
+		s->first = s->last = p;
+		s->count = p->count;
+		s->to_huge_ns = p->to_huge_ns;
+		s->seen = true;
+		return;
+	}
+	if (p->start_ts < s->start) {
+		s->start = p->start_ts;
+		s->first = p;
+	}
+	if (p->end_ts > s->end) {
+		s->end = p->end_ts;
+		s->last = p;
+	}
+	counts_add(&s->count, &p->count);
+	if (p->to_huge_ns > s->to_huge_ns)
+		s->to_huge_ns = p->to_huge_ns;
+}
+
+static void emit(const struct walk *w, const char *what, struct report_step *s)
+{
+	if (!s->seen)
+		return;
+	snprintf(s->what, sizeof(s->what), "%s", what);
+	w->fn(w->ctx, s);
 }
 
 /*
@@ -66,15 +107,15 @@ static bool iteration_seen(const struct iteration *it)
 	return it->dirty.seen || it->get.seen || it->clear.seen;
 }
 
-static void print_iteration(FILE *f, unsigned int n, const struct iteration *it)
+static void emit_iteration(const struct walk *w, unsigned int n, struct iteration *it)
 {
 	static const char *const what[] = { "dirty memory", "get dirty log", "clear dirty log" };
-	const struct step *steps[] = { &it->dirty, &it->get, &it->clear };
-	char line[64];
+	struct report_step *steps[] = { &it->dirty, &it->get, &it->clear };
+	char line[48];
 
 	for (size_t i = 0; i < 3; i++) {
 		snprintf(line, sizeof(line), "Iteration %u %s", n, what[i]);
-		print_step(f, line, steps[i]);
+		emit(w, line, steps[i]);
 	}
 }
 
@@ -93,26 +134,34 @@ static bool next_iteration(const struct iteration *it, const struct msc_phase *p
 }
 
 /* The steps before the first iteration. */
-static void print_ahead(FILE *f, const struct step *populate, const struct step *enable)
+static void emit_ahead(const struct walk *w, struct report_step *populate,
+		       struct report_step *enable)
 {
-	print_step(f, "Populate memory", populate);
-	print_step(f, "Enabling dirty logging", enable);
+	emit(w, "Populate memory", populate);
+	emit(w, "Enabling dirty logging", enable);
 }
 
-/* Iteration @n + 1 begins: the one before is printed, or before the first the steps ahead. */
-static void next(FILE *f, struct iteration *it, unsigned int *n, const struct step *populate,
-		 const struct step *enable)
+/* Iteration @n + 1 begins: the one before is handed on, or before the first the steps ahead. */
+static void next(const struct walk *w, struct iteration *it, unsigned int *n,
+		 struct report_step *populate, struct report_step *enable)
 {
 	if (iteration_seen(it))
-		print_iteration(f, *n, it);
+		emit_iteration(w, *n, it);
 	*it = (struct iteration){ 0 };
 	if (!(*n)++)
-		print_ahead(f, populate, enable);
+		emit_ahead(w, populate, enable);
 }
 
-static void report_vm(FILE *f, const struct msc_phase *ph, size_t nr, int64_t vm)
+/**
+ * report_steps - the selftests' steps of VM @vm, in the order the test runs them
+ * @ph: the capture's phases, in start order
+ * @fn: called with each step seen (valid for the call)
+ */
+void report_steps(const struct msc_phase *ph, size_t nr, int64_t vm, report_step_fn fn,
+		  void *ctx)
 {
-	struct step populate = { 0 }, enable = { 0 }, disable = { 0 };
+	const struct walk w = { .fn = fn, .ctx = ctx };
+	struct report_step populate = { 0 }, enable = { 0 }, disable = { 0 };
 	struct iteration it = { 0 };
 	unsigned int n = 0;
 	bool manual = false, logging = false, passes = false;
@@ -138,13 +187,13 @@ static void report_vm(FILE *f, const struct msc_phase *ph, size_t nr, int64_t vm
 			logging = true;
 			break;
 		case MSC_PHASE_DIRTY_PASS:
-			next(f, &it, &n, &populate, &enable);
+			next(&w, &it, &n, &populate, &enable);
 			step_add(&it.dirty, p);
 			break;
 		case MSC_PHASE_HARVEST:
 			clear = is_clear(p, manual);
 			if (!n || (!passes && next_iteration(&it, p, clear, manual)))
-				next(f, &it, &n, &populate, &enable);
+				next(&w, &it, &n, &populate, &enable);
 			step_add(clear ? &it.clear : &it.get, p);
 			it.got |= !clear;
 			logging = true;
@@ -157,10 +206,25 @@ static void report_vm(FILE *f, const struct msc_phase *ph, size_t nr, int64_t vm
 		}
 	}
 	if (!n)
-		print_ahead(f, &populate, &enable);
+		emit_ahead(&w, &populate, &enable);
 	if (iteration_seen(&it))
-		print_iteration(f, n, &it);
-	print_step(f, "Disabling dirty logging", &disable);
+		emit_iteration(&w, n, &it);
+	emit(&w, "Disabling dirty logging", &disable);
+}
+
+/** report_has_steps - whether the phases hold a dirty-log step at all */
+bool report_has_steps(const struct msc_phase *ph, size_t nr)
+{
+	for (size_t i = 0; i < nr; i++)
+		if (ph[i].kind == MSC_PHASE_ENABLE || ph[i].kind == MSC_PHASE_HARVEST ||
+		    ph[i].kind == MSC_PHASE_DISABLE)
+			return true;
+	return false;
+}
+
+static void print_step(void *ctx, const struct report_step *s)
+{
+	fprintf(ctx, "%s time: %.9fs\n", s->what, (double)(s->end - s->start) / 1e9);
 }
 
 /**
@@ -174,18 +238,13 @@ static void report_vm(FILE *f, const struct msc_phase *ph, size_t nr, int64_t vm
 void report_selftest(FILE *f, const struct msc_vm *vms, size_t nr_vms,
 		     const struct msc_phase *ph, size_t nr)
 {
-	bool any = false;
-
-	for (size_t i = 0; i < nr; i++)
-		any |= ph[i].kind == MSC_PHASE_ENABLE || ph[i].kind == MSC_PHASE_HARVEST ||
-		       ph[i].kind == MSC_PHASE_DISABLE;
-	if (!any) {
+	if (!report_has_steps(ph, nr)) {
 		fprintf(f, "no dirty-log step in this capture\n");
 		return;
 	}
 	for (size_t v = 0; v < nr_vms; v++) {
 		if (nr_vms > 1)
 			fprintf(f, "%sVM %" PRId64 "\n", v ? "\n" : "", vms[v].id);
-		report_vm(f, ph, nr, vms[v].id);
+		report_steps(ph, nr, vms[v].id, print_step, f);
 	}
 }

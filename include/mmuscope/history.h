@@ -174,6 +174,7 @@ struct msc_phase_counts {
 	uint64_t by_class[MSC_CLASS_NR];	/* spte_changed per enum msc_spte_class */
 	uint64_t splits, split_failures;
 	uint64_t pages_split;		/* huge leaves turned into tables */
+	int64_t pages_split_level[4];	/* ... [2] 2M, [3] 1G; -1: not known (schema < 11) */
 	uint64_t pages_promoted;	/* tables turned back into huge leaves */
 	uint64_t children_synthesized;
 	/*

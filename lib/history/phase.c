@@ -81,6 +81,8 @@ static void cost_merge(struct hcost *dst, const struct hcost *src)
 	dst->count.splits += src->count.splits;
 	dst->count.split_failures += src->count.split_failures;
 	dst->count.pages_split += src->count.pages_split;
+	for (int l = 2; l <= 3; l++)
+		dst->count.pages_split_level[l] += src->count.pages_split_level[l];
 	dst->count.pages_promoted += src->count.pages_promoted;
 	dst->count.children_synthesized += src->count.children_synthesized;
 	dst->count.faults_slow += src->count.faults_slow;
@@ -105,6 +107,9 @@ static void cost_reset(struct hcost *c)
 static void cost_event(struct hcost *c, const struct msc_event *ev, unsigned int what, uint64_t n)
 {
 	cost_add(c, what, n);
+	if (what == HCOST_PAGES_SPLIT && ev && ev->type == MSC_EV_SPTE_CHANGED &&
+	    (ev->spte.level == 2 || ev->spte.level == 3))
+		c->count.pages_split_level[ev->spte.level] += (int64_t)n;
 	if (what == HCOST_SPTE && ev && ev->type == MSC_EV_SPTE_CHANGED) {
 		uint64_t last = ev->spte.gfn + msc_level_pages(ev->spte.level) - 1;
 

@@ -615,7 +615,7 @@ int hstore_add_anomaly(struct hstore *hs, int64_t capture_id, const struct msc_a
 		   "pages_split, pages_promoted, children_synthesized, faults_slow, "       \
 		   "faults_fast, flushes, zaps, refaults, region_split_ns, to_huge_ns, "    \
 		   "before_4k, before_2m, before_1g, after_4k, after_2m, after_1g, census_flags, " \
-		   "faults_spurious, vm"
+		   "faults_spurious, vm, pages_split_2m, pages_split_1g"
 
 /* msc_phase fields from the cost counters of a phase being built. */
 static void phase_of(const struct hphase *ph, bool flushes_known, struct msc_phase *p)
@@ -668,7 +668,7 @@ int hstore_put_phases(struct hstore *hs, int64_t capture_id, const struct hphase
 	if (!r)
 		r = msc_store_prepare(hs->s, "INSERT INTO phase (capture_id, " PHASE_COLS ") VALUES "
 				      "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-				      "?,?,?,?,?)", &st);
+				      "?,?,?,?,?,?,?)", &st);
 	for (size_t i = 0; i < nr && !r; i++) {
 		struct msc_phase p;
 		char classes[512];
@@ -717,6 +717,11 @@ int hstore_put_phases(struct hstore *hs, int64_t capture_id, const struct hphase
 		sqlite3_bind_int(st, c++, (int)p.after.flags);
 		bind_u64(st, c++, p.count.faults_spurious);
 		sqlite3_bind_int64(st, c++, p.vm);
+		for (int l = 2; l <= 3; l++)
+			if (p.count.pages_split_level[l] >= 0)
+				sqlite3_bind_int64(st, c++, p.count.pages_split_level[l]);
+			else
+				c++;
 		r = put(hs, st);
 	}
 	sqlite3_finalize(st);
@@ -772,6 +777,8 @@ static void read_phase(sqlite3_stmt *st, struct msc_phase *p, bool *ret_open)
 	p->after.flags = p->before.flags = (unsigned int)sqlite3_column_int(st, c++);
 	p->count.faults_spurious = column_u64(st, c++);
 	p->vm = sqlite3_column_int64(st, c++);
+	for (int l = 2; l <= 3; l++)
+		p->count.pages_split_level[l] = column_int_or(st, c++, -1);
 	p->before.ts = p->start_ts;
 	p->after.ts = p->end_ts;
 }

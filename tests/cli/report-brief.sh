@@ -1,0 +1,57 @@
+#!/bin/sh
+# `report --brief`: one screen for a mail.  Golden outputs for every capture
+# (UPDATE=1 rewrites them); the steps are --selftest's, with the same
+# durations; every start in trace-cmd's clock is an event's time as
+# `trace-cmd report` prints it; the huge pages split by size add up to the
+# phase's pages_split; a capture with nothing to rebuild says so; and a
+# database of schema 10 upgrades to know the split sizes.
+. "$(dirname "$0")/lib.sh"
+
+GOLDEN=$(dirname "$0")/../golden/report-brief
+most=0
+for dir in "$TRACES"/*/; do
+	name=$(basename "$dir")
+	db=$T/$name.db
+	"$MSC" import -q "$dir/trace.dat" -o "$db" 2>/dev/null
+	"$MSC" report --brief "$db" >"$T/$name.txt" 2>&1
+	check_golden "$name: --brief matches golden" "$T/$name.txt" "$GOLDEN/$name.txt"
+	n=$(wc -l <"$T/$name.txt")
+	[ "$n" -gt "$most" ] && most=$n
+	# the steps and their durations are those of --selftest, in ms
+	"$MSC" report --selftest "$db" | grep -v '^VM \|^$' |
+		awk -F' time: ' '{ sub(/s$/, "", $2); printf "%s %.3f\n", $1, $2 * 1000 }' >"$T/st"
+	awk '/^(Populate|Enabling|Iteration|Disabling)/ {	# the step is 28 columns wide
+		step = substr($0, 1, 28); sub(/ +$/, "", step); split(substr($0, 30), f, " +")
+		printf "%s %s\n", step, f[f[1] == "" ? 4 : 3] }' "$T/$name.txt" >"$T/br"
+	check_eq "$name: the steps and durations of --selftest" "$(cat "$T/br")" "$(cat "$T/st")"
+done
+check_match "every capture fits on one screen (at most 30 lines)" "$most" '^([0-9]|[12][0-9]|30)$'
+
+# the origin is the first event's time as trace-cmd report prints it
+db=$T/k612-npt_tdp_32m.db
+first=$(trace-cmd report -N -i "$TRACES/k612-npt_tdp_32m/trace.dat" 2>/dev/null |
+	sed -nE 's/^.* ([0-9]+\.[0-9]{6}): .*/\1/p' | sort -n | head -1)
+check_match "the origin is trace-cmd's time of the first event" "$(sed -n 2p "$T/k612-npt_tdp_32m.txt")" \
+	"^first event at $first s \\(trace-cmd's clock\\)"
+
+# split sizes: 1G pages give 512 2M pages each, which are split in turn
+db=$T/k612-npt_tdp_1g_hugetlb.db
+check_eq "pages split by size add up to pages_split" \
+	"$(sqlite3 "$db" "SELECT count(*) FROM phase WHERE pages_split != pages_split_2m + pages_split_1g")" 0
+check_match "a 1G split reads as its chain" "$(cat "$T/k612-npt_tdp_1g_hugetlb.txt")" \
+	'^Enabling dirty logging .* 1 x 1G -> 512 x 2M -> 262,144 x 4K '
+
+# nothing to rebuild: said plainly
+"$MSC" import -q --text "$MSC_TEST_DATA/events/no-mmu.events" -o "$T/none.db" 2>/dev/null
+check_match "a capture without SPTE changes says there is nothing to rebuild" \
+	"$("$MSC" report --brief "$T/none.db" 2>&1)" 'no SPTE changes in this capture .*: nothing to rebuild'
+check_fails "--brief and --json exclude each other" "$MSC" report --brief --json "$db"
+
+# a database of schema 10: no split sizes; analyze upgrades it and starts over
+cp "$T/k612-npt_tdp_1g_hugetlb.db" "$T/old.db"
+sqlite3 "$T/old.db" "ALTER TABLE phase DROP COLUMN pages_split_2m;
+	ALTER TABLE phase DROP COLUMN pages_split_1g; PRAGMA user_version = 10"
+check "analyze upgrades a schema 10 database" "$MSC" analyze -q "$T/old.db"
+check_eq "... and, its resume state dropped, knows the split sizes" \
+	"$(sqlite3 "$T/old.db" "SELECT pages_split_1g, pages_split_2m FROM phase WHERE kind = 'enable'")" "1|512"
+done_testing
