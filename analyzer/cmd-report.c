@@ -256,7 +256,8 @@ static void text_report(struct report *rp)
 			ms(rp, rp->l.lost[i].ts), rp->l.lost[i].cpu, rp->l.lost[i].count);
 }
 
-static void json_str(FILE *f, const char *s)
+/** report_json_str - @s as a JSON string */
+void report_json_str(FILE *f, const char *s)
 {
 	fputc('"', f);
 	for (; *s; s++) {
@@ -282,9 +283,9 @@ static void json_report(struct report *rp)
 	FILE *f = rp->f;
 
 	fprintf(f, "{\"capture\": %" PRId64 ", \"kernel\": ", rp->cap.id);
-	json_str(f, rp->cap.kernel_release);
+	report_json_str(f, rp->cap.kernel_release);
 	fprintf(f, ", \"vendor\": ");
-	json_str(f, rp->cap.vendor);
+	report_json_str(f, rp->cap.vendor);
 	fprintf(f, ", \"complete\": %s, \"tdp_mmu\": %s, \"census_approximate\": %s,\n",
 		rp->cap.complete ? "true" : "false", s->tdp_mmu ? "true" : "false",
 		s->tdp_mmu ? "false" : "true");
@@ -320,7 +321,7 @@ static void json_report(struct report *rp)
 		fprintf(f, "%s\n  {\"id\": %" PRId64 ", \"vm\": %" PRId64 ", \"kind\": \"%s\", "
 			"\"source\": \"%s\", \"name\": ", i ? "," : "", p->id, p->vm,
 			msc_phase_kind_name(p->kind), msc_phase_source_name(p->source));
-		json_str(f, p->name);
+		report_json_str(f, p->name);
 		fprintf(f, ", \"start_ns\": %" PRIu64 ", \"duration_ns\": %" PRIu64
 			", \"spte_changes\": %" PRIu64 ", \"by_class\": {",
 			p->start_ts - s->first_ts, p->end_ts - p->start_ts, p->count.spte_changes);
@@ -372,7 +373,7 @@ static void json_report(struct report *rp)
 		const struct msc_kvm_stats *k = &rp->l.stats[i];
 
 		fprintf(f, "%s\n  {\"after\": ", i ? "," : "");
-		json_str(f, k->phase);
+		report_json_str(f, k->phase);
 		fprintf(f, ", \"kvm\": [%" PRId64 ", %" PRId64 ", %" PRId64 "], \"census\": [%" PRId64
 			", %" PRId64 ", %" PRId64 "]}", k->kvm[1], k->kvm[2], k->kvm[3], k->census[1],
 			k->census[2], k->census[3]);
@@ -384,7 +385,7 @@ static void json_report(struct report *rp)
 		fprintf(f, "%s\n  {\"seq\": %" PRId64 ", \"kind\": \"%s\", \"gfn\": %" PRIu64
 			", \"level\": %u, \"detail\": ", i ? "," : "", a->seq,
 			msc_anomaly_kind_name(a->kind), a->gfn, a->level);
-		json_str(f, a->detail);
+		report_json_str(f, a->detail);
 		fprintf(f, "}");
 	}
 	fprintf(f, "]}\n");

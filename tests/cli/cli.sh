@@ -56,6 +56,7 @@ record collector/cmd-record.c parse_args
 analyze analyzer/cmd-analyze.c parse_args
 report analyzer/cmd-report.c cmd_report
 dump collector/cmd-dump.c cmd_dump
+diff analyzer/cmd-diff.c cmd_diff
 view tui/main.c cmd_view
 top tui/main.c parse_top
 EOF
