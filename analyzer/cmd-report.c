@@ -71,17 +71,87 @@ static void census_text(const struct msc_census *c, char *buf, size_t size)
 		 c->pages[3]);
 }
 
-static double huge_share(const struct msc_census *c)
+/* "(62.5% huge)", or "(nothing mapped)" */
+static const char *huge_text(const struct msc_census *c, char *buf, size_t size)
 {
 	uint64_t all = msc_census_mapped(c);
 
-	return all ? 100.0 * (double)(all - (uint64_t)c->pages[1]) / (double)all : 0;
+	if (!all)
+		snprintf(buf, size, "nothing mapped");
+	else
+		snprintf(buf, size, "%.1f%% huge", 100.0 * (double)(all - (uint64_t)c->pages[1]) /
+			 (double)all);
+	return buf;
 }
 
-static void text_phase(struct report *rp, const struct msc_phase *p)
+/* Where a phase began: since the first event and in trace-cmd's clock. */
+static const char *at_text(const struct report *rp, uint64_t ts, char *buf, size_t size)
+{
+	char abs[32];
+
+	snprintf(buf, size, "%.3f ms (%s s)", ms(rp, ts), cli_trace_ts(ts, abs, sizeof(abs)));
+	return buf;
+}
+
+/*
+ * The costs of the phases of other kinds inside workload phase @w (its
+ * VM's, between its start and end); false when there are none.
+ */
+static bool inner_work(const struct report *rp, const struct msc_phase *w,
+		       struct msc_phase_counts *ret, int64_t *ret_first)
+{
+	bool any = false;
+
+	memset(ret, 0, sizeof(*ret));
+	for (size_t i = 0; i < rp->l.nr_phases; i++) {
+		const struct msc_phase *p = &rp->l.phases[i];
+
+		if (p->kind == MSC_PHASE_WORKLOAD || p->vm != w->vm || p->start_ts < w->start_ts ||
+		    p->end_ts > w->end_ts)
+			continue;
+		if (!any)
+			*ret_first = p->id;
+		ret->spte_changes += p->count.spte_changes;
+		ret->pages_split += p->count.pages_split;
+		ret->pages_promoted += p->count.pages_promoted;
+		ret->faults_slow += p->count.faults_slow;
+		ret->faults_fast += p->count.faults_fast;
+		ret->faults_spurious += p->count.faults_spurious;
+		ret->zaps += p->count.zaps;
+		ret->flushes += p->count.flushes;
+		any = true;
+	}
+	return any;
+}
+
+/*
+ * A workload marker phase whose work is exactly that of the phases found
+ * inside it (the usual case: the marker brackets the kernel's step) says
+ * so in one line instead of repeating their numbers.
+ */
+static bool same_work(const struct report *rp, const struct msc_phase *w, int64_t *ret_first)
+{
+	const struct msc_phase_counts *c = &w->count;
+	struct msc_phase_counts in;
+
+	*ret_first = 0;
+	if (w->kind != MSC_PHASE_WORKLOAD)
+		return false;
+	if (!inner_work(rp, w, &in, ret_first))	/* nothing inside: nothing done either? */
+		return !c->spte_changes && !c->faults_slow && !c->faults_fast &&
+		       !c->faults_spurious && c->flushes <= 0;
+	return in.spte_changes == c->spte_changes && in.pages_split == c->pages_split &&
+	       in.pages_promoted == c->pages_promoted && in.faults_slow == c->faults_slow &&
+	       in.faults_fast == c->faults_fast && in.faults_spurious == c->faults_spurious &&
+	       in.zaps == c->zaps && (c->flushes < 0 || in.flushes == c->flushes);
+}
+
+/* One phase; false when it said in one line that its work is another's. */
+static bool text_phase(struct report *rp, const struct msc_phase *p)
 {
 	struct msc_harvest_sum h;
-	char a[64], b[64], classes[512] = "";
+	char a[64], b[64], at[64], ha[32], hb[32], classes[512] = "";
+	int64_t inner = 0;
 	size_t o = 0;
 
 	census_text(&p->before, a, sizeof(a));
@@ -90,14 +160,21 @@ static void text_phase(struct report *rp, const struct msc_phase *p)
 		if (p->count.by_class[c] && o < sizeof(classes))
 			o += (size_t)snprintf(classes + o, sizeof(classes) - o, " %s=%" PRIu64,
 					      msc_spte_class_name(c), p->count.by_class[c]);
-	fprintf(rp->f, "[%" PRId64 "] %-12s %-24s (%s) at %.3f ms, took %.3f ms", p->id,
+	fprintf(rp->f, "[%" PRId64 "] %-12s %-24s (%s) at %s, took %.3f ms", p->id,
 		msc_phase_kind_name(p->kind), ESC(p->name), msc_phase_source_name(p->source),
-		ms(rp, p->start_ts), (double)(p->end_ts - p->start_ts) / 1e6);
+		at_text(rp, p->start_ts, at, sizeof(at)), (double)(p->end_ts - p->start_ts) / 1e6);
 	if (rp->l.nr_vms > 1)
 		fprintf(rp->f, ", VM %" PRId64, p->vm);
+	if (same_work(rp, p, &inner)) {
+		if (inner)
+			fprintf(rp->f, ": the work of [%" PRId64 "] below\n", inner);
+		else
+			fprintf(rp->f, ": no MMU work\n");
+		return false;
+	}
 	fputc('\n', rp->f);
-	fprintf(rp->f, "    census before: %s (%.1f%% huge)\n", a, huge_share(&p->before));
-	fprintf(rp->f, "    census after:  %s (%.1f%% huge)\n", b, huge_share(&p->after));
+	fprintf(rp->f, "    census before: %s (%s)\n", a, huge_text(&p->before, ha, sizeof(ha)));
+	fprintf(rp->f, "    census after:  %s (%s)\n", b, huge_text(&p->after, hb, sizeof(hb)));
 	fprintf(rp->f, "    spte changes %" PRIu64 ":%s\n", p->count.spte_changes,
 		classes[0] ? classes : " none");
 	fprintf(rp->f, "    pages split %" PRIu64, p->count.pages_split);
@@ -114,9 +191,9 @@ static void text_phase(struct report *rp, const struct msc_phase *p)
 	if (p->count.flushes >= 0)
 		fprintf(rp->f, ", TLB flushes %" PRId64, p->count.flushes);
 	fputc('\n', rp->f);
-	if (p->region_split_ns)
-		fprintf(rp->f, "    2M regions spent %.3f ms split (summed over regions)\n",
-			(double)p->region_split_ns / 1e6);
+	if (p->region_split_ns && p->end_ts > p->start_ts)
+		fprintf(rp->f, "    2M regions split: %.1f on average while it ran\n",
+			(double)p->region_split_ns / (double)(p->end_ts - p->start_ts));
 	/* the patch's harvest events: in the harvest phase and in the workload's own */
 	if (!msc_hview_phase_harvest(rp->l.v, p, &h) && h.ioctls)
 		fprintf(rp->f, "    kernel: %" PRIu64 " get + %" PRIu64 " clear, %" PRIu64
@@ -129,6 +206,7 @@ static void text_phase(struct report *rp, const struct msc_phase *p)
 		else
 			fprintf(rp->f, "    regions not all huge again before the next phase\n");
 	}
+	return true;
 }
 
 static void text_coverage(struct report *rp, const struct msc_phase *p)
@@ -141,6 +219,7 @@ static void text_coverage(struct report *rp, const struct msc_phase *p)
 	for (size_t i = 0; i < nr; i++) {
 		const struct msc_region *g = NULL;
 		struct msc_census c = { 0 };
+		char h[32];
 
 		for (size_t k = 0; k < rp->l.nr_regions; k++)
 			if (rp->l.regions[k].id == cov[i].region_id)
@@ -150,9 +229,8 @@ static void text_coverage(struct report *rp, const struct msc_phase *p)
 		for (int l = 1; l <= 3; l++)
 			c.pages[l] = (int64_t)cov[i].pages[l];
 		fprintf(rp->f, "    region %#" PRIx64 "-%#" PRIx64 ": 4K %" PRIu64 " 2M %" PRIu64
-			" 1G %" PRIu64 ", %.1f%% of mapped memory huge\n", g->gfn_first,
-			g->gfn_end - 1, cov[i].pages[1], cov[i].pages[2], cov[i].pages[3],
-			huge_share(&c));
+			" 1G %" PRIu64 ", %s\n", g->gfn_first, g->gfn_end - 1, cov[i].pages[1],
+			cov[i].pages[2], cov[i].pages[3], huge_text(&c, h, sizeof(h)));
 	}
 	free(cov);
 }
@@ -182,10 +260,13 @@ static void text_report(struct report *rp)
 {
 	const struct msc_history_summary *s = &rp->l.sum;
 	unsigned int equal = 0, checked = 0;
+	char origin[32];
 
 	fprintf(rp->f, "capture %" PRId64 ": kernel %s, %s layout, %s\n", rp->cap.id,
 		rp->cap.kernel_release[0] ? ESC(rp->cap.kernel_release) : "unknown",
 		ESC(rp->cap.vendor), s->tdp_mmu ? "TDP MMU" : "legacy/shadow MMU (census approximate)");
+	fprintf(rp->f, "first event at %s s (trace-cmd's clock); \"ms\" below counts from there\n",
+		cli_trace_ts(s->first_ts, origin, sizeof(origin)));
 	if (!rp->cap.complete)
 		fprintf(rp->f, "INCOMPLETE: the %s did not finish (interrupted or failed): the "
 			"history ends where its events do\n", rp->cap.kind[0] && !strcmp(rp->cap.kind,
@@ -216,8 +297,8 @@ static void text_report(struct report *rp)
 
 	fprintf(rp->f, "\nphases:\n");
 	for (size_t i = 0; i < rp->l.nr_phases; i++) {
-		text_phase(rp, &rp->l.phases[i]);
-		text_coverage(rp, &rp->l.phases[i]);
+		if (text_phase(rp, &rp->l.phases[i]))
+			text_coverage(rp, &rp->l.phases[i]);
 	}
 
 	fprintf(rp->f, "\nKVM's counters vs rebuilt census (pages_4k pages_2m pages_1g):\n");
@@ -256,21 +337,6 @@ static void text_report(struct report *rp)
 			ms(rp, rp->l.lost[i].ts), rp->l.lost[i].cpu, rp->l.lost[i].count);
 }
 
-/** report_json_str - @s as a JSON string */
-void report_json_str(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", *s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
-}
-
 static void json_census(FILE *f, const char *name, const struct msc_census *c)
 {
 	fprintf(f, "\"%s\": {\"pages_4k\": %" PRId64 ", \"pages_2m\": %" PRId64 ", \"pages_1g\": %"
@@ -281,6 +347,7 @@ static void json_report(struct report *rp)
 {
 	const struct msc_history_summary *s = &rp->l.sum;
 	FILE *f = rp->f;
+	char origin[32];
 
 	fprintf(f, "{\"capture\": %" PRId64 ", \"kernel\": ", rp->cap.id);
 	report_json_str(f, rp->cap.kernel_release);
@@ -289,6 +356,9 @@ static void json_report(struct report *rp)
 	fprintf(f, ", \"complete\": %s, \"tdp_mmu\": %s, \"census_approximate\": %s,\n",
 		rp->cap.complete ? "true" : "false", s->tdp_mmu ? "true" : "false",
 		s->tdp_mmu ? "false" : "true");
+	/* every *_ns below counts from the first event; here it is, in the trace clock */
+	fprintf(f, " \"first_ts\": %" PRIu64 ", \"first_event\": \"%s\",\n", s->first_ts,
+		cli_trace_ts(s->first_ts, origin, sizeof(origin)));
 	fprintf(f, " \"summary\": {\"events\": %" PRIu64 ", \"spte_events\": %" PRIu64
 		", \"intervals\": %" PRIu64 ", \"synthesized\": %" PRIu64 ", \"fast_applied\": %"
 		PRIu64 ", \"frozen_completed\": %" PRIu64 ", \"resyncs\": %" PRIu64
@@ -432,7 +502,7 @@ static int report_capture(struct report *rp, struct msc_store *s, const struct m
 		r = msc_hview_anomalies(rp->l.v, REPORT_ANOMALIES, &rp->l.anomalies, &rp->l.nr_anomalies);
 	if (!r)
 		r = msc_hview_lost_marks(rp->l.v, &rp->l.lost, &rp->l.nr_lost);
-	if (!r && (rp->selftest || rp->brief))
+	if (!r)		/* in time order (ids are in the order they were found) */
 		qsort(rp->l.phases, rp->l.nr_phases, sizeof(*rp->l.phases), by_start);
 	if (!r && rp->selftest) {
 		report_selftest(rp->f, rp->l.vms, rp->l.nr_vms, rp->l.phases, rp->l.nr_phases);

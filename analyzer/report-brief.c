@@ -26,13 +26,6 @@ struct brief {
 	uint64_t first_ts;
 };
 
-/* @ts as trace-cmd report prints it: seconds, six decimals */
-static const char *tracecmd_ts(uint64_t ts, char *buf, size_t size)
-{
-	snprintf(buf, size, "%" PRIu64 ".%06" PRIu64, ts / 1000000000, ts % 1000000000 / 1000);
-	return buf;
-}
-
 /* The share of mapped memory mapped huge, or "-" when nothing is mapped. */
 static const char *huge_text(const struct msc_census *c, char *buf, size_t size)
 {
@@ -85,13 +78,13 @@ static void print_step(void *ctx, const struct report_step *s)
 		 cli_count(c->faults_fast, fast, sizeof(fast)),
 		 cli_count(c->faults_spurious, spur, sizeof(spur)));
 	fprintf(b->f, STEP_FMT "%10.3f %10.3f  %-35s %7s  %-19s %6s -> %s\n", s->what,
-		tracecmd_ts(s->start, at, sizeof(at)), (double)(s->start - b->first_ts) / 1e6,
+		cli_trace_ts(s->start, at, sizeof(at)), (double)(s->start - b->first_ts) / 1e6,
 		(double)(s->end - s->start) / 1e6, splits_text(c, sp, sizeof(sp)), fl, faults,
 		huge_text(&s->first->before, h0, sizeof(h0)), huge_text(&s->last->after, h1, sizeof(h1)));
 	if (!strcmp(s->what, "Disabling dirty logging")) {
 		if (s->to_huge_ns >= 0)
 			fprintf(b->f, STEP_FMT "%10.3f %10.3f  (from the disable's start)\n",
-				"  all huge again", tracecmd_ts(s->start + (uint64_t)s->to_huge_ns, at,
+				"  all huge again", cli_trace_ts(s->start + (uint64_t)s->to_huge_ns, at,
 							    sizeof(at)),
 				(double)(s->start + (uint64_t)s->to_huge_ns - b->first_ts) / 1e6,
 				(double)s->to_huge_ns / 1e6);
@@ -116,7 +109,7 @@ void report_brief(FILE *f, const struct report_brief_in *in)
 		in->kernel, in->vendor, s->tdp_mmu ? "TDP MMU" : "shadow MMU (census approximate)",
 		cli_count(s->events, a, sizeof(a)), (double)(s->last_ts - s->first_ts) / 1e9);
 	fprintf(f, "first event at %s s (trace-cmd's clock): \"since\" counts from there\n",
-		tracecmd_ts(s->first_ts, t, sizeof(t)));
+		cli_trace_ts(s->first_ts, t, sizeof(t)));
 	if (!s->spte_events && !s->intervals) {
 		fprintf(f, "no SPTE changes in this capture (shadow paging, or no KVM activity): "
 			"nothing to rebuild\n");

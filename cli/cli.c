@@ -291,9 +291,13 @@ const char *cli_trace_path(const char *path, char *buf, unsigned long size)
 {
 	struct stat st;
 
+	size_t n = strlen(path);
+
 	if (stat(path, &st) || !S_ISDIR(st.st_mode))
 		return path;
-	snprintf(buf, size, "%s/trace.dat", path);
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	snprintf(buf, size, "%.*s/trace.dat", (int)n, path);
 	return buf;
 }
 
@@ -342,4 +346,11 @@ bool cli_has_capture(const char *db, const struct msc_capture_row *caps, unsigne
 	else
 		cli_error("%s: no capture %lld (it has none)", db, id);
 	return false;
+}
+
+/* A trace time (ns) as `trace-cmd report` prints it: seconds, six decimals. */
+const char *cli_trace_ts(unsigned long long ts, char *buf, unsigned long size)
+{
+	snprintf(buf, size, "%llu.%06llu", ts / 1000000000, ts % 1000000000 / 1000);
+	return buf;
 }

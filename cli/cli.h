@@ -67,6 +67,7 @@ bool cli_output_refuses(const struct cli_output *o, const char *path, bool exist
 void cli_store_error(const char *path, const struct msc_store *s, int r);
 const char *cli_count(unsigned long long n, char *buf, unsigned long size);
 const char *cli_bytes(unsigned long long n, char *buf, unsigned long size);
+const char *cli_trace_ts(unsigned long long ts, char *buf, unsigned long size);
 
 int cmd_import(int argc, char **argv);
 int cmd_dump(int argc, char **argv);

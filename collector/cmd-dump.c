@@ -65,6 +65,7 @@ static int dump_capture(struct msc_store *s, const struct msc_capture_row *c,
 	struct msc_event_cursor *cur;
 	struct msc_event ev;
 	char line[MSC_EVENT_LINE_MAX];
+	bool first = true;
 	int r;
 
 	printf("# capture %lld: %s (%s)%s\n", (long long)c->id, c->source, c->kind,
@@ -80,6 +81,14 @@ static int dump_capture(struct msc_store *s, const struct msc_capture_row *c,
 	if (r)
 		return r;
 	while ((r = msc_store_events_next(cur, &ev)) > 0) {
+		if (first) {
+			char when[32];
+
+			/* the first number of a line is the trace clock in ns */
+			printf("# first event at %s s in trace-cmd's clock (it prints %llu so)\n",
+			       cli_trace_ts(ev.ts, when, sizeof(when)), (unsigned long long)ev.ts);
+			first = false;
+		}
 		if (!wanted(f, &ev))
 			continue;
 		msc_event_format(&ev, line, sizeof(line));

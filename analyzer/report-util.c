@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * What the report's views (cmd-report.c, report-*.c, cmd-diff.c) print alike.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "report.h"
+
+/** report_json_str - @s as a JSON string */
+void report_json_str(FILE *f, const char *s)
+{
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"' || *s == '\\')
+			fprintf(f, "\\%c", *s);
+		else if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\u%04x", *s);
+		else
+			fputc(*s, f);
+	}
+	fputc('"', f);
+}
