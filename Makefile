@@ -4,6 +4,10 @@
 #   make check    install missing Debian packages, build, run every test
 #   make bench    benchmarks, results in BENCHMARKS.md
 #   make fuzz     damaged trace.dat files against import (FUZZ_N, FUZZ_SEED)
+#   make install  the program, its man pages, bash completion and synth's formats
+#                 under PREFIX (/usr/local; DESTDIR too), and the trace-cmd plugin
+#                 for the installing user (PLUGIN_SYSTEM=1: for every user)
+#   make uninstall  removes what make install put there
 #
 # The two entry points install packages first (scripts/install-deps.sh), then
 # run the real work in a sub-make, so pkg-config is asked only once the
@@ -34,9 +38,19 @@ PROG := $(O)/mmuscope
 LIBA := $(O)/libmmuscope.a
 
 .PHONY: all demo check deps install-deps build check-run demo-run unit clean \
-	check-headers check-layering asan install fuzz
+	check-headers check-layering asan install uninstall fuzz
 
-all: $(PROG) $(UNIT_BINS) plugins
+MANS := $(O)/man/mmuscope.1
+COMPLETION := $(O)/mmuscope.bash
+
+all: $(PROG) $(UNIT_BINS) plugins $(MANS) $(COMPLETION)
+
+# The man pages and the bash completion come from the program's own help.
+$(MANS): $(PROG) scripts/gen-man.sh
+	$(call quiet,GEN,$(O)/man)scripts/gen-man.sh $(PROG) $(O)/man $$($(PROG) --version | cut -d' ' -f2)
+
+$(COMPLETION): $(PROG) scripts/gen-completion.sh
+	$(call quiet,GEN,$@)scripts/gen-completion.sh $(PROG) >$@.tmp && mv $@.tmp $@
 
 # Keep the objects of the test programs (make would delete them as intermediate).
 .SECONDARY:
@@ -102,9 +116,22 @@ asan:
 	$(Q)LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp:print_suppressions=0 MSC_SKIP_KERNEL=1 \
 		MSC_BUILD=build/asan tests/run-all.sh
 
-install: $(PROG) install-plugins
-	install -d $(DESTDIR)$(bindir)
+install: $(PROG) $(MANS) $(COMPLETION) install-plugins
+	install -d $(DESTDIR)$(bindir) $(DESTDIR)$(mandir)/man1 $(DESTDIR)$(bashcompdir)
 	install -m 0755 $(PROG) $(DESTDIR)$(bindir)/mmuscope
+	install -m 0644 $(O)/man/*.1 $(DESTDIR)$(mandir)/man1/
+	install -m 0644 $(COMPLETION) $(DESTDIR)$(bashcompdir)/mmuscope
+	for d in tests/data/formats/*/; do \
+		v=$$(basename $$d); \
+		(cd $$d && find . -type f) | while read -r f; do \
+			install -D -m 0644 $$d/$$f $(DESTDIR)$(datadir)/mmuscope/formats/$$v/$$f || exit 1; \
+		done || exit 1; \
+	done
+
+uninstall: uninstall-plugins
+	rm -f $(DESTDIR)$(bindir)/mmuscope $(DESTDIR)$(bashcompdir)/mmuscope
+	rm -f $(DESTDIR)$(mandir)/man1/mmuscope.1 $(DESTDIR)$(mandir)/man1/mmuscope-*.1
+	rm -rf $(DESTDIR)$(datadir)/mmuscope
 
 clean:
 	rm -rf $(O)

@@ -21,5 +21,11 @@ ALL_CFLAGS = $(WARN) $(CFLAGS) -I. -Iinclude -Ilib -Itests/harness -I$(O)/gen $(
 ALL_LDFLAGS = $(LDFLAGS)
 LIBS = $(PKG_LIBS) -lpthread -lm
 
-prefix ?= /usr/local
+# make install: PREFIX (or prefix) and DESTDIR as usual.  synth finds its
+# formats in $(bindir)/../share/mmuscope, so datadir stays $(prefix)/share.
+PREFIX ?= /usr/local
+prefix ?= $(PREFIX)
 bindir ?= $(prefix)/bin
+datadir := $(prefix)/share
+mandir ?= $(datadir)/man
+bashcompdir ?= $(datadir)/bash-completion/completions

@@ -18,10 +18,10 @@ sqlite3 -column -header "$db" "select class, count(*) as n from spte_change grou
 echo
 echo "\$ mmuscope dump $db | grep -m 6 spte_changed"
 "$MSC" dump "$db" | grep -m 6 spte_changed
-if "$MSC" report --help >/dev/null 2>&1; then
-	echo
-	echo "\$ mmuscope report $db"
-	"$MSC" report "$db"
-fi
+echo
+echo "\$ mmuscope report --brief $db"
+"$MSC" report --brief "$db"
 echo
 echo "The database is $db; its tables are documented in schema/README.md."
+echo "The program is $MSC; 'make install' puts it on PATH (/usr/local/bin), with its man"
+echo "pages, bash completion and trace-cmd plugin; 'mmuscope help CMD' explains a command."
