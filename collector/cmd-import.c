@@ -243,6 +243,47 @@ static void analysis_release(struct analysis *a)
 		cli_remove_db(a->path);
 }
 
+/*
+ * On a terminal, a long import says how far it got: one line, rewritten
+ * twice a second from the first second on, erased at the end.
+ */
+struct progress {
+	bool on, shown;
+	double start, next;
+};
+
+#define PROGRESS_AFTER_S 1.0
+#define PROGRESS_EVERY_S 0.5
+
+static void progress_init(struct progress *p, bool quiet)
+{
+	p->on = !quiet && isatty(STDERR_FILENO);
+	p->start = msc_mono_s();
+	p->next = p->start + PROGRESS_AFTER_S;
+}
+
+static void progress_show(struct progress *p, const char *input, const struct msc_ingest *ing)
+{
+	struct msc_ingest_counts c;
+	double now, secs;
+	char n[32];
+
+	if (!p->on || (now = msc_mono_s()) < p->next)
+		return;
+	p->next = now + PROGRESS_EVERY_S;
+	secs = now - p->start;
+	msc_ingest_get_counts(ing, &c);
+	fprintf(stderr, "\r\033[K%s: %s: %s events in %.0f s (%.2f M events/s)", cli_prog, input,
+		cli_count(c.events, n, sizeof(n)), secs, (double)c.events / secs / 1e6);
+	p->shown = true;
+}
+
+static void progress_end(struct progress *p)
+{
+	if (p->shown)
+		fprintf(stderr, "\r\033[K");
+}
+
 static int run_ingest(const struct import_opts *o, struct msc_source *src,
 		      struct msc_store *store, const char *db_path)
 {
@@ -262,8 +303,12 @@ static int run_ingest(const struct import_opts *o, struct msc_source *src,
 	if (!o->no_analyze && (r = analysis_start(&an, ing, db_path, !o->out.append)))
 		store_failed = true;
 	if (!r) {
+		struct progress p;
+
+		progress_init(&p, o->quiet);
 		while ((r = msc_ingest_step(ing, 4096)) > 0 && !cli_stop)
-			;
+			progress_show(&p, o->input, ing);
+		progress_end(&p);
 	}
 	if (cli_stop)
 		r = MSC_ERR_INTERRUPTED;	/* whatever the interrupted read said */

@@ -89,6 +89,17 @@ check_eq "dump --pid: that task's lines" "$("$MSC" dump --pid "$pid" trace.db | 
 check_match "dump -F: a name that is no event type is refused by name" \
 	"$("$MSC" dump -F spte_change trace.db 2>&1)" "^mmuscope dump: --event spte_change: not an event type"
 
+# a long import on a terminal says how far it got; not with -q, not into a pipe
+"$MSC" synth -q -o big.dat --guest-gib 3 --passes 2
+tty() { script -qec "$*" /dev/null; }
+out=$(tty "'$MSC' import big.dat -o big1.db" | tr '\r' '\n' | sed 's/\x1b\[K//g')
+check_match "import on a terminal: a progress line" "$out" \
+	'^mmuscope import: big.dat: [0-9,]+ events in [0-9]+ s \([0-9.]+ M events/s\)'
+check_eq "... and not with -q" \
+	"$(tty "'$MSC' import -q big.dat -o big2.db" | tr '\r' '\n' | grep -c 'events in')" 0
+check_eq "... nor into a pipe" "$("$MSC" import big.dat -o big3.db 2>&1 | grep -c 'M events/s)')" 0
+rm -f big.dat big1.db big2.db big3.db
+
 # --infer-only starts over: the phases are inferred even where analyzed before
 "$MSC" import -q "$TRACES/k612msc-npt_tdp_32m" -o msc.db
 check_eq "the patch's tracepoints give phases" \
