@@ -502,6 +502,14 @@ static int report_capture(struct report *rp, struct msc_store *s, const struct m
 		r = msc_hview_anomalies(rp->l.v, REPORT_ANOMALIES, &rp->l.anomalies, &rp->l.nr_anomalies);
 	if (!r)
 		r = msc_hview_lost_marks(rp->l.v, &rp->l.lost, &rp->l.nr_lost);
+	if (!r && rp->svg_dir) {	/* the pictures' times, before anything is printed */
+		struct svg_opts o = rp->svg;
+
+		if (svg_check_times(&o, rp->l.sum.last_ts - rp->l.sum.first_ts)) {
+			cli_error("%s: capture %lld: %s", rp->db, (long long)c->id, o.error);
+			r = 1;
+		}
+	}
 	if (!r)		/* in time order (ids are in the order they were found) */
 		qsort(rp->l.phases, rp->l.nr_phases, sizeof(*rp->l.phases), by_start);
 	if (!r && rp->selftest) {
@@ -531,18 +539,18 @@ static int report_capture(struct report *rp, struct msc_store *s, const struct m
 static int write_svg(struct report *rp, struct msc_store *s, const struct msc_capture_row *c,
 		     bool subdir)
 {
+	struct svg_opts o = rp->svg;	/* each capture chooses its own map times */
 	char dir[4096];
 	int r;
 
 	snprintf(dir, sizeof(dir), subdir ? "%s/capture-%lld" : "%s", rp->svg_dir, (long long)c->id);
-	r = svg_write_report(s, c->id, dir, &rp->svg, rp->json ? stderr : stdout);
+	r = svg_write_report(s, c->id, dir, &o, rp->json ? stderr : stdout);
 	/* a picture that cannot be written names its place; what cannot be read, the database */
-	if (r && rp->svg.error[0])
-		cli_error("%s: %s", dir, rp->svg.error);
+	if (r && o.error[0])
+		cli_error("%s: %s", r == -ERANGE || r == -EINVAL ? rp->db : dir, o.error);
 	else if (r)
 		cli_error("%s: %s", rp->db, msc_strerror(r));
 	return r ? 1 : 0;
-	return 0;
 }
 
 int cmd_report(int argc, char **argv)
@@ -553,6 +561,8 @@ int cmd_report(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ "svg", required_argument, NULL, 's' },
 		{ "at", required_argument, NULL, 'a' },
+		{ "from", required_argument, NULL, 'F' },
+		{ "to", required_argument, NULL, 'T' },
 		{ "selftest", no_argument, NULL, 't' },
 		{ "brief", no_argument, NULL, 'b' },
 		{ 0 }
@@ -560,7 +570,7 @@ int cmd_report(int argc, char **argv)
 	struct report rp = { .f = stdout };
 	struct msc_capture_row *caps = NULL;
 	struct msc_store *s;
-	const char *in = NULL, *at = NULL;
+	const char *in = NULL, *at = NULL, *window = NULL;
 	long long only = 0;
 	size_t nr = 0, done = 0;
 	int c, r;
@@ -585,6 +595,13 @@ int cmd_report(int argc, char **argv)
 			return 2;
 		} else if (c == 'a') {
 			at = optarg;
+		} else if ((c == 'F' || c == 'T') &&
+			   svg_parse_ms(optarg, c == 'F' ? &rp.svg.from : &rp.svg.to)) {
+			cli_error("--%s %s: expected milliseconds since the capture start",
+				  c == 'F' ? "from" : "to", optarg);
+			return 2;
+		} else if (c == 'F' || c == 'T') {
+			window = optarg;
 		} else {
 			return 2;
 		}
@@ -595,6 +612,10 @@ int cmd_report(int argc, char **argv)
 	}
 	if (at && !rp.svg_dir) {
 		cli_error("--at %s: the memory maps' times: give --svg DIR too", at);
+		return 2;
+	}
+	if (window && !rp.svg_dir) {
+		cli_error("--from/--to %s: the pictures' window: give --svg DIR too", window);
 		return 2;
 	}
 	rp.db = cli_input(argc, argv, in, NULL, "database");

@@ -74,8 +74,10 @@ const char cli_help_report[] =
 	"      --selftest       dirty_log_perf_test's own step lines, from the trace\n"
 	"      --svg DIR        also write the pictures (SVG) into DIR\n"
 	"      --at MS,...      with --svg: memory maps at these times, ms since the\n"
-	"                       capture's first event [before the first dirty-log step,\n"
-	"                       after the first enable, harvest, disable, re-promotion]\n";
+	"                       capture's first event [before dirty logging first begins,\n"
+	"                       after every dirty-log phase]; files map-NN-WHAT-Tms.svg\n"
+	"      --from MS, --to MS  with --svg: the chart's window (and the maps' times\n"
+	"                       chosen in it), ms since the capture's first event\n";
 
 const char cli_help_diff[] =
 	"Two captures of a workload side by side (two kernels, two patch versions), per\n"

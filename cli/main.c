@@ -29,7 +29,7 @@ static const struct cli_command commands[] = {
 	  .summary = "rebuild page-table history, census, phases, anomalies (import runs it)",
 	  .help = cli_help_analyze },
 	{ .name = "report", .run = cmd_report,
-	  .usage = "DB [-c ID] [--brief | --json | --selftest] [--svg DIR [--at MS,...]]",
+	  .usage = "DB [-c ID] [--brief | --json | --selftest] [--svg DIR [--at MS,...] [--from MS] [--to MS]]",
 	  .summary = "per-phase summary: census before/after, costs, anomalies",
 	  .help = cli_help_report },
 	{ .name = "diff", .run = cmd_diff,

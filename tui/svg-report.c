@@ -73,12 +73,14 @@ static int close_file(FILE *f, struct msc_new_file *nf, FILE *list, const char *
 	return r;
 }
 
-static int coverage(struct report *rp, const char *dir, FILE *list)
+/* The chart over the window of @o (the whole capture unless told). */
+static int coverage(struct report *rp, const struct svg_opts *o, const char *dir, FILE *list)
 {
 	uint64_t *ts = malloc(SAMPLES * sizeof(*ts));
 	struct msc_census *series = malloc(SAMPLES * sizeof(*series));
+	uint64_t end = o->to ? rp->sum.first_ts + o->to : rp->sum.last_ts;
 	struct fmt_axis a = {
-		.t0 = rp->sum.first_ts, .t1 = max(rp->sum.last_ts, rp->sum.first_ts + 1),
+		.t0 = rp->sum.first_ts + o->from, .t1 = max(end, rp->sum.first_ts + o->from + 1),
 		.cols = SAMPLES,
 	};
 	struct svg_chart c = {
@@ -105,39 +107,77 @@ static int coverage(struct report *rp, const char *dir, FILE *list)
 	return r;
 }
 
-static void add_time(struct svg_opts *o, uint64_t rel)
+/* A map time (ns since the start) in the window, and what it is ("after-enable"). */
+static void add_time(struct svg_opts *o, uint64_t rel, const char *what, const char *kind)
 {
 	for (size_t i = 0; i < o->nr_at; i++)
 		if (o->at[i] == rel)
 			return;
-	if (o->nr_at < SVG_MAX_MAPS)
-		o->at[o->nr_at++] = rel;
+	if (o->nr_at == SVG_MAX_MAPS || rel < o->from || (o->to && rel > o->to))
+		return;
+	snprintf(o->what[o->nr_at], sizeof(o->what[0]), "%s%s%s", what, kind ? "-" : "",
+		 kind ? kind : "");
+	o->at[o->nr_at++] = rel;
 }
 
-/* Before dirty logging, then the end of the first phase of each dirty-log kind. */
+/*
+ * Before dirty logging first begins, then the end of every dirty-log phase
+ * (each cycle's enable, harvests, disable, re-promotion) in the window, at
+ * most SVG_MAX_MAPS; the end of the window when there is none.
+ */
 static void choose_times(const struct report *rp, struct svg_opts *o)
 {
-	static const unsigned int kinds[] = {
-		MSC_PHASE_ENABLE, MSC_PHASE_HARVEST, MSC_PHASE_DISABLE, MSC_PHASE_REPROMOTE,
-	};
 	uint64_t t0 = rp->sum.first_ts;
+	bool first = true;
 
 	for (size_t i = 0; i < rp->l.nr_phases; i++) {
-		if (msc_phase_is_dirty_log(rp->l.phases[i].kind)) {
-			add_time(o, rp->l.phases[i].start_ts - t0);
-			break;
-		}
-	}
-	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
-		for (size_t i = 0; i < rp->l.nr_phases; i++) {
-			if (rp->l.phases[i].kind == kinds[k]) {
-				add_time(o, rp->l.phases[i].end_ts - t0);
-				break;
-			}
-		}
+		const struct msc_phase *p = &rp->l.phases[i];
+
+		if (!msc_phase_is_dirty_log(p->kind))
+			continue;
+		if (first)
+			add_time(o, p->start_ts - t0, "before", msc_phase_kind_name(p->kind));
+		first = false;
+		add_time(o, p->end_ts - t0, "after", msc_phase_kind_name(p->kind));
 	}
 	if (!o->nr_at)
-		add_time(o, rp->sum.last_ts - t0);
+		add_time(o, o->to ? o->to : rp->sum.last_ts - t0, "end", NULL);
+}
+
+/**
+ * svg_check_times - the times the user gave lie in the capture (and the window)
+ * @span: the capture's length, ns from its first event to its last
+ *
+ * Returns 0, or -EINVAL / -ERANGE with o->error saying which time is wrong.
+ */
+int svg_check_times(struct svg_opts *o, uint64_t span)
+{
+	char b[32];
+
+	fmt_time(b, sizeof(b), span);
+	if (o->to && o->to <= o->from) {
+		snprintf(o->error, sizeof(o->error), "--to must come after --from");
+		return -EINVAL;
+	}
+	if (o->from > span || o->to > span) {
+		snprintf(o->error, sizeof(o->error), "--%s %g: after the capture's end (%s)",
+			 o->from > span ? "from" : "to", (double)max(o->from, o->to) / 1e6, b);
+		return -ERANGE;
+	}
+	for (size_t i = 0; i < o->nr_at; i++) {
+		if (o->at[i] <= span && o->at[i] >= o->from && (!o->to || o->at[i] <= o->to)) {
+			snprintf(o->what[i], sizeof(o->what[0]), "at");
+			continue;
+		}
+		if (o->at[i] > span)
+			snprintf(o->error, sizeof(o->error), "--at %g: after the capture's end (%s)",
+				 (double)o->at[i] / 1e6, b);
+		else
+			snprintf(o->error, sizeof(o->error), "--at %g: outside --from/--to",
+				 (double)o->at[i] / 1e6);
+		return -ERANGE;
+	}
+	return 0;
 }
 
 static unsigned int map_scale(const struct report *rp)
@@ -175,10 +215,10 @@ static void describe_time(const struct report *rp, uint64_t ts, char *buf, size_
 }
 
 static int one_map(struct report *rp, const char *dir, unsigned int k, uint64_t ts, size_t n,
-		   FILE *list)
+		   const char *what, FILE *list)
 {
 	struct svg_map_region *regions = calloc(rp->l.nr_regions + 1, sizeof(*regions));
-	char sub[512], name[32], path[4200], title[96], when[32];
+	char sub[512], name[96], path[4200], title[96], when[32];
 	struct svg_map m = { .title = title, .k = k, .regions = regions };
 	struct msc_new_file nf;
 	FILE *f = NULL;
@@ -201,7 +241,9 @@ static int one_map(struct report *rp, const char *dir, unsigned int k, uint64_t 
 	snprintf(title, sizeof(title), "Memory map at %s", when);
 	describe_time(rp, ts, sub, sizeof(sub));
 	m.subtitle = sub;
-	snprintf(name, sizeof(name), "map-%02zu.svg", n);
+	/* map-03-after-harvest-459.8ms.svg: in order, what, when */
+	snprintf(name, sizeof(name), "map-%02zu-%s-%.1fms.svg", n, what,
+		 (double)(ts - rp->sum.first_ts) / 1e6);
 	if (!r && !(f = create(dir, name, path, sizeof(path), &nf)))
 		r = -errno;
 	if (f)
@@ -271,19 +313,33 @@ int svg_write_report(struct msc_store *s, int64_t capture_id, const char *dir,
 		snprintf(o->error, sizeof(o->error), "cannot create %s: %s", dir, strerror(errno));
 	}
 	writing = !r;	/* from here on an error is the pictures', not the store's */
+	if (!r && (r = svg_check_times(o, rp.sum.last_ts - rp.sum.first_ts)))
+		writing = true;
 	if (!r)
-		r = coverage(&rp, dir, list);
+		r = coverage(&rp, o, dir, list);
 	if (!r && !o->nr_at)
 		choose_times(&rp, o);
 	k = map_scale(&rp);
 	for (size_t i = 0; !r && i < o->nr_at; i++)
-		r = one_map(&rp, dir, k, rp.sum.first_ts + o->at[i], i + 1, list);
+		r = one_map(&rp, dir, k, rp.sum.first_ts + o->at[i], i + 1, o->what[i], list);
 	if (r && writing && !o->error[0] && r > -4096)
 		snprintf(o->error, sizeof(o->error), "%s", strerror(-r));
 	tui_cells_free(&rp.cells);
 	tui_lists_free(&rp.l);
 	msc_hview_close(rp.v);
 	return r;
+}
+
+/** svg_parse_ms - "163.9" (ms since the capture start) into ns; -EINVAL for anything else */
+int svg_parse_ms(const char *arg, uint64_t *ret)
+{
+	char *end;
+	double ms = strtod(arg, &end);
+
+	if (end == arg || *end || !(ms >= 0) || ms > 1e12)
+		return -EINVAL;
+	*ret = (uint64_t)(ms * 1e6 + 0.5);
+	return 0;
 }
 
 /**

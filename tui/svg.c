@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -132,24 +133,70 @@ static void band(FILE *f, const struct svg_chart *c, const struct chart_scale *s
 	fprintf(f, "\"><title>%s</title></polygon>\n", name);
 }
 
+/*
+ * The memory axis: a 1-2-5 step of KiB, MiB, GiB or TiB giving at most six
+ * ticks, and the axis top raised to the next tick (so every tick is round).
+ */
+struct mem_axis {
+	double unit_4k;			/* 4K pages per unit */
+	const char *unit;
+	double step;			/* in units */
+	unsigned int ticks;		/* above 0 */
+};
+
+static struct mem_axis mem_axis(uint64_t full_4k)
+{
+	static const struct { double pages; const char *name; } units[] = {
+		{ 0.25, "KiB" }, { 256, "MiB" }, { 262144, "GiB" }, { 268435456.0, "TiB" },
+	};
+	struct mem_axis a = { .unit_4k = units[0].pages, .unit = units[0].name };
+	double v, mag = 1;
+
+	for (size_t i = 1; i < ARRAY_SIZE(units); i++)
+		if ((double)full_4k >= units[i].pages) {
+			a.unit_4k = units[i].pages;
+			a.unit = units[i].name;
+		}
+	v = (double)full_4k / a.unit_4k;
+	while (mag * 10 <= v / 5)
+		mag *= 10;
+	while (mag > v / 5 && mag > 1e-3)
+		mag /= 10;
+	for (;;) {
+		static const double mult[] = { 1, 2, 5 };
+
+		for (size_t i = 0; i < ARRAY_SIZE(mult); i++) {
+			a.step = mag * mult[i];
+			a.ticks = (unsigned int)ceil(v / a.step - 1e-9);
+			if (a.ticks <= 6)
+				return a;
+		}
+		mag *= 10;
+	}
+}
+
 static void axes(FILE *f, const struct svg_chart *c, const struct chart_scale *s)
 {
 	uint64_t step = fmt_tick_step(s->t1 - s->t0, 10);
+	struct mem_axis m = mem_axis(s->full);
 	char label[64];
 
-	/* memory mapped, left */
-	for (int i = 0; i <= 4; i++) {
-		double y = PY1 - (double)i * (PY1 - PY0) / 4;
+	/* memory mapped, left: round ticks up to the top */
+	for (unsigned int i = 0; i <= m.ticks; i++) {
+		double v = m.step * i, y = PY1 - v * m.unit_4k * (PY1 - PY0) / (double)s->full;
 
 		fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ccc\"/>\n",
 			PX0, y, PX1, y);
 		if (i)
-			fmt_bytes_4k(label, sizeof(label), s->full * (uint64_t)i / 4);
+			snprintf(label, sizeof(label), "%g %s", v, m.unit);
 		else
 			snprintf(label, sizeof(label), "0");
 		text(f, PX0 - 6, y + 4, "end", "", label);
+	}
+	/* the huge share, right: its own quarters */
+	for (int i = 0; i <= 4; i++) {
 		snprintf(label, sizeof(label), "%d%%", i * 25);
-		text(f, PX1 + 6, y + 4, "start", "fill=\"#000\"", label);
+		text(f, PX1 + 6, PY1 - (double)i * (PY1 - PY0) / 4 + 4, "start", "fill=\"#000\"", label);
 	}
 	fprintf(f, "<text transform=\"translate(16,%d) rotate(-90)\" text-anchor=\"middle\">"
 		   "memory mapped</text>\n", (PY0 + PY1) / 2);
@@ -187,7 +234,9 @@ static void share_line(FILE *f, const struct svg_chart *c, const struct chart_sc
 
 static void phase_bands(FILE *f, const struct svg_chart *c, const struct chart_scale *s)
 {
-	double label_end[2] = { 0, 0 };
+	/* where each row of labels is free: three above the plot (the top one last), one inside */
+	double label_end[4] = { 0, 0, 0, 0 };
+	static const int row_y[4] = { PY0 - 20, PY0 - 8, PY0 - 32, PY0 + 12 };
 
 	for (size_t i = 0; i < c->nr_phases; i++) {
 		const struct msc_phase *p = &c->phases[i];
@@ -209,43 +258,67 @@ static void phase_bands(FILE *f, const struct svg_chart *c, const struct chart_s
 			inferred ? " stroke-dasharray=\"4 3\"" : " stroke-opacity=\"0.6\"");
 		svg_escape(f, tip);
 		fputs("</title></rect>\n", f);
-		/* a label on the first of two rows above the plot where it fits */
-		row = x0 >= label_end[0] ? 0 : x0 >= label_end[1] ? 1 : -1;
-		if (row >= 0) {
+		/*
+		 * A label on the first of three rows above the plot where it
+		 * fits, inside the picture; where the name does not, its letter,
+		 * above the plot or else inside it at the top of its band.
+		 */
+		for (int full = 1; full >= 0; full--) {
 			char label[96];
+			double w, lx;
 
-			snprintf(label, sizeof(label), "%s %s%s", letter, p->name,
-				 inferred ? " (inferred)" : "");
-			fprintf(f, "<text x=\"%.1f\" y=\"%d\" fill=\"%s\" font-weight=\"bold\">", x0,
-				PY0 - 20 + 12 * row, phase_colors[p->kind]);
+			snprintf(label, sizeof(label), "%s%s%s%s", letter, full ? " " : "",
+				 full ? p->name : "", full && inferred ? " (inferred)" : "");
+			w = 7.0 * (double)strlen(label);
+			lx = min(x0, CW - 4 - w);
+			for (row = 0; row < (full ? 3 : 4) && lx < label_end[row]; row++)
+				;
+			if (row == (full ? 3 : 4))
+				continue;
+			fprintf(f, "<text x=\"%.1f\" y=\"%d\" fill=\"%s\" font-weight=\"bold\">", lx,
+				row_y[row], phase_colors[p->kind]);
 			svg_escape(f, label);
 			fputs("</text>\n", f);
-			label_end[row] = x0 + 7.0 * (double)strlen(label) + 6;
+			label_end[row] = lx + w + 6;
+			break;
 		}
 	}
 }
 
-/* The workload's own phases, as a strip under the axis. */
+/*
+ * The workload's own phases and the vCPUs' passes, as a strip under the
+ * axis: every band first, then the names that fit in their band and clear
+ * the names before them.
+ */
 static void workload_strip(FILE *f, const struct svg_chart *c, const struct chart_scale *s)
 {
 	const int y = PY1 + 46;
+	double free_x = 0;
 	int n = 0;
 
 	for (size_t i = 0; i < c->nr_phases; i++) {
 		const struct msc_phase *p = &c->phases[i];
 		double x0 = xof(s, p->start_ts), x1 = max(xof(s, p->end_ts), x0 + 1);
 
-		if (msc_phase_is_dirty_log(p->kind))
+		if (msc_phase_is_dirty_log(p->kind) || p->end_ts < s->t0 || p->start_ts > s->t1)
 			continue;
 		fprintf(f, "<rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"18\" fill=\"%s\"><title>",
 			x0, y, x1 - x0, n++ % 2 ? "#d9d9d9" : "#bdbdbd");
 		svg_escape(f, p->name);
 		fputs("</title></rect>\n", f);
-		if (x1 - x0 > 6.5 * (double)strlen(p->name) + 4) {
-			fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\">", x0 + 3, y + 13);
-			svg_escape(f, p->name);
-			fputs("</text>\n", f);
-		}
+	}
+	for (size_t i = 0; i < c->nr_phases; i++) {
+		const struct msc_phase *p = &c->phases[i];
+		double x0 = xof(s, p->start_ts), x1 = max(xof(s, p->end_ts), x0 + 1);
+		double w = 6.5 * (double)strlen(p->name) + 4;
+
+		if (msc_phase_is_dirty_log(p->kind) || p->end_ts < s->t0 || p->start_ts > s->t1 ||
+		    x1 - x0 <= w || x0 < free_x)
+			continue;
+		fprintf(f, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\">", x0 + 3, y + 13);
+		svg_escape(f, p->name);
+		fputs("</text>\n", f);
+		free_x = x0 + w + 2;
 	}
 	if (n)
 		text(f, PX0 - 6, y + 13, "end", "font-size=\"11\"", "workload");
@@ -256,6 +329,8 @@ static void lost_marks(FILE *f, const struct svg_chart *c, const struct chart_sc
 	for (size_t i = 0; i < c->nr_lost; i++) {
 		double x = xof(s, c->lost[i].ts);
 
+		if (c->lost[i].ts < s->t0 || c->lost[i].ts > s->t1)
+			continue;
 		fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"%s\" "
 			   "stroke-width=\"2\" stroke-dasharray=\"5 3\"><title>cpu %u lost %" PRIu64
 			   " events: history after this may have holes</title></line>\n",
@@ -274,6 +349,8 @@ static void kvm_dots(FILE *f, const struct svg_chart *c, const struct chart_scal
 		struct msc_census kc = { 0 };
 		bool same = true;
 
+		if (k->ts < s->t0 || k->ts > s->t1)
+			continue;
 		for (int l = 1; l <= 3; l++) {
 			kc.pages[l] = max(k->kvm[l], (int64_t)0);
 			same &= k->kvm[l] < 0 || k->kvm[l] == k->census[l];
@@ -298,7 +375,7 @@ static void swatch(FILE *f, double x, double y, const char *fill, const char *ex
 
 static void chart_legend(FILE *f)
 {
-	const double y = CH - 26;
+	const double y = CH - 40;
 
 	swatch(f, PX0, y, COLOR_1G, "", "1G");
 	swatch(f, PX0 + 50, y, COLOR_2M, "", "2M");
@@ -310,8 +387,10 @@ static void chart_legend(FILE *f)
 		PX0 + 570, y - 4);
 	text(f, PX0 + 580, y, "start", "", "KVM's own counters (red: differ)");
 	text(f, PX0, y + 18, "start", "fill=\"#444\"",
-	     "Bands: dirty-log phases (E enable, H harvest, D disable, R re-promotion; dashed: "
-	     "inferred from SPTE changes).  Red dashes: lost events.");
+	     "Bands: dirty-log phases (E enable, H harvest, D disable, R re-promotion, M memslot, "
+	     "T teardown);");
+	text(f, PX0, y + 32, "start", "fill=\"#444\"",
+	     "lower case and dashed: inferred from the SPTE changes.  Red dashes: lost events.");
 }
 
 /**
@@ -322,6 +401,7 @@ static void chart_legend(FILE *f)
 int svg_coverage(FILE *f, const struct svg_chart *c)
 {
 	struct chart_scale s = { .full = 1 };
+	struct mem_axis m;
 
 	if (c->n < 2)
 		return -EINVAL;
@@ -329,6 +409,8 @@ int svg_coverage(FILE *f, const struct svg_chart *c)
 	s.t1 = c->ts[c->n - 1];
 	for (size_t i = 0; i < c->n; i++)
 		s.full = max(s.full, msc_census_mapped(&c->series[i]));
+	m = mem_axis(s.full);
+	s.full = (uint64_t)ceil(m.step * m.ticks * m.unit_4k);	/* the top is the last tick */
 	header(f, CW, CH, c->title, c->subtitle);
 	band(f, c, &s, 0, 1, COLOR_1G, "1G");
 	band(f, c, &s, 1, 2, COLOR_2M, "2M");
@@ -398,6 +480,8 @@ static void map_cell(FILE *f, const struct fmt_cell *c, double x, double y, int 
 	const char *fill = cell_fill(c, &op);
 
 	fmt_cell_text(tip, 200, c);
+	for (size_t n = strlen(tip); n && tip[n - 1] == ' ';)
+		tip[--n] = '\0';	/* the TUI's text is padded to its width */
 	fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%d\" height=\"%d\" fill=\"%s\" "
 		   "fill-opacity=\"%.2f\"><title>gfn %#" PRIx64 "-%#" PRIx64 ": ", x, y, size, size,
 		fill, op, gfn, gfn + (uint64_t)k * 512 - 1);
@@ -413,7 +497,8 @@ static void map_totals(FILE *f, const struct svg_map *m, double y)
 {
 	struct fmt_cell all = { 0 };
 	unsigned int protected = 0;
-	char line[256], n[5][32];
+	char line[320], n[6][32];
+	int o;
 
 	for (size_t i = 0; i < m->nr; i++) {
 		for (size_t c = 0; c < m->regions[i].nr; c++) {
@@ -432,8 +517,21 @@ static void map_totals(FILE *f, const struct svg_map *m, double y)
 	fmt_count(n[2], sizeof(n[2]), all.nsplit);
 	fmt_count(n[3], sizeof(n[3]), all.cells - all.n1g - all.n2m - all.nsplit);
 	fmt_count(n[4], sizeof(n[4]), protected);
-	snprintf(line, sizeof(line), "2M regions: 1G %s, 2M %s, split to 4K %s (%s of them in "
-		 "write-protected cells), unmapped %s", n[0], n[1], n[2], n[4], n[3]);
+	fmt_count(n[5], sizeof(n[5]), all.n1g / 512);
+	/* only what there is: "2M regions: 512 in 1 x 1G, 513 split to 4K (...)" */
+	o = snprintf(line, sizeof(line), "2M regions:");
+	if (all.n1g)
+		o += snprintf(line + o, sizeof(line) - o, " %s in %s x 1G,", n[0], n[5]);
+	if (all.n2m)
+		o += snprintf(line + o, sizeof(line) - o, " %s mapped 2M,", n[1]);
+	if (all.nsplit)
+		o += snprintf(line + o, sizeof(line) - o, " %s split to 4K (%s of them write-protected),",
+			      n[2], n[4]);
+	if (all.cells - all.n1g - all.n2m - all.nsplit)
+		o += snprintf(line + o, sizeof(line) - o, " %s unmapped,", n[3]);
+	if (line[o - 1] == ':')
+		o += snprintf(line + o, sizeof(line) - o, " none,");
+	line[o - 1] = '\0';	/* the last comma */
 	text(f, MAP_X0, y, "start", "", line);
 }
 

@@ -31,12 +31,16 @@ struct msc_store;
 struct svg_opts {
 	uint64_t at[SVG_MAX_MAPS];	/* map times, ns since the capture start */
 	size_t nr_at;			/* 0: chosen from the dirty-log phases */
+	uint64_t from, to;		/* the chart's window, ns since the start; to 0: the end */
+	char what[SVG_MAX_MAPS][40];	/* OUT: what each map time is ("after-enable") */
 	char error[256];		/* OUT: what went wrong, when it was not the store */
 };
 
 int svg_write_report(struct msc_store *s, int64_t capture_id, const char *dir,
 		     struct svg_opts *o, FILE *list);
 int svg_parse_times(const char *arg, struct svg_opts *o);
+int svg_parse_ms(const char *arg, uint64_t *ret);
+int svg_check_times(struct svg_opts *o, uint64_t span);
 
 /* The coverage chart: census samples over [t0, t1] and what happened when. */
 struct svg_chart {

@@ -9,8 +9,10 @@ check "import" "$MSC" import -q "$TRACES/k612-npt_tdp_32m/trace.dat" -o "$DB"
 out=$("$MSC" report --svg "$T/svg" "$DB")
 check_eq "svg: exit 0" "$?" 0
 out=$(printf '%s\n' "$out" | grep '\.svg$')
-check_eq "svg: the chart and five maps, listed" "$(printf '%s\n' "$out" | sed "s|$T/svg/||" | tr '\n' ' ')" \
-	"coverage.svg map-01.svg map-02.svg map-03.svg map-04.svg map-05.svg "
+# a map before dirty logging begins, then after every dirty-log phase, named for it
+check_eq "svg: the chart and a map after every dirty-log phase, named by phase and time" \
+	"$(printf '%s\n' "$out" | sed "s|$T/svg/||" | tr '\n' ' ')" \
+	"coverage.svg map-01-before-enable-163.9ms.svg map-02-after-enable-171.9ms.svg map-03-after-harvest-466.7ms.svg map-04-after-harvest-752.3ms.svg map-05-after-disable-762.5ms.svg map-06-after-re-promotion-769.1ms.svg map-07-after-teardown-778.7ms.svg "
 
 # xml FILE EXPR: evaluate a Python expression over the parsed SVG (root r, ns N)
 xml() {
@@ -38,22 +40,53 @@ check_eq "coverage: KVM's counters at the 9 stats markers, all equal" \
 	"$(xml "$C" "sum('(rebuilt census equal)' in t for t in titles)")" 9
 check_eq "coverage: the workload's phases under the axis" \
 	"$(xml "$C" "'dirty_pass_1' in texts and 'populate' in texts")" True
-M1=$T/svg/map-01.svg
-M2=$T/svg/map-02.svg
+check_eq "coverage: the memory axis ticks at round sizes (1-2-5)" \
+	"$(xml "$C" "[t for t in texts if t.endswith('iB') or t == '0']")" \
+	"['0', '10 MiB', '20 MiB', '30 MiB', '40 MiB']"
+# labels above the plot: none overlaps another of its row, none leaves the picture
+check_eq "coverage: the phase labels never collide and stay inside" "$(xml "$C" "(
+[(a.get('y'), a.text) for a in r.iter(N + 'text') for b in r.iter(N + 'text')
+ if a is not b and a.get('font-weight') == 'bold' and b.get('font-weight') == 'bold'
+ and a.get('y') == b.get('y') and float(a.get('x')) <= float(b.get('x'))
+ < float(a.get('x')) + 7 * len(a.text)] +
+[t.text for t in r.iter(N + 'text') if t.get('font-weight') == 'bold'
+ and float(t.get('x')) + 7 * len(t.text) > float(r.get('width'))])")" "[]"
+check_eq "coverage: every dirty-log band has a label, if only its letter" \
+	"$(xml "$C" "len([t for t in texts if t[:1] in 'EHDRMTehdrmt' and (len(t) == 1 or t[1] == ' ')])")" \
+	"$(sqlite3 "$DB" "select count(*) from phase where kind in ('enable', 'harvest', 'disable', 're-promotion', 'memslot', 'teardown')")"
+M1=$T/svg/map-01-before-enable-163.9ms.svg
+M2=$T/svg/map-02-after-enable-171.9ms.svg
 check_eq "map 1: at the start of enable (subtitle)" "$(xml "$M1" "texts[1].split('; ')[-1]")" \
 	"start of enable (kprobe)"
 check_eq "map 1: 16 cells are 2M leaves" \
 	"$(xml "$M1" "sum(e.get('fill') == '#3a9b3a' for e in r.iter(N + 'rect') if e.find(N + 'title') is not None)")" 16
 check_eq "map 2: at its end, 17 cells split, 16 write-protected" \
 	"$(xml "$M2" "[t for t in texts if t.startswith('2M regions')][0]")" \
-	"2M regions: 1G 0, 2M 0, split to 4K 17 (16 of them in write-protected cells), unmapped 0"
+	"2M regions: 17 split to 4K (16 of them write-protected)"
+check_eq "map tooltips carry no padding" "$(xml "$M2" "sum(t.endswith(' ') for t in titles)")" 0
 check_eq "map 2: ... 16 cells hatched (the legend's swatch has a stroke)" \
 	"$(xml "$M2" "sum(e.get('fill') == 'url(#wp)' and not e.get('stroke') for e in r.iter(N + 'rect'))")" 16
 
 out=$("$MSC" report --svg "$T/at" --at 163.941,459.772 "$DB")
 check_eq "--at: two maps" "$(printf '%s\n' "$out" | grep -c 'map-')" 2
-check_match "--at: the second at 459.772 ms" "$(xml "$T/at/map-02.svg" "texts[0]")" '^Memory map at 459\.772 ms$'
+check_match "--at: the second at 459.772 ms" "$(xml "$T/at/map-02-at-459.8ms.svg" "texts[0]")" \
+	'^Memory map at 459\.772 ms$'
 check_fails "--at junk fails" "$MSC" report --svg "$T/x" --at 12,zz "$DB"
+out=$("$MSC" report --svg "$T/x" --at 99999 "$DB" 2>&1)
+check_eq "--at after the capture's end: refused, nothing else printed" "$?:$out" \
+	"1:mmuscope report: $DB: capture 1: --at 99999: after the capture's end (814.673 ms)"
+check_eq "... and no picture written" "$(ls "$T/x" 2>/dev/null)" ""
+
+# a window on the disable: the chart's axis spans it, its maps lie in it
+out=$("$MSC" report --svg "$T/win" --from 740 --to 800 "$DB")
+check_eq "--from/--to: the maps of the phases that end in the window" \
+	"$(printf '%s\n' "$out" | grep -o 'map-[^/]*$' | tr '\n' ' ')" \
+	"map-01-after-harvest-752.3ms.svg map-02-after-disable-762.5ms.svg map-03-after-re-promotion-769.1ms.svg map-04-after-teardown-778.7ms.svg "
+check_eq "--from/--to: the time axis runs from 740 to 800 ms" \
+	"$(xml "$T/win/coverage.svg" "[t for t in texts if t.endswith('ms')][::6]")" "['740ms', '800ms']"
+check_match "--to before --from: refused" "$("$MSC" report --svg "$T/y" --from 50 --to 10 "$DB" 2>&1)" \
+	'--to must come after --from$'
+check_match "--from without --svg: refused" "$("$MSC" report --from 50 "$DB" 2>&1)" 'give --svg DIR too$' 
 
 check "lost events: import the fixture" "$MSC" import -q --text "$MSC_TEST_DATA/events/lost.events" \
 	-o "$T/lost.db"
