@@ -282,6 +282,9 @@ static void text_report(struct report *rp)
 			"them is marked\n", s->lost_marks, s->lost_events);
 	if (s->census_flags & MSC_CENSUS_PARTIAL)
 		fprintf(rp->f, "PARTIAL: the trace began after SPTEs were installed\n");
+	if (!s->spte_events && !s->intervals)
+		fprintf(rp->f, "NOTHING TO REBUILD: no SPTE changes in this capture (shadow paging or "
+			"PVM, or no KVM activity): every census below is empty\n");
 
 	fprintf(rp->f, "\nregions:\n");
 	for (size_t i = 0; i < rp->l.nr_regions; i++)
@@ -319,8 +322,11 @@ static void text_report(struct report *rp)
 				k->census[3] - k->kvm[3]);
 		fputc('\n', rp->f);
 	}
-	fprintf(rp->f, "  %u of %u points equal%s\n", equal, checked,
-		s->tdp_mmu ? "" : " (approximate census: shadow MMU removals are untraced)");
+	if (!s->spte_events && !s->intervals && checked)
+		fprintf(rp->f, "  not compared: nothing was rebuilt\n");
+	else
+		fprintf(rp->f, "  %u of %u points equal%s\n", equal, checked,
+			s->tdp_mmu ? "" : " (approximate census: shadow MMU removals are untraced)");
 
 	fprintf(rp->f, "\nanomalies: %" PRIu64 "\n", s->anomalies);
 	for (size_t i = 0; i < rp->l.nr_anomalies; i++) {

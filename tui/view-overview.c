@@ -117,6 +117,14 @@ static void census_text(char *buf, size_t size, const int64_t pages[4])
 	snprintf(buf, size, "4K %.27s  2M %.27s  1G %.27s", n[0], n[1], n[2]);
 }
 
+/* The capture has events, but none the census is rebuilt from. */
+static bool nothing_rebuilt(const struct tui *t)
+{
+	const struct msc_history_summary *s = &t->data->sum;
+
+	return !s->spte_events && !s->intervals;
+}
+
 /* KVM's own counters: sampled live by record, or at the workload's stats markers. */
 static void draw_kvm_line(struct overview *o, struct tui *t, int y)
 {
@@ -138,7 +146,7 @@ static void draw_kvm_line(struct overview *o, struct tui *t, int y)
 		for (int l = 1; l <= 3; l++)
 			same &= k->kvm[l] < 0 || k->kvm[l] == k->census[l];
 		snprintf(line, sizeof(line), "  KVM     after %s: %s  (rebuilt there: %s)", k->phase, c,
-			 same ? "equal" : "DIFFERS");
+			 nothing_rebuilt(t) ? "nothing" : same ? "equal" : "DIFFERS");
 	} else {
 		snprintf(line, sizeof(line), "  KVM     no counters of KVM's own before the cursor");
 	}
@@ -201,7 +209,11 @@ static void overview_draw(struct view *v, struct tui *t, int top, int lines)
 	draw_phase_strip(t, y++, "dirty", FMT_STRIP_DIRTY);
 	draw_phase_strip(t, y++, "phase", FMT_STRIP_WORKLOAD);
 	draw_cursor_line(t, y++);
-	snprintf(line, sizeof(line), "  census  %s", fmt_census(c, sizeof(c) - 1, &o->at));
+	if (nothing_rebuilt(t))
+		snprintf(line, sizeof(line), "  census  nothing to rebuild: no SPTE changes traced %s "
+			 "(shadow paging or PVM, or no KVM activity)", t->data->live ? "so far" : "");
+	else
+		snprintf(line, sizeof(line), "  census  %s", fmt_census(c, sizeof(c) - 1, &o->at));
 	draw_line(y++, A_NORMAL, line);
 	draw_kvm_line(o, t, y++);
 	draw_counters(o, t, y);

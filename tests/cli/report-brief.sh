@@ -45,6 +45,7 @@ check_match "a 1G split reads as its chain" "$(cat "$T/k612-npt_tdp_1g_hugetlb.t
 "$MSC" import -q --text "$MSC_TEST_DATA/events/no-mmu.events" -o "$T/none.db" 2>/dev/null
 check_match "a capture without SPTE changes says there is nothing to rebuild" \
 	"$("$MSC" report --brief "$T/none.db" 2>&1)" 'no SPTE changes in this capture .*: nothing to rebuild'
+check_match "... and so does the full report" "$("$MSC" report "$T/none.db" 2>&1)" '^NOTHING TO REBUILD: no SPTE changes'
 check_fails "--brief and --json exclude each other" "$MSC" report --brief --json "$db"
 
 # a database of schema 10: no split sizes; analyze upgrades it and starts over

@@ -38,6 +38,14 @@ screens() {
 screens k612-npt_tdp_32m overview map phases gfn resize
 screens k61-npt_tdp_32m overview map phases gfn
 screens k612-npt_tdp_1g_hugetlb overview map gfn
+
+# a capture of an MMU that traces no SPTE change: said plainly, no "equal" on zeros
+"$MSC" import -q --text "$MSC_TEST_DATA/events/no-mmu.events" -o "$T/nommu.db" 2>/dev/null
+view "$T/nommu.db" overview.script "$T/nommu" >/dev/null 2>&1
+check_match "no SPTE changes: the overview says there is nothing to rebuild" \
+	"$(cat "$T/nommu/overview.screen" 2>/dev/null)" '^  census  nothing to rebuild: no SPTE changes traced'
+check_eq "... and compares no KVM counter with it" \
+	"$(grep -c 'rebuilt there: equal' "$T/nommu/overview.screen" 2>/dev/null)" 0
 screens k612-npt_tdp_eager0_16m overview map
 screens k61-shadow_npt0_16m overview phases
 
