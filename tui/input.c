@@ -66,6 +66,8 @@ static const struct keymap {
 	{ '\n', REQ_ENTER },
 	{ KEY_ENTER, REQ_ENTER },
 	{ 'g', REQ_GOTO_GFN },
+	{ '/', REQ_JUMP },
+	{ 'n', REQ_JUMP_AGAIN },
 	{ 'p', REQ_PLAY },
 	{ 's', REQ_MAP_SCALE },
 	{ CTRL('L'), REQ_REDRAW },

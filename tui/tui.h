@@ -53,6 +53,8 @@
 	X(PAGE_DOWN, "page-down", "one page down")                             \
 	X(ENTER, "enter", "open: phase -> cursor there, cell -> GFN inspector, interval -> cursor") \
 	X(GOTO_GFN, "goto-gfn", "type a GFN (hex) to inspect")                 \
+	X(JUMP, "jump", "jump: 163.9 (ms), @8.66 (trace-cmd s), phase name, #id, gfn N") \
+	X(JUMP_AGAIN, "jump-again", "next phase the last jump's name matches")  \
 	X(PLAY, "play", "replay the dirty-log phase at the cursor (again: stop)")   \
 	X(MAP_SCALE, "map-scale", "map: 2M cells (scroll) / scale to fit")     \
 	X(REDRAW, "redraw", "redraw the screen")
@@ -157,10 +159,12 @@ struct tui {
 	uint8_t gfn_as;
 	uint64_t gfn;
 
-	/* the GFN prompt */
+	/* the prompt: a GFN ('g'), or where to jump ('/': a time, a phase, a GFN) */
 	bool prompting;
-	char prompt[32];
+	bool prompt_jump;
+	char prompt[64];
 	size_t prompt_len;
+	char last_jump[64];		/* what 'n' searches again */
 
 	/* replaying a phase on the map */
 	bool playing;

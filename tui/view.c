@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "format.h"
 #include "tui.h"
@@ -343,8 +344,9 @@ static void draw_status(struct tui *t)
 	size_t o = 0;
 
 	if (t->prompting) {
-		snprintf(line, sizeof(line), " GFN to inspect (hex; Enter: go, Esc: cancel): %s_",
-			 t->prompt);
+		snprintf(line, sizeof(line), t->prompt_jump ?
+			 " jump to (163.9 ms, 1.5s, @8.66 trace-cmd's s, a phase, #id, gfn 0x40000): %s_" :
+			 " GFN to inspect (hex; Enter: go, Esc: cancel): %s_", t->prompt);
 		draw_line(t->lines - 1, display_attr(t, ATTR_STATUS), line);
 		return;
 	}
@@ -511,11 +513,130 @@ void draw_cursor_line(struct tui *t, int y)
 
 /* ---- requests ---- */
 
+/* The next phase after the cursor (from the start again) whose kind or name holds @what. */
+static void phase_search(struct tui *t, const char *what)
+{
+	const struct tui_data *d = t->data;
+	const struct msc_phase *best = NULL, *first = NULL;
+	char label[128];
+
+	for (size_t i = 0; i < d->l.nr_phases; i++) {
+		const struct msc_phase *p = &d->l.phases[i];
+
+		if (!strcasestr(p->name, what) && !strcasestr(msc_phase_kind_name(p->kind), what))
+			continue;
+		if (!first || p->start_ts < first->start_ts)
+			first = p;
+		if (p->start_ts > t->cursor && (!best || p->start_ts < best->start_ts))
+			best = p;
+	}
+	if (!best)
+		best = first;	/* past the last one: around to the first */
+	if (!best) {
+		tui_message(t, "no phase is called '%s'", what);
+		return;
+	}
+	tui_set_cursor(t, best->start_ts, false);
+	tui_message(t, "phase %s ('n': the next)", phase_label(best, label, sizeof(label)));
+}
+
+/* "163.9" (ms), "163.9ms", "1.5s", "250us", "1200ns": ns, or false */
+static bool parse_span(const char *text, uint64_t *ret)
+{
+	static const struct { const char *unit; double ns; } units[] = {
+		{ "", 1e6 }, { "ms", 1e6 }, { "s", 1e9 }, { "us", 1e3 }, { "ns", 1 },
+	};
+	char *end;
+	double v = strtod(text, &end);
+
+	if (end == text || !(v >= 0) || v > 1e12)
+		return false;
+	while (*end == ' ')
+		end++;
+	for (size_t i = 0; i < ARRAY_SIZE(units); i++) {
+		if (!strcmp(end, units[i].unit)) {
+			*ret = (uint64_t)(v * units[i].ns + 0.5);
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Where '/' goes: a time since the first event (ms unless told), a time in
+ * trace-cmd's clock ("@8.666661", seconds), a phase by id ("#5") or by
+ * what its kind or name holds ("disable", "dirty_pass_2"), or a GFN
+ * ("gfn 40000", "0x40000").
+ */
+static void jump(struct tui *t, const char *text)
+{
+	const struct tui_data *d = t->data;
+	uint64_t v, gfn;
+	char *end;
+
+	while (*text == ' ')
+		text++;
+	if (!*text)
+		return;
+	snprintf(t->last_jump, sizeof(t->last_jump), "%s", text);
+	if (!strncasecmp(text, "gfn", 3) || !strncasecmp(text, "0x", 2)) {
+		text += strncasecmp(text, "gfn", 3) ? 0 : 3;
+		while (*text == ' ')
+			text++;
+		if (fmt_parse_gfn(text, &gfn))
+			tui_message(t, "'%s' is not a GFN (hex, e.g. 40000 or 0x40000)", text);
+		else
+			tui_open_gfn(t, 0, gfn);
+		return;
+	}
+	if (*text == '@') {
+		double sec = strtod(text + 1, &end);
+
+		if (end == text + 1 || *end || !(sec >= 0))
+			tui_message(t, "'%s': a time in trace-cmd's clock is seconds, e.g. @8.666661", text);
+		else if ((v = (uint64_t)(sec * 1e9 + 0.5)) < d->t_first || v > d->t_last)
+			tui_message(t, "'%s' is outside the capture", text);
+		else
+			tui_set_cursor(t, v, false);
+		return;
+	}
+	if (*text == '#') {
+		long long id = strtoll(text + 1, &end, 10);
+
+		for (size_t i = 0; !*end && i < d->l.nr_phases; i++) {
+			if (d->l.phases[i].id == id) {
+				char label[128];
+
+				tui_set_cursor(t, d->l.phases[i].start_ts, false);
+				tui_message(t, "phase %s", phase_label(&d->l.phases[i], label,
+									   sizeof(label)));
+				return;
+			}
+		}
+		tui_message(t, "no phase %s", text);
+		return;
+	}
+	if (isdigit((unsigned char)*text) || *text == '.') {
+		if (!parse_span(text, &v))
+			tui_message(t, "'%s': a time is 163.9 (ms), 1.5s, 250us or 1200ns", text);
+		else if (v > d->t_last - d->t_first)
+			tui_message(t, "'%s' is after the capture's end", text);
+		else
+			tui_set_cursor(t, d->t_first + v, false);
+		return;
+	}
+	phase_search(t, text);
+}
+
 static void prompt_done(struct tui *t)
 {
 	uint64_t gfn;
 
 	t->prompting = false;
+	if (t->prompt_jump) {
+		jump(t, t->prompt);
+		return;
+	}
 	if (fmt_parse_gfn(t->prompt, &gfn))
 		tui_message(t, "'%s' is not a GFN (hex, e.g. 40000 or 0x40000)", t->prompt);
 	else
@@ -525,8 +646,8 @@ static void prompt_done(struct tui *t)
 /**
  * tui_prompt_key - a key typed while the GFN prompt is open
  *
- * Hex digits and 'x' are kept; Backspace deletes; Enter inspects; Esc
- * cancels.
+ * GFN: hex digits and 'x' are kept; jump: any printable key.  Backspace
+ * deletes; Enter goes; Esc cancels.
  */
 void tui_prompt_key(struct tui *t, int key)
 {
@@ -538,7 +659,7 @@ void tui_prompt_key(struct tui *t, int key)
 	} else if (key == KEY_BACKSPACE || key == 127 || key == 8) {
 		if (t->prompt_len)
 			t->prompt[--t->prompt_len] = '\0';
-	} else if (key < 256 && (isxdigit(key) || key == 'x') &&
+	} else if (key < 256 && (t->prompt_jump ? isprint(key) : isxdigit(key) || key == 'x') &&
 		   t->prompt_len + 1 < sizeof(t->prompt)) {
 		t->prompt[t->prompt_len++] = (char)key;
 		t->prompt[t->prompt_len] = '\0';
@@ -594,9 +715,20 @@ static unsigned int generic(struct tui *t, enum msc_request req)
 		phase_jump(t, req == REQ_PHASE_NEXT);
 		break;
 	case REQ_GOTO_GFN:
+	case REQ_JUMP:
 		t->prompting = true;
+		t->prompt_jump = req == REQ_JUMP;
 		t->prompt[0] = '\0';
 		t->prompt_len = 0;
+		break;
+	case REQ_JUMP_AGAIN:
+		if (!t->last_jump[0])
+			tui_message(t, "no jump yet: '/' asks where to");
+		else if (isdigit((unsigned char)t->last_jump[0]) || strchr("@#.", t->last_jump[0]) ||
+			 !strncasecmp(t->last_jump, "gfn", 3) || !strncasecmp(t->last_jump, "0x", 2))
+			tui_message(t, "'n' finds the next phase a name matches ('/' a name first)");
+		else
+			phase_search(t, t->last_jump);
 		break;
 	case REQ_PLAY:
 		play(t);

@@ -39,6 +39,24 @@ screens k612-npt_tdp_32m overview map phases gfn resize
 screens k61-npt_tdp_32m overview map phases gfn
 screens k612-npt_tdp_1g_hugetlb overview map gfn
 
+# '/' jumps: the cursor lands where asked (a phase, a time, trace-cmd's time, the next match)
+view "$T/k612-npt_tdp_32m.db" jump.script "$T/jump" >/dev/null 2>&1
+cur() { sed -n 's/^cursor \([0-9.]* ms\).*/\1/p' "$T/jump/$1.screen" 2>/dev/null; }
+check_eq "/disable: the cursor at the first phase named so" "$(cur disable)" \
+	"$(sqlite3 "$T/k612-npt_tdp_32m.db" "select printf('%.3f ms', (min(p.start_ts) - a.first_ts) / 1e6)
+		from phase p, analysis a where p.name like '%disable%' or p.kind like '%disable%'")"
+check_eq "/250: 250 ms after the first event" "$(cur t250)" "250.000 ms"
+check_eq "/@9.256041: that time in trace-cmd's clock (9.256041 s = 753.321 ms since the start)" \
+	"$(cur abs)" "753.321 ms"
+check_eq "/harvest then n: the second harvest" "$(cur harvest2)" \
+	"$(sqlite3 "$T/k612-npt_tdp_32m.db" "select printf('%.3f ms', (p.start_ts - a.first_ts) / 1e6)
+		from phase p, analysis a where p.kind = 'harvest' order by p.start_ts limit 1 offset 1")"
+check_eq "/#5: phase 5's start" "$(cur id5)" \
+	"$(sqlite3 "$T/k612-npt_tdp_32m.db" "select printf('%.3f ms', (p.start_ts - a.first_ts) / 1e6)
+		from phase p, analysis a where p.id = 5")"
+check_match "/gfn 40000: the GFN inspector" "$(head -2 "$T/jump/gfn.screen")" '^GFN 0x40000 '
+check_match "/nonesuch: said so" "$(tail -1 "$T/jump/none.screen")" "no phase is called 'nonesuch'"
+
 # a capture of an MMU that traces no SPTE change: said plainly, no "equal" on zeros
 "$MSC" import -q --text "$MSC_TEST_DATA/events/no-mmu.events" -o "$T/nommu.db" 2>/dev/null
 view "$T/nommu.db" overview.script "$T/nommu" >/dev/null 2>&1
