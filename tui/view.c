@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cli/cli.h"
 #include "format.h"
 #include "tui.h"
 #include "mmuscope/util.h"
@@ -478,20 +479,21 @@ void draw_phase_strip(struct tui *t, int y, const char *label, enum fmt_strip_ki
 	attrset(A_NORMAL);
 }
 
-/** draw_cursor_line - "cursor 163.941 ms  in enable (kprobe), after ..." */
+/** draw_cursor_line - "cursor 163.941 ms @8.666661  in enable (kprobe), after ..." */
 void draw_cursor_line(struct tui *t, int y)
 {
 	const struct tui_data *d = t->data;
 	const struct msc_phase *dp = tui_data_phase_at(d, t->cursor, true);
 	const struct msc_phase *wp = tui_data_phase_at(d, t->cursor, false);
-	char line[512], when[32];
+	char line[512], when[32], abs[32];
 	uint64_t lost_events;
 	unsigned int lost = tui_data_lost_before(d, t->cursor, &lost_events);
 	size_t o;
 
 	fmt_time(when, sizeof(when), t->cursor - d->t_first);
-	o = (size_t)snprintf(line, sizeof(line), "cursor %s%s", when,
-			     t->follow ? " (live)" : t->playing ? " (replaying)" : "");
+	/* and where that is in trace-cmd's clock: "@9.256041" */
+	o = (size_t)snprintf(line, sizeof(line), "cursor %s @%s%s", when,
+			     cli_trace_ts(t->cursor, abs, sizeof(abs)), t->follow ? " (live)" : t->playing ? " (replaying)" : "");
 	if (dp)
 		o += (size_t)snprintf(line + o, sizeof(line) - o, "  in %s (%s)",
 				      msc_phase_kind_name(dp->kind), msc_phase_source_name(dp->source));
