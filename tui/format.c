@@ -92,13 +92,31 @@ size_t fmt_bytes_4k(char *buf, size_t size, uint64_t pages_4k)
 	return n < 0 ? 0 : (size_t)n;
 }
 
-/** fmt_fit - @text in exactly @width columns: cut, or padded with spaces */
+/**
+ * fmt_cut - how much of @text fits in @width columns without cutting a word:
+ *	a number is shown whole or not at all (a single word longer than the
+ *	width is cut, as nothing else can be done)
+ */
+size_t fmt_cut(const char *text, size_t width)
+{
+	size_t n = strlen(text), k;
+
+	if (n <= width)
+		return n;
+	if (text[width] == ' ')
+		return width;
+	for (k = width; k > 0 && text[k - 1] != ' '; k--)
+		;
+	while (k > 0 && text[k - 1] == ' ')
+		k--;
+	return k ? k : width;
+}
+
+/** fmt_fit - @text in exactly @width columns: cut between words, padded with spaces */
 char *fmt_fit(char *buf, size_t width, const char *text)
 {
-	size_t n = strlen(text);
+	size_t n = fmt_cut(text, width);
 
-	if (n > width)
-		n = width;
 	memmove(buf, text, n);
 	memset(buf + n, ' ', width - n);
 	buf[width] = '\0';
@@ -441,6 +459,55 @@ struct col {
  * Render @n cells into @width columns.  Columns are taken in order while
  * they fit; the flexible one gets what is left (at least @flex_min).
  */
+/*
+ * A table cell @text in @w columns.  A number too wide loses decimals
+ * ("2346.961 ms" -> "2346.96 ms" -> "2347 ms"), then gets a K/M/G suffix
+ * ("262,145" -> "262.1K" -> "262K"); one that still does not fit is shown
+ * as '#'s, never cut.  Other text is cut.
+ */
+static size_t fit_cell(char *out, size_t w, const char *text)
+{
+	static const char *const suffix[] = { "K", "M", "G", "T" };
+	size_t len = strlen(text), digits = strspn(text, "0123456789,.");
+	const char *unit = text + digits, *dot;
+	char num[48], t[96];
+	size_t k = 0;
+	double v;
+
+	if (len <= w || !digits || !isdigit((unsigned char)text[0]) || digits >= sizeof(num)) {
+		len = min(len, w);
+		memcpy(out, text, len);
+		return len;
+	}
+	for (size_t i = 0; i < digits; i++)	/* the number without its commas */
+		if (text[i] != ',')
+			num[k++] = text[i];
+	num[k] = '\0';
+	v = strtod(num, NULL);
+	dot = strchr(num, '.');
+	for (int dec = dot ? (int)strlen(dot + 1) - 1 : -1; dec >= 0; dec--) {
+		size_t n = (size_t)snprintf(t, sizeof(t), "%.*f%s", dec, v, unit);
+
+		if (n <= w) {
+			memcpy(out, t, n);
+			return n;
+		}
+	}
+	for (size_t i = 0; i < ARRAY_SIZE(suffix); i++) {
+		v /= 1000;
+		for (int dec = 1; dec >= 0; dec--) {
+			size_t n = (size_t)snprintf(t, sizeof(t), "%.*f%s%s", dec, v, suffix[i], unit);
+
+			if (n <= w) {
+				memcpy(out, t, n);
+				return n;
+			}
+		}
+	}
+	memset(out, '#', w);
+	return w;
+}
+
 static char *render_cols(char *buf, size_t width, const struct col *cols, size_t n,
 			 const char *const *cells, unsigned int flex_min)
 {
@@ -456,18 +523,18 @@ static char *render_cols(char *buf, size_t width, const struct col *cols, size_t
 	}
 	flex = flex_min + (unsigned int)(width - used);
 	for (size_t i = 0; i < take; i++) {
-		size_t w = cols[i].width ? cols[i].width : flex, len = strlen(cells[i]);
+		size_t w = cols[i].width ? cols[i].width : flex, len;
+		char cell[256];
 
 		if (i)
 			buf[o++] = ' ';
-		if (len > w)
-			len = w;
+		len = fit_cell(cell, min(w, sizeof(cell) - 1), cells[i]);
 		if (cols[i].left) {
-			memcpy(buf + o, cells[i], len);
+			memcpy(buf + o, cell, len);
 			memset(buf + o + len, ' ', w - len);
 		} else {
 			memset(buf + o, ' ', w - len);
-			memcpy(buf + o + w - len, cells[i], len);
+			memcpy(buf + o + w - len, cell, len);
 		}
 		o += w;
 	}

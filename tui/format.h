@@ -49,6 +49,7 @@ size_t fmt_rate(char *buf, size_t size, double per_s);
 size_t fmt_time(char *buf, size_t size, uint64_t ns);
 size_t fmt_span(char *buf, size_t size, uint64_t ns);
 size_t fmt_bytes_4k(char *buf, size_t size, uint64_t pages_4k);
+size_t fmt_cut(const char *text, size_t width);
 char *fmt_fit(char *buf, size_t width, const char *text);
 
 double fmt_huge_share(const struct msc_census *c);

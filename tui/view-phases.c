@@ -57,11 +57,13 @@ static void detail(struct tui *t, const struct msc_phase *p, int y)
 	else
 		snprintf(line + o, sizeof(line) - o, ", TLB flushes not traced");
 	draw_line(y++, A_NORMAL, line);
-	fmt_span(a, sizeof(a), p->region_split_ns);
+	/* the split-time integral over the phase's length: how many regions were split */
+	snprintf(a, sizeof(a), "%.1f", p->end_ts > p->start_ts ?
+		 (double)p->region_split_ns / (double)(p->end_ts - p->start_ts) : 0.0);
 	o = p->count.gfn_first <= p->count.gfn_last ?
 	    (size_t)snprintf(line, sizeof(line), "  gfn %#" PRIx64 "-%#" PRIx64 ";", p->count.gfn_first,
 			     p->count.gfn_last) : 0;
-	o += (size_t)snprintf(line + o, sizeof(line) - o, "%s2M regions spent %s split",
+	o += (size_t)snprintf(line + o, sizeof(line) - o, "%s2M regions split: %s on average",
 			      o ? " " : "  ", a);
 	if (p->kind == MSC_PHASE_DISABLE || p->kind == MSC_PHASE_REPROMOTE) {
 		if (p->to_huge_ns >= 0) {

@@ -44,11 +44,11 @@ void tui_message(struct tui *t, const char *fmt, ...)
 /** draw_line - @text in one full-width row */
 void draw_line(int y, int attr, const char *text)
 {
-	int cols = COLS;
+	int cols = COLS, n = (int)fmt_cut(text, (size_t)cols);	/* between words: no number cut */
 
 	attrset(attr);
-	mvaddnstr(y, 0, text, cols);
-	for (int x = (int)min(strlen(text), (size_t)cols); x < cols; x++)
+	mvaddnstr(y, 0, text, n);
+	for (int x = n; x < cols; x++)
 		mvaddch(y, x, ' ');
 	attrset(A_NORMAL);
 }
