@@ -1,0 +1,27 @@
+#!/bin/sh
+# The TUI at every size from 60x16 to 200x60 never shows a number cut:
+# each is whole (as the same screens at 400 columns show it), rounded, with
+# a K/M/G suffix, or '#'s; and no unit is cut (tests/cli/tui-numbers.py).
+. "$(dirname "$0")/lib.sh"
+
+SCRIPT=$(cd "$(dirname "$0")/../tui" && pwd)/sizes.script
+export TERM=xterm-256color LC_ALL=C.UTF-8
+unset NO_COLOR MSC_TUI_SCRIPT MSC_TUI_NO_DISPLAY MSC_TUI_SCREEN_DIR
+for name in k612-npt_tdp_32m k612-npt_tdp_1g_hugetlb k612st-split_hugetlb2m_16m; do
+	db=$T/$name.db
+	"$MSC" import -q "$TRACES/$name/trace.dat" -o "$db" 2>/dev/null
+	dirs=
+	for size in 400x60 60x16 70x20 80x24 100x30 120x40 160x50 200x60; do
+		out=$T/$name/$size
+		mkdir -p "$out"
+		LINES=${size#*x} COLUMNS=${size%x*} "$MSC" view "$db" --script "$SCRIPT" --no-display \
+			--screen-dir "$out" >/dev/null 2>&1
+		[ "$size" = 400x60 ] || dirs="$dirs $out"
+	done
+	# shellcheck disable=SC2086
+	check_eq "$name: at every size, every number whole" \
+		"$(python3 "$(dirname "$0")/tui-numbers.py" "$T/$name/400x60" $dirs 2>&1 | sed "s|$T/||")" ""
+	check_eq "$name: ... on all $(ls "$T/$name/400x60" | wc -l) screens of each size" \
+		"$(for d in $dirs; do ls "$d" | wc -l; done | sort -u)" "$(ls "$T/$name/400x60" | wc -l)"
+done
+done_testing
