@@ -97,6 +97,8 @@ const char cli_help_dump[] =
 	"  -c, --capture ID     only this capture [all]\n"
 	"  -F, --event NAME,... only events of these types (the lines' second word:\n"
 	"                       spte_changed, page_fault, ...)\n"
+	"      --gfn GFN        only events about that guest frame (hex): an SPTE whose\n"
+	"                       entry maps it, a fault on it, ...\n"
 	"      --cpu N          only events of CPU N\n"
 	"      --pid PID        only events of task PID\n"
 	"      --from NS, --to NS  only events at or after / at or before this trace time\n"

@@ -47,7 +47,7 @@ static const struct cli_command commands[] = {
 	  .summary = "record this host live and show it as it happens (root; TUI)",
 	  .help = cli_help_top },
 	{ .name = "dump", .run = cmd_dump,
-	  .usage = "DB [-c ID] [-F EVENT,...] [--cpu N] [--pid PID] [--from NS] [--to NS]",
+	  .usage = "DB [-c ID] [-F EVENT,...] [--gfn GFN] [--cpu N] [--pid PID] [--from NS] [--to NS]",
 	  .summary = "print stored events, one stable text line each",
 	  .help = cli_help_dump },
 };

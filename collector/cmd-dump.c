@@ -6,6 +6,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,10 +21,16 @@ struct dump_filter {
 	bool types[MSC_EV_NR], by_type;
 	long long cpu, pid;		/* -1: any */
 	unsigned long long from, to;
+	bool by_gfn;
+	uint64_t gfn;			/* events whose frames hold it (msc_event_gfns()) */
 };
 
 static bool wanted(const struct dump_filter *f, const struct msc_event *ev)
 {
+	uint64_t first, last;
+
+	if (f->by_gfn && (!msc_event_gfns(ev, &first, &last) || f->gfn < first || f->gfn > last))
+		return false;
 	return (!f->by_type || (ev->type < MSC_EV_NR && f->types[ev->type])) &&
 	       (f->cpu < 0 || ev->cpu == f->cpu) && (f->pid < 0 || ev->pid == f->pid) &&
 	       ev->ts >= f->from && ev->ts <= f->to;
@@ -54,6 +61,20 @@ static bool parse_number(const char *opt, const char *arg, unsigned long long *r
 	*ret = strtoull(arg, &end, 0);
 	if (errno || end == arg || *end || arg[0] == '-') {
 		cli_error("%s %s: expected a number", opt, arg);
+		return false;
+	}
+	return true;
+}
+
+/* --gfn: hex, as the dump prints it, with or without 0x */
+static bool parse_gfn(const char *arg, uint64_t *ret)
+{
+	char *end;
+
+	errno = 0;
+	*ret = strtoull(arg, &end, 16);
+	if (errno || end == arg || *end || arg[0] == '-') {
+		cli_error("--gfn %s: expected a guest frame number (hex)", arg);
 		return false;
 	}
 	return true;
@@ -111,6 +132,7 @@ int cmd_dump(int argc, char **argv)
 		{ "pid", required_argument, NULL, 'P' },
 		{ "from", required_argument, NULL, 'S' },
 		{ "to", required_argument, NULL, 'E' },
+		{ "gfn", required_argument, NULL, 'G' },
 		{ 0 }
 	};
 	struct dump_filter f = { .cpu = -1, .pid = -1, .to = ~0ULL };
@@ -148,6 +170,10 @@ int cmd_dump(int argc, char **argv)
 			break;
 		case 'E':
 			ok = parse_number("--to", optarg, &f.to);
+			break;
+		case 'G':
+			ok = parse_gfn(optarg, &f.gfn);
+			f.by_gfn = true;
 			break;
 		default:
 			return 2;

@@ -257,8 +257,7 @@ struct progress {
 
 static void progress_init(struct progress *p, bool quiet)
 {
-	p->on = !quiet && isatty(STDERR_FILENO);
-	p->start = msc_mono_s();
+	*p = (struct progress){ .on = !quiet && isatty(STDERR_FILENO), .start = msc_mono_s() };
 	p->next = p->start + PROGRESS_AFTER_S;
 }
 

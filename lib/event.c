@@ -390,3 +390,42 @@ int msc_event_parse(const char *line, struct msc_event *ret_ev)
 	*ret_ev = ev;
 	return 0;
 }
+
+/**
+ * msc_event_gfns - the guest frames an event is about, read from its fields
+ *	by name: "gfn" (with "level": the frames the entry maps), or "gpa"
+ * @first, @last: the range, inclusive
+ *
+ * Returns false for an event that names no frame.
+ */
+bool msc_event_gfns(const struct msc_event *ev, uint64_t *first, uint64_t *last)
+{
+	const struct msc_event_desc *d;
+	const struct msc_field *gfn = NULL, *gpa = NULL, *level = NULL;
+
+	if (ev->type >= MSC_EV_NR)
+		return false;
+	d = &msc_event_descs[ev->type];
+	for (unsigned int i = 0; i < d->nr_fields; i++) {
+		const struct msc_field *f = &d->fields[i];
+
+		if (!strcmp(f->key, "gfn"))
+			gfn = f;
+		else if (!strcmp(f->key, "gpa"))
+			gpa = f;
+		else if (!strcmp(f->key, "level"))
+			level = f;
+	}
+	if (gfn) {
+		uint64_t l = level ? msc_field_get(ev, level) : 1;
+
+		*first = msc_field_get(ev, gfn);
+		*last = *first + (l >= 1 && l <= 5 ? msc_level_pages((unsigned int)l) : 1) - 1;
+		return true;
+	}
+	if (gpa) {
+		*first = *last = msc_field_get(ev, gpa) >> 12;
+		return true;
+	}
+	return false;
+}

@@ -22,6 +22,7 @@
 #ifndef MSC_EVENT_H
 #define MSC_EVENT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -312,5 +313,6 @@ const char *msc_fast_pf_result_name(enum msc_fast_pf_result result);
 
 int msc_event_format(const struct msc_event *ev, char *buf, size_t size);
 int msc_event_parse(const char *line, struct msc_event *ret_ev);
+bool msc_event_gfns(const struct msc_event *ev, uint64_t *first, uint64_t *last);
 
 #endif /* MSC_EVENT_H */

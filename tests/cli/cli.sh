@@ -86,19 +86,39 @@ check_eq "dump -F EVENT,EVENT --cpu --from --to: the lines of the full dump that
 pid=$(awk 'NR == 5000 { print $3 }' all.txt)
 check_eq "dump --pid: that task's lines" "$("$MSC" dump --pid "$pid" trace.db | grep -v '^#' | cksum)" \
 	"$(awk -v p="$pid" '$3 == p' all.txt | cksum)"
+# --gfn: every event whose fields name a frame range holding it (gfn + level, or gpa)
+check_eq "dump --gfn: the events about that frame, as the full dump's fields say" \
+	"$("$MSC" dump --gfn 0x40200 trace.db | grep -v '^#' | cksum)" \
+	"$(python3 -c '
+import sys
+for line in open(sys.argv[1]):
+    f = dict(w.split("=", 1) for w in line.split()[4:] if "=" in w)
+    if "gfn" in f:
+        g, n = int(f["gfn"], 16), 512 ** (int(f.get("level", 1)) - 1)
+    elif "gpa" in f:
+        g, n = int(f["gpa"], 16) >> 12, 1
+    else:
+        continue
+    if g <= 0x40200 < g + n:
+        print(line, end="")' all.txt | cksum)"
+check "... and it finds some" sh -c "'$MSC' dump --gfn 40200 trace.db | grep -q spte_changed"
+check_match "dump --gfn junk: refused" "$("$MSC" dump --gfn xyz trace.db 2>&1)" \
+	'^mmuscope dump: --gfn xyz: expected a guest frame number \(hex\)$'
 check_match "dump -F: a name that is no event type is refused by name" \
 	"$("$MSC" dump -F spte_change trace.db 2>&1)" "^mmuscope dump: --event spte_change: not an event type"
 
 # a long import on a terminal says how far it got; not with -q, not into a pipe
 "$MSC" synth -q -o big.dat --guest-gib 3 --passes 2
-tty() { script -qec "$*" /dev/null; }
+tty() { script -qec "$*" /dev/null </dev/null; }
 out=$(tty "'$MSC' import big.dat -o big1.db" | tr '\r' '\n' | sed 's/\x1b\[K//g')
 check_match "import on a terminal: a progress line" "$out" \
 	'^mmuscope import: big.dat: [0-9,]+ events in [0-9]+ s \([0-9.]+ M events/s\)'
 check_eq "... and not with -q" \
 	"$(tty "'$MSC' import -q big.dat -o big2.db" | tr '\r' '\n' | grep -c 'events in')" 0
-check_eq "... nor into a pipe" "$("$MSC" import big.dat -o big3.db 2>&1 | grep -c 'M events/s)')" 0
-rm -f big.dat big1.db big2.db big3.db
+check_eq "... nor into a pipe (not even an erase)" \
+	"$("$MSC" import big.dat -o big3.db 2>&1 | grep -c "M events/s)\|$(printf '\033')")" 0
+check_eq "... nor with -q into a pipe" "$("$MSC" import -q big.dat -o big4.db 2>&1)" ""
+rm -f big.dat big1.db big2.db big3.db big4.db
 
 # --infer-only starts over: the phases are inferred even where analyzed before
 "$MSC" import -q "$TRACES/k612msc-npt_tdp_32m" -o msc.db
