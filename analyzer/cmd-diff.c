@@ -150,10 +150,7 @@ static void counts(FILE *f, const char *what, int64_t a, int64_t b)
 
 static double huge_after(const struct report_step *s)
 {
-	const struct msc_census *c = &s->last->after;
-	uint64_t all = msc_census_mapped(c);
-
-	return all ? 100.0 * (double)(all - (uint64_t)c->pages[1]) / (double)all : -1;
+	return report_huge_pct(&s->last->after);
 }
 
 static const char *share(double pct, char *buf, size_t size)

@@ -74,13 +74,12 @@ static void census_text(const struct msc_census *c, char *buf, size_t size)
 /* "(62.5% huge)", or "(nothing mapped)" */
 static const char *huge_text(const struct msc_census *c, char *buf, size_t size)
 {
-	uint64_t all = msc_census_mapped(c);
+	double pct = report_huge_pct(c);
 
-	if (!all)
+	if (pct < 0)
 		snprintf(buf, size, "nothing mapped");
 	else
-		snprintf(buf, size, "%.1f%% huge", 100.0 * (double)(all - (uint64_t)c->pages[1]) /
-			 (double)all);
+		snprintf(buf, size, "%.1f%% huge", pct);
 	return buf;
 }
 

@@ -29,13 +29,12 @@ struct brief {
 /* The share of mapped memory mapped huge, or "-" when nothing is mapped. */
 static const char *huge_text(const struct msc_census *c, char *buf, size_t size)
 {
-	uint64_t all = msc_census_mapped(c);
+	double pct = report_huge_pct(c);
 
-	if (!all)
+	if (pct < 0)
 		snprintf(buf, size, "-");
 	else
-		snprintf(buf, size, "%.1f%%", 100.0 * (double)(all - (uint64_t)c->pages[1]) /
-			 (double)all);
+		snprintf(buf, size, "%.1f%%", pct);
 	return buf;
 }
 

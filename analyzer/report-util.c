@@ -5,7 +5,17 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "mmuscope/history.h"
+
 #include "report.h"
+
+/** report_huge_pct - the share of mapped memory mapped huge, in percent; -1: nothing mapped */
+double report_huge_pct(const struct msc_census *c)
+{
+	uint64_t all = msc_census_mapped(c);
+
+	return all ? 100.0 * (double)(all - (uint64_t)c->pages[1]) / (double)all : -1;
+}
 
 /** report_json_str - @s as a JSON string */
 void report_json_str(FILE *f, const char *s)
