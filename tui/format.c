@@ -60,6 +60,25 @@ size_t fmt_time(char *buf, size_t size, uint64_t ns)
 	return n < 0 ? 0 : (size_t)n;
 }
 
+/*
+ * A column of times or durations in one unit, the one its largest value
+ * (@max; 0: this value's own) reads best in: seconds from 10 s, else ms,
+ * durations under 1 ms in us.
+ */
+static size_t in_unit(char *buf, size_t size, uint64_t ns, uint64_t max, bool span)
+{
+	int n;
+
+	max = max ? max : ns;
+	if (max >= 10000000000ULL)	/* to the us: the cell takes off what does not fit */
+		n = snprintf(buf, size, "%.6f s", (double)ns / 1e9);
+	else if (max >= 1000000 || !span)
+		n = snprintf(buf, size, "%.3f ms", (double)ns / 1e6);
+	else
+		n = snprintf(buf, size, "%.1f us", (double)ns / 1e3);
+	return n < 0 ? 0 : (size_t)n;
+}
+
 /** fmt_span - a duration in the unit that reads best: "850 ns", "12.4 us", "7.939 ms", "1.40 s" */
 size_t fmt_span(char *buf, size_t size, uint64_t ns)
 {
@@ -594,7 +613,8 @@ static const char *source_short(unsigned int source)
 }
 
 /** fmt_phase_row - one phase and its main costs (the rest is in the detail pane) */
-char *fmt_phase_row(char *buf, size_t width, const struct msc_phase *p, uint64_t t0)
+char *fmt_phase_row(char *buf, size_t width, const struct msc_phase *p, uint64_t t0,
+		    const struct fmt_phase_units *u)
 {
 	char id[24], start[32], took[32], split[24], faults[24], zaps[24], flush[24], promo[24],
 	     huge[24];
@@ -604,8 +624,8 @@ char *fmt_phase_row(char *buf, size_t width, const struct msc_phase *p, uint64_t
 	};
 
 	snprintf(id, sizeof(id), "%" PRId64, p->id);
-	fmt_time(start, sizeof(start), p->start_ts - min(p->start_ts, t0));
-	fmt_span(took, sizeof(took), p->end_ts - min(p->end_ts, p->start_ts));
+	in_unit(start, sizeof(start), p->start_ts - min(p->start_ts, t0), u ? u->start : 0, false);
+	in_unit(took, sizeof(took), p->end_ts - min(p->end_ts, p->start_ts), u ? u->took : 0, true);
 	fmt_count(split, sizeof(split), p->count.pages_split);
 	fmt_count(faults, sizeof(faults), p->count.faults_slow + p->count.faults_fast + p->count.faults_spurious);
 	fmt_count(zaps, sizeof(zaps), p->count.zaps);
@@ -650,7 +670,8 @@ char *fmt_interval_header(char *buf, size_t width)
  * fl: s the kernel did not trace its start (synthesized), l after lost
  * events, r its value came from a resync.
  */
-char *fmt_interval_row(char *buf, size_t width, const struct msc_interval *iv, uint64_t t0)
+char *fmt_interval_row(char *buf, size_t width, const struct msc_interval *iv, uint64_t t0,
+		       uint64_t max)
 {
 	char start[32], end[32], pfn[24], flags[8], entry[16];
 	const char *cells[ARRAY_SIZE(interval_cols)] = {
@@ -661,11 +682,11 @@ char *fmt_interval_row(char *buf, size_t width, const struct msc_interval *iv, u
 	};
 	size_t o = 0;
 
-	fmt_time(start, sizeof(start), iv->start_ts - min(iv->start_ts, t0));
+	in_unit(start, sizeof(start), iv->start_ts - min(iv->start_ts, t0), max, false);
 	if (iv->end_ts == MSC_TS_OPEN)
 		snprintf(end, sizeof(end), "-");
 	else
-		fmt_time(end, sizeof(end), iv->end_ts - min(iv->end_ts, t0));
+		in_unit(end, sizeof(end), iv->end_ts - min(iv->end_ts, t0), max, false);
 	if (iv->level >= 1 && iv->level <= 3)
 		snprintf(entry, sizeof(entry), "%s%s", msc_level_size_name(iv->level),
 			 iv->leaf ? "" : " pt");

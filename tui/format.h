@@ -88,9 +88,16 @@ char *fmt_phase_strip(char *buf, const struct fmt_axis *a, const struct msc_phas
 		      size_t nr, enum fmt_strip_kind kind);
 
 char *fmt_phase_header(char *buf, size_t width);
-char *fmt_phase_row(char *buf, size_t width, const struct msc_phase *p, uint64_t t0);
+/* The largest start and duration of a table of phases: each column's one unit. */
+struct fmt_phase_units {
+	uint64_t start, took;
+};
+
+char *fmt_phase_row(char *buf, size_t width, const struct msc_phase *p, uint64_t t0,
+		    const struct fmt_phase_units *u);
 char *fmt_interval_header(char *buf, size_t width);
-char *fmt_interval_row(char *buf, size_t width, const struct msc_interval *iv, uint64_t t0);
+char *fmt_interval_row(char *buf, size_t width, const struct msc_interval *iv, uint64_t t0,
+		       uint64_t max);
 char *fmt_rate_row(char *buf, size_t width, const char *what, int64_t total, uint64_t span_ns);
 
 int fmt_parse_gfn(const char *text, uint64_t *ret);

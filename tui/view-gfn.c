@@ -75,6 +75,7 @@ static void gfn_draw(struct view *v, struct tui *t, int top, int lines)
 	struct gfn_view *g = v->priv;
 	int rows = max(lines - 6, 1), y = top, w = min(t->cols - 2, 1000);
 	char line[1024], row[1024];
+	uint64_t last = 1;	/* the latest time of the table: its columns' one unit */
 
 	if (!t->gfn_set) {
 		draw_line(y + 1, A_NORMAL, "  No GFN chosen: press g and type one (hex), or select a "
@@ -89,6 +90,11 @@ static void gfn_draw(struct view *v, struct tui *t, int top, int lines)
 	draw_now(g, t, y++);
 	snprintf(line, sizeof(line), "  %s", fmt_interval_header(row, (size_t)w));
 	draw_line(y++, A_UNDERLINE, line);
+	for (size_t i = 0; i < g->nr; i++) {
+		uint64_t end = g->iv[i].end_ts == MSC_TS_OPEN ? g->iv[i].start_ts : g->iv[i].end_ts;
+
+		last = max(last, end - min(end, t->data->t_first));
+	}
 	if (g->sel < g->scroll)
 		g->scroll = g->sel;
 	if (g->sel >= g->scroll + (size_t)rows)
@@ -99,7 +105,7 @@ static void gfn_draw(struct view *v, struct tui *t, int top, int lines)
 		if (i >= g->nr)
 			continue;
 		snprintf(line, sizeof(line), "%c %s", covers(&g->iv[i], t->cursor) ? '>' : ' ',
-			 fmt_interval_row(row, (size_t)w, &g->iv[i], t->data->t_first));
+			 fmt_interval_row(row, (size_t)w, &g->iv[i], t->data->t_first, last));
 		draw_line(y, i == g->sel ? display_attr(t, ATTR_SELECTED) : (int)A_NORMAL, line);
 	}
 	if (!g->nr)

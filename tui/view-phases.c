@@ -81,6 +81,7 @@ static void phases_draw(struct view *v, struct tui *t, int top, int lines)
 	struct phases *ph = v->priv;
 	const struct tui_data *d = t->data;
 	int rows = max(lines - 2 - DETAIL_ROWS, 1), y = top;
+	struct fmt_phase_units units = { 0, 0 };
 	char line[1024];
 
 	if (!ph->placed && d->l.nr_phases) {
@@ -98,6 +99,12 @@ static void phases_draw(struct view *v, struct tui *t, int top, int lines)
 		 "kprb kprobe, INF inferred)", d->l.nr_phases);
 	draw_line(y++, display_attr(t, ATTR_HEAD), line);
 	draw_line(y++, A_UNDERLINE, fmt_phase_header(line, (size_t)min(t->cols, 1000)));
+	for (size_t i = 0; i < d->l.nr_phases; i++) {	/* one unit per column, for the table */
+		const struct msc_phase *p = &d->l.phases[i];
+
+		units.start = max(units.start, p->start_ts - min(p->start_ts, d->t_first));
+		units.took = max(units.took, p->end_ts - min(p->end_ts, p->start_ts));
+	}
 	for (int r = 0; r < rows; r++, y++) {
 		size_t i = ph->scroll + (size_t)r;
 		int attr;
@@ -108,7 +115,7 @@ static void phases_draw(struct view *v, struct tui *t, int top, int lines)
 		       d->l.phases[i].source == MSC_PHASE_SRC_INFERRED ? display_attr(t, ATTR_INFERRED) :
 		       (int)A_NORMAL;
 		draw_line(y, attr, fmt_phase_row(line, (size_t)min(t->cols, 1000), &d->l.phases[i],
-						 d->t_first));
+						 d->t_first, &units));
 	}
 	if (d->l.nr_phases)
 		detail(t, &d->l.phases[ph->sel], y);

@@ -23,5 +23,25 @@ for name in k612-npt_tdp_32m k612-npt_tdp_1g_hugetlb k612st-split_hugetlb2m_16m;
 		"$(python3 "$(dirname "$0")/tui-numbers.py" "$T/$name/400x60" $dirs 2>&1 | sed "s|$T/||")" ""
 	check_eq "$name: ... on all $(ls "$T/$name/400x60" | wc -l) screens of each size" \
 		"$(for d in $dirs; do ls "$d" | wc -l; done | sort -u)" "$(ls "$T/$name/400x60" | wc -l)"
+	# the GFN inspector's and the phase table's time columns: one unit each
+	check_eq "$name: one unit per time column (GFN intervals, phases)" "$(python3 - "$T/$name"/*/gfn.screen "$T/$name"/*/phases.screen <<'PY'
+import re, sys
+for path in sys.argv[1:]:
+    units = {}
+    for line in open(path):
+        m = re.match(r'^[> ] +(\d[\d.]*) (s|ms|us) +(?:(\d[\d.]*) (s|ms|us)|-) ', line)
+        if m:  # an interval row: start and end
+            units.setdefault('start', set()).add(m.group(2))
+            if m.group(4):
+                units.setdefault('end', set()).add(m.group(4))
+        m = re.match(r'^ +\d+ \S+ +\S+ +\S+ +(\d[\d.]*) (s|ms) +(\d[\d.]*) (s|ms|us) ', line)
+        if m:  # a phase row: start and took
+            units.setdefault('start', set()).add(m.group(2))
+            units.setdefault('took', set()).add(m.group(4))
+    for col, u in units.items():
+        if len(u) > 1:
+            print(path.split('/')[-2], path.split('/')[-1], col, sorted(u))
+PY
+)" ""
 done
 done_testing

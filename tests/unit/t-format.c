@@ -238,15 +238,15 @@ static void t_phase_row(void)
 	p.after.pages[1] = 8193;
 	check_str(fmt_phase_header(b, 80),
 		  "  # kind     src  name                    start       took  split  faults   zaps");
-	check_str(fmt_phase_row(b, 80, &p, 5000),
+	check_str(fmt_phase_row(b, 80, &p, 5000, NULL),
 		  "  4 enable   kprb enable             163.941 ms   7.939 ms     16       0      0");
-	check_str(fmt_phase_row(b, 120, &p, 5000),
+	check_str(fmt_phase_row(b, 120, &p, 5000, NULL),
 		  "  4 enable   kprb enable                             163.941 ms   7.939 ms     16"
 		  "       0      0     1      0       0.0%");
 	p.source = MSC_PHASE_SRC_INFERRED;
 	p.kind = MSC_PHASE_REPROMOTE;
-	check(!strncmp(fmt_phase_row(b, 80, &p, 5000), "  4 re-promo INF ", 17));
-	check_int(strlen(fmt_phase_row(b, 20, &p, 5000)), ==, 20);	/* narrow: still exact */
+	check(!strncmp(fmt_phase_row(b, 80, &p, 5000, NULL), "  4 re-promo INF ", 17));
+	check_int(strlen(fmt_phase_row(b, 20, &p, 5000, NULL)), ==, 20);	/* narrow: still exact */
 }
 
 static void t_interval_row(void)
@@ -261,17 +261,17 @@ static void t_interval_row(void)
 
 	check_str(fmt_interval_header(b, 78),
 		  "     start        end entry         pfn W D fl  started by     ended by       ");
-	check_str(fmt_interval_row(b, 78, &iv, 0),
+	check_str(fmt_interval_row(b, 78, &iv, 0, 0),
 		  "164.480 ms 165.410 ms 4K         0xb000 W D s   eager-split    write-protect  ");
 	iv.end_ts = MSC_TS_OPEN;
 	iv.dirty = -1;
 	iv.level = 2;
 	iv.leaf = false;
 	iv.flags = MSC_IV_AFTER_LOST | MSC_IV_RESYNC;
-	check_str(fmt_interval_row(b, 78, &iv, 0),
+	check_str(fmt_interval_row(b, 78, &iv, 0, 0),
 		  "164.480 ms          - 2M pt      0xb000 W ? lr  eager-split    (present)      ");
 	iv.level = 4;
-	check(strstr(fmt_interval_row(b, 78, &iv, 0), " L4 pt ") != NULL);
+	check(strstr(fmt_interval_row(b, 78, &iv, 0, 0), " L4 pt ") != NULL);
 }
 
 static void t_rate_row(void)
