@@ -31,6 +31,8 @@ int tui_lists_load(struct tui_lists *l, struct msc_hview *v, bool lost)
 		r = msc_hview_regions(v, &l->regions, &l->nr_regions);
 	if (!r)
 		r = msc_hview_kvm_stats(v, &l->stats, &l->nr_stats);
+	if (!r)
+		r = msc_hview_vms(v, &l->vms, &l->nr_vms);
 	if (!r && lost)
 		r = msc_hview_lost_marks(v, &l->lost, &l->nr_lost);
 	return r;
@@ -42,6 +44,7 @@ void tui_lists_free(struct tui_lists *l)
 	free(l->regions);
 	free(l->lost);
 	free(l->stats);
+	free(l->vms);
 	memset(l, 0, sizeof(*l));
 }
 

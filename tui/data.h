@@ -40,6 +40,8 @@ struct tui_lists {
 	size_t nr_lost;
 	struct msc_kvm_stats *stats;	/* KVM's counters at stats markers */
 	size_t nr_stats;
+	struct msc_vm *vms;		/* the VMs, one after the other */
+	size_t nr_vms;
 };
 
 int tui_lists_load(struct tui_lists *l, struct msc_hview *v, bool lost);

@@ -68,6 +68,7 @@ static const struct keymap {
 	{ 'g', REQ_GOTO_GFN },
 	{ '/', REQ_JUMP },
 	{ 'n', REQ_JUMP_AGAIN },
+	{ 'v', REQ_NEXT_VM },
 	{ 'p', REQ_PLAY },
 	{ 's', REQ_MAP_SCALE },
 	{ CTRL('L'), REQ_REDRAW },

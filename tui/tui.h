@@ -55,6 +55,7 @@
 	X(GOTO_GFN, "goto-gfn", "type a GFN (hex) to inspect")                 \
 	X(JUMP, "jump", "jump: 163.9 (ms), @8.66 (trace-cmd s), phase name, #id, gfn N") \
 	X(JUMP_AGAIN, "jump-again", "next phase the last jump's name matches")  \
+	X(NEXT_VM, "next-vm", "the window on the next VM's lifetime (after the last: all)") \
 	X(PLAY, "play", "replay the dirty-log phase at the cursor (again: stop)")   \
 	X(MAP_SCALE, "map-scale", "map: 2M cells (scroll) / scale to fit")     \
 	X(REDRAW, "redraw", "redraw the screen")
@@ -165,6 +166,7 @@ struct tui {
 	char prompt[64];
 	size_t prompt_len;
 	char last_jump[64];		/* what 'n' searches again */
+	int vm;				/* the VM whose lifetime the window shows: index + 1, 0 all */
 
 	/* replaying a phase on the map */
 	bool playing;

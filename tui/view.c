@@ -209,6 +209,34 @@ static void phase_jump(struct tui *t, bool next)
 	tui_message(t, "phase %s", phase_label(best, label, sizeof(label)));
 }
 
+/*
+ * VMs run one after the other (their census is the host's): choosing one is
+ * showing its lifetime, with the cursor at its start.  After the last, all.
+ */
+static void next_vm(struct tui *t)
+{
+	const struct tui_data *d = t->data;
+	const struct msc_vm *vm;
+	char a[32], b[32];
+
+	if (d->l.nr_vms < 2) {
+		tui_message(t, "this capture has %s VM", d->l.nr_vms ? "one" : "no");
+		return;
+	}
+	t->vm = t->vm >= (int)d->l.nr_vms ? 0 : t->vm + 1;
+	if (!t->vm) {
+		tui_show_window(t, d->t_first, d->t_last);
+		tui_message(t, "all %zu VMs", d->l.nr_vms);
+		return;
+	}
+	vm = &d->l.vms[t->vm - 1];
+	tui_show_window(t, vm->start_ts, max(vm->end_ts, vm->start_ts + 1));
+	tui_set_cursor(t, vm->start_ts, false);
+	fmt_time(a, sizeof(a), vm->start_ts - min(vm->start_ts, d->t_first));
+	fmt_time(b, sizeof(b), vm->end_ts - min(vm->end_ts, d->t_first));
+	tui_message(t, "VM %" PRId64 " of %zu: %s .. %s ('v': the next)", vm->id, d->l.nr_vms, a, b);
+}
+
 /* PLAY: replay the dirty-log phase at (or after) the cursor, one step per tick. */
 static void play(struct tui *t)
 {
@@ -722,6 +750,9 @@ static unsigned int generic(struct tui *t, enum msc_request req)
 		t->prompt_jump = req == REQ_JUMP;
 		t->prompt[0] = '\0';
 		t->prompt_len = 0;
+		break;
+	case REQ_NEXT_VM:
+		next_vm(t);
 		break;
 	case REQ_JUMP_AGAIN:
 		if (!t->last_jump[0])

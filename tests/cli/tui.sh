@@ -57,6 +57,16 @@ check_eq "/#5: phase 5's start" "$(cur id5)" \
 check_match "/gfn 40000: the GFN inspector" "$(head -2 "$T/jump/gfn.screen")" '^GFN 0x40000 '
 check_match "/nonesuch: said so" "$(tail -1 "$T/jump/none.screen")" "no phase is called 'nonesuch'"
 
+# 'v': the window on each VM's lifetime (the vm table's), then all again
+"$MSC" import -q "$TRACES/k612st-split_hugetlb2m_16m/trace.dat" -o "$T/2vm.db" 2>/dev/null
+view "$T/2vm.db" vm.script "$T/vm" >/dev/null 2>&1
+win() { sed -n 's/^window \(.*\) (.*/\1/p' "$T/vm/$1.screen" 2>/dev/null; }
+span() { sqlite3 "$T/2vm.db" "select printf('%.3f ms .. %.3f ms', (v.start_ts - a.first_ts) / 1e6,
+	(v.end_ts - a.first_ts) / 1e6) from vm v, analysis a where v.id = $1"; }
+check_eq "v: the window on VM 1's lifetime" "$(win vm1)" "$(span 1)"
+check_eq "v again: on VM 2's" "$(win vm2)" "$(span 2)"
+check_match "... then the whole capture again" "$(tail -1 "$T/vm/all.screen")" '^ all 2 VMs'
+
 # a capture of an MMU that traces no SPTE change: said plainly, no "equal" on zeros
 "$MSC" import -q --text "$MSC_TEST_DATA/events/no-mmu.events" -o "$T/nommu.db" 2>/dev/null
 view "$T/nommu.db" overview.script "$T/nommu" >/dev/null 2>&1
