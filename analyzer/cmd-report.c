@@ -397,6 +397,8 @@ static void json_report(struct report *rp)
 			"\"source\": \"%s\", \"name\": ", i ? "," : "", p->id, p->vm,
 			msc_phase_kind_name(p->kind), msc_phase_source_name(p->source));
 		report_json_str(f, p->name);
+		/* where it began in trace-cmd's clock too, as trace-cmd report prints it */
+		fprintf(f, ", \"start\": \"%s\"", cli_trace_ts(p->start_ts, origin, sizeof(origin)));
 		fprintf(f, ", \"start_ns\": %" PRIu64 ", \"duration_ns\": %" PRIu64
 			", \"spte_changes\": %" PRIu64 ", \"by_class\": {",
 			p->start_ts - s->first_ts, p->end_ts - p->start_ts, p->count.spte_changes);

@@ -34,6 +34,13 @@ first=$(trace-cmd report -N -i "$TRACES/k612-npt_tdp_32m/trace.dat" 2>/dev/null 
 check_match "the origin is trace-cmd's time of the first event" "$(sed -n 2p "$T/k612-npt_tdp_32m.txt")" \
 	"^first event at $first s \\(trace-cmd's clock\\)"
 
+check_eq "--json: each phase's start in trace-cmd's clock is first_ts + start_ns" \
+	"$("$MSC" report --json "$db" | python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+print(all(p["start"] == "%d.%06d" % divmod((d["first_ts"] + p["start_ns"]) // 1000, 1000000)
+          for p in d["phases"]) and len(d["phases"]) > 0)')" True
+
 # split sizes: 1G pages give 512 2M pages each, which are split in turn
 db=$T/k612-npt_tdp_1g_hugetlb.db
 check_eq "pages split by size add up to pages_split" \
