@@ -192,6 +192,12 @@ static bool no_room_for(uint64_t len)
 	return false;
 }
 
+/* The bytes of @c's data after @offset (what is still to be read of it). */
+static uint64_t cpu_rest(const struct cpu_data *c, uint64_t offset)
+{
+	return c->start + c->size - min(offset, c->start + c->size);
+}
+
 /*
  * Each CPU must be read to its last record.  libtracecmd ends a CPU's stream
  * at a page it cannot read or decompress, as if the data ended there: when
@@ -216,7 +222,7 @@ static int check_cpu_end(struct tracedat_source *t, const struct tep_record *rec
 		tracecmd_free_record(last);
 	if (whole)
 		return 0;
-	if (no_room_for(c->start + c->size - min(rec->offset, c->start + c->size)))
+	if (no_room_for(cpu_rest(c, rec->offset)))
 		return -ENOMEM;	/* the rest could not be mapped: no memory is not damage */
 	add_note(t, "CPU %d: its data could not be read past %llu of its %llu KiB "
 		 "(damaged): the events after are lost", rec->cpu,
@@ -332,9 +338,7 @@ static struct tep_record *merge_next(struct tracedat_source *t)
 static int bad_record(struct tracedat_source *t, const struct tep_record *rec, int r)
 {
 	const struct cpu_data *c = rec->cpu >= 0 && rec->cpu < t->nr_cpus ? &t->cpus[rec->cpu] : NULL;
-	uint64_t rest = c ? c->start + c->size - min(c->last_offset, c->start + c->size) : 0;
-
-	if (no_room_for(rest))
+	if (no_room_for(c ? cpu_rest(c, c->last_offset) : 0))
 		return -ENOMEM;
 	msc_source_set_error(&t->base, "%s", msc_decoder_error(t->dec));
 	return r;

@@ -436,14 +436,22 @@ static int run_open(struct msc_event_cursor *c, struct table_cursor *t)
 	return 0;
 }
 
-/* The open run whose next event has the lowest seq, or -1. */
-static int lowest_run(const struct table_cursor *t)
+/* The open run whose next event has the lowest seq, or -1; *@ret_others: the others' least. */
+static int lowest_run(const struct table_cursor *t, int64_t *ret_others)
 {
+	int64_t others = INT64_MAX;	/* the least next seq of the other runs */
 	int best = -1;
 
-	for (unsigned int i = 0; i < t->nr_out; i++)
-		if (best < 0 || t->out[i]->next_seq < t->out[best]->next_seq)
+	for (unsigned int i = 0; i < t->nr_out; i++) {
+		if (best < 0 || t->out[i]->next_seq < t->out[best]->next_seq) {
+			if (best >= 0)
+				others = min(others, t->out[best]->next_seq);
 			best = (int)i;
+		} else {
+			others = min(others, t->out[i]->next_seq);
+		}
+	}
+	*ret_others = others;
 	return best;
 }
 
@@ -464,7 +472,8 @@ static int step_row(struct msc_event_cursor *c, struct table_cursor *t)
  */
 static int runs_settle(struct msc_event_cursor *c, struct table_cursor *t)
 {
-	int best = lowest_run(t), r;
+	int64_t others;
+	int best = lowest_run(t, &others), r;
 
 	while (t->st_row && (best < 0 || t->row_seq < t->out[best]->next_seq)) {
 		r = run_open(c, t);
@@ -472,17 +481,14 @@ static int runs_settle(struct msc_event_cursor *c, struct table_cursor *t)
 			r = step_row(c, t);
 		if (r)
 			return r;
-		best = lowest_run(t);
+		best = lowest_run(t, &others);
 	}
 	t->has_row = best >= 0;
 	if (!t->has_row)
 		return 0;
 	t->seq = t->out[best]->next_seq;
 	t->lowest = (unsigned int)best;
-	t->limit = t->st_row ? t->row_seq : INT64_MAX;
-	for (unsigned int i = 0; i < t->nr_out; i++)
-		if (i != t->lowest)
-			t->limit = min(t->limit, t->out[i]->next_seq);
+	t->limit = t->st_row ? min(t->row_seq, others) : others;
 	return 0;
 }
 
