@@ -26,7 +26,13 @@
 #include "mmuscope/util.h"
 #include "report.h"
 
-#define MAX_STEPS 256
+/* One step of a side, and its partner in the other. */
+struct side_step {
+	struct report_step s;
+	int64_t vm_rank;		/* 0 for the first VM, ... */
+	bool paired;
+	ssize_t pair;			/* A's steps: B's index, or -1 */
+};
 
 /* One side: a capture, its phases and its steps, per VM. */
 struct side {
@@ -39,10 +45,9 @@ struct side {
 	size_t nr_phases;
 	struct msc_vm *vms;
 	size_t nr_vms;
-	struct report_step steps[MAX_STEPS];
-	size_t nr_steps;
-	int64_t vm_rank[MAX_STEPS];	/* of each step: 0 for the first VM, ... */
-	bool paired[MAX_STEPS];
+	struct side_step *steps;
+	size_t nr_steps, alloc_steps;
+	bool no_memory;			/* a step could not be kept */
 };
 
 struct collect {
@@ -52,19 +57,22 @@ struct collect {
 
 static void collect_step(void *ctx, const struct report_step *s)
 {
-	struct collect *c = ctx;
+	struct side *d = ((struct collect *)ctx)->d;
 
-	if (c->d->nr_steps == MAX_STEPS)
-		return;
-	c->d->vm_rank[c->d->nr_steps] = c->rank;
-	c->d->steps[c->d->nr_steps++] = *s;
-}
+	if (d->nr_steps == d->alloc_steps) {
+		size_t n = d->alloc_steps ? 2 * d->alloc_steps : 32;
+		struct side_step *p = realloc(d->steps, n * sizeof(*p));
 
-static int by_start(const void *a, const void *b)
-{
-	const struct msc_phase *x = a, *y = b;
-
-	return x->start_ts < y->start_ts ? -1 : x->start_ts > y->start_ts;
+		if (!p) {
+			d->no_memory = true;
+			return;
+		}
+		d->steps = p;
+		d->alloc_steps = n;
+	}
+	d->steps[d->nr_steps++] = (struct side_step){
+		.s = *s, .vm_rank = ((struct collect *)ctx)->rank, .pair = -1,
+	};
 }
 
 /* Open @d's database and load its capture; one message on failure. */
@@ -109,11 +117,15 @@ static int load(struct side *d)
 		cli_store_error(d->db, d->s, r);
 	if (r)
 		return r;
-	qsort(d->phases, d->nr_phases, sizeof(*d->phases), by_start);
+	report_sort_phases(d->phases, d->nr_phases);
 	for (size_t i = 0; i < d->nr_vms; i++) {
 		struct collect c = { .d = d, .rank = (int64_t)i };
 
 		report_steps(d->phases, d->nr_phases, d->vms[i].id, collect_step, &c);
+	}
+	if (d->no_memory) {
+		cli_error("%s: out of memory", d->db);
+		return -ENOMEM;
 	}
 	return 0;
 }
@@ -122,6 +134,7 @@ static void side_free(struct side *d)
 {
 	free(d->phases);
 	free(d->vms);
+	free(d->steps);
 	msc_store_close(d->s);
 }
 
@@ -221,32 +234,34 @@ static void header(FILE *f, char which, const struct side *d)
 static void unpaired(FILE *f, char which, const struct side *d, bool *any)
 {
 	for (size_t i = 0; i < d->nr_steps; i++) {
-		if (d->paired[i])
+		if (d->steps[i].paired)
 			continue;
 		if (!*any)
 			fprintf(f, "\nnot paired:\n");
 		*any = true;
-		fprintf(f, "  %s of VM %" PRId64 " in %c only\n", d->steps[i].what,
-			d->vm_rank[i] + 1, which);
+		fprintf(f, "  %s of VM %" PRId64 " in %c only\n", d->steps[i].s.what,
+			d->steps[i].vm_rank + 1, which);
 	}
 }
 
-/* The steps of B paired with A's, in A's order: pairs[i] is B's index for A's i, or -1. */
-static void pair(struct side *a, struct side *b, ssize_t *pairs)
+/* Each of A's steps with the first of B's of its name in the VM of its rank. */
+static void pair(struct side *a, struct side *b)
 {
 	for (size_t i = 0; i < a->nr_steps; i++) {
-		pairs[i] = -1;
-		for (size_t k = 0; k < b->nr_steps && pairs[i] < 0; k++) {
-			if (b->vm_rank[k] != a->vm_rank[i] || b->paired[k] ||
-			    strcmp(a->steps[i].what, b->steps[k].what))
+		struct side_step *x = &a->steps[i];
+
+		for (size_t k = 0; k < b->nr_steps && x->pair < 0; k++) {
+			struct side_step *y = &b->steps[k];
+
+			if (y->vm_rank != x->vm_rank || y->paired || strcmp(x->s.what, y->s.what))
 				continue;
-			a->paired[i] = b->paired[k] = true;
-			pairs[i] = (ssize_t)k;
+			x->paired = y->paired = true;
+			x->pair = (ssize_t)k;
 		}
 	}
 }
 
-static void diff_text(FILE *f, const struct side *a, const struct side *b, const ssize_t *pairs)
+static void diff_text(FILE *f, const struct side *a, const struct side *b)
 {
 	size_t vms = min(a->nr_vms, b->nr_vms);
 	int64_t shown = -1;
@@ -255,16 +270,16 @@ static void diff_text(FILE *f, const struct side *a, const struct side *b, const
 	header(f, 'A', a);
 	header(f, 'B', b);
 	for (size_t i = 0; i < a->nr_steps; i++) {
-		if (pairs[i] < 0)
+		if (a->steps[i].pair < 0)
 			continue;
-		if (a->vm_rank[i] != shown) {
-			shown = a->vm_rank[i];
+		if (a->steps[i].vm_rank != shown) {
+			shown = a->steps[i].vm_rank;
 			if (vms > 1)
 				fprintf(f, "\nVM %" PRId64 ":\n", shown + 1);
 			else
 				fputc('\n', f);
 		}
-		step_pair(f, &a->steps[i], &b->steps[pairs[i]]);
+		step_pair(f, &a->steps[i].s, &b->steps[a->steps[i].pair].s);
 	}
 	unpaired(f, 'A', a, &any);
 	unpaired(f, 'B', b, &any);
@@ -297,11 +312,11 @@ static void json_step(FILE *f, const struct report_step *s)
 static void json_unpaired(FILE *f, const char *which, const struct side *d, bool *first)
 {
 	for (size_t i = 0; i < d->nr_steps; i++) {
-		if (d->paired[i])
+		if (d->steps[i].paired)
 			continue;
 		fprintf(f, "%s\n  {\"in\": \"%s\", \"vm\": %" PRId64 ", \"step\": ", *first ? "" : ",",
-			which, d->vm_rank[i] + 1);
-		report_json_str(f, d->steps[i].what);
+			which, d->steps[i].vm_rank + 1);
+		report_json_str(f, d->steps[i].s.what);
 		fprintf(f, "}");
 		*first = false;
 	}
@@ -311,7 +326,7 @@ static void json_unpaired(FILE *f, const char *which, const struct side *d, bool
  * The same as JSON; -1 is "not known" (flushes not traced, split sizes of an
  * old analysis, huge share of nothing mapped, never huge again).
  */
-static void diff_json(FILE *f, const struct side *a, const struct side *b, const ssize_t *pairs)
+static void diff_json(FILE *f, const struct side *a, const struct side *b)
 {
 	bool first = true;
 
@@ -321,14 +336,14 @@ static void diff_json(FILE *f, const struct side *a, const struct side *b, const
 	json_side(f, b);
 	fprintf(f, ",\n \"steps\": [");
 	for (size_t i = 0; i < a->nr_steps; i++) {
-		if (pairs[i] < 0)
+		if (a->steps[i].pair < 0)
 			continue;
-		fprintf(f, "%s\n  {\"vm\": %" PRId64 ", \"step\": ", first ? "" : ",", a->vm_rank[i] + 1);
-		report_json_str(f, a->steps[i].what);
+		fprintf(f, "%s\n  {\"vm\": %" PRId64 ", \"step\": ", first ? "" : ",", a->steps[i].vm_rank + 1);
+		report_json_str(f, a->steps[i].s.what);
 		fprintf(f, ", \"a\": ");
-		json_step(f, &a->steps[i]);
+		json_step(f, &a->steps[i].s);
 		fprintf(f, ", \"b\": ");
-		json_step(f, &b->steps[pairs[i]]);
+		json_step(f, &b->steps[a->steps[i].pair].s);
 		fprintf(f, "}");
 		first = false;
 	}
@@ -346,24 +361,20 @@ int cmd_diff(int argc, char **argv)
 		{ "json", no_argument, NULL, 'j' },
 		{ 0 }
 	};
-	struct side *a = calloc(2, sizeof(*a)), *b = a + 1;
-	ssize_t pairs[MAX_STEPS];
+	struct side sides[2] = { 0 }, *a = &sides[0], *b = &sides[1];
 	long long ids[2] = { 0, 0 };
 	int nr_ids = 0, c, r = 2;
 	bool json = false;
 
-	if (!a) {
-		cli_error("out of memory");
-		return 1;
-	}
 	while ((c = getopt_long(argc, argv, "c:", longopts, NULL)) != -1) {
 		if (c == 'j') {
 			json = true;
-			continue;
-		}
-		if (c != 'c' || nr_ids == 2 || !cli_capture_id(optarg, &ids[nr_ids++])) {
-			if (c == 'c' && nr_ids == 2)
-				cli_error("-c twice at most: A's capture, then B's");
+		} else if (c != 'c') {
+			goto out;
+		} else if (nr_ids == 2) {
+			cli_error("-c twice at most: A's capture, then B's");
+			goto out;
+		} else if (!cli_capture_id(optarg, &ids[nr_ids++])) {
 			goto out;
 		}
 	}
@@ -381,15 +392,14 @@ int cmd_diff(int argc, char **argv)
 	r = 1;
 	if (load(a) || load(b))
 		goto out;
-	pair(a, b, pairs);
+	pair(a, b);
 	if (json)
-		diff_json(stdout, a, b, pairs);
+		diff_json(stdout, a, b);
 	else
-		diff_text(stdout, a, b, pairs);
+		diff_text(stdout, a, b);
 	r = 0;
 out:
 	side_free(a);
 	side_free(b);
-	free(a);
 	return r;
 }

@@ -101,24 +101,19 @@ static bool inner_work(const struct report *rp, const struct msc_phase *w,
 {
 	bool any = false;
 
-	memset(ret, 0, sizeof(*ret));
 	for (size_t i = 0; i < rp->l.nr_phases; i++) {
 		const struct msc_phase *p = &rp->l.phases[i];
 
 		if (p->kind == MSC_PHASE_WORKLOAD || p->vm != w->vm || p->start_ts < w->start_ts ||
 		    p->end_ts > w->end_ts)
 			continue;
-		if (!any)
+		if (any) {
+			report_counts_add(ret, &p->count);
+		} else {
+			*ret = p->count;
 			*ret_first = p->id;
-		ret->spte_changes += p->count.spte_changes;
-		ret->pages_split += p->count.pages_split;
-		ret->pages_promoted += p->count.pages_promoted;
-		ret->faults_slow += p->count.faults_slow;
-		ret->faults_fast += p->count.faults_fast;
-		ret->faults_spurious += p->count.faults_spurious;
-		ret->zaps += p->count.zaps;
-		ret->flushes += p->count.flushes;
-		any = true;
+			any = true;
+		}
 	}
 	return any;
 }
@@ -479,14 +474,6 @@ static void report_free(struct report *rp)
 	msc_hview_close(rp->l.v);
 }
 
-static int by_start(const void *a, const void *b)
-{
-	const struct msc_phase *x = a, *y = b;
-
-	if (x->start_ts != y->start_ts)
-		return x->start_ts < y->start_ts ? -1 : 1;
-	return x->id < y->id ? -1 : x->id > y->id;
-}
 
 static int report_capture(struct report *rp, struct msc_store *s, const struct msc_capture_row *c)
 {
@@ -517,8 +504,8 @@ static int report_capture(struct report *rp, struct msc_store *s, const struct m
 			r = 1;
 		}
 	}
-	if (!r)		/* in time order (ids are in the order they were found) */
-		qsort(rp->l.phases, rp->l.nr_phases, sizeof(*rp->l.phases), by_start);
+	if (!r)
+		report_sort_phases(rp->l.phases, rp->l.nr_phases);
 	if (!r && rp->selftest) {
 		report_selftest(rp->f, rp->l.vms, rp->l.nr_vms, rp->l.phases, rp->l.nr_phases);
 	} else if (!r && rp->brief) {

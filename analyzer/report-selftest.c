@@ -35,30 +35,6 @@ struct walk {
 	void *ctx;
 };
 
-static void counts_add(struct msc_phase_counts *d, const struct msc_phase_counts *c)
-{
-	d->gfn_first = d->gfn_first <= d->gfn_last && d->gfn_first < c->gfn_first ? d->gfn_first
-									      : c->gfn_first;
-	d->gfn_last = d->gfn_last > c->gfn_last ? d->gfn_last : c->gfn_last;
-	d->spte_changes += c->spte_changes;
-	for (int i = 0; i < MSC_CLASS_NR; i++)
-		d->by_class[i] += c->by_class[i];
-	d->splits += c->splits;
-	d->split_failures += c->split_failures;
-	d->pages_split += c->pages_split;
-	for (int l = 2; l <= 3; l++)
-		d->pages_split_level[l] = d->pages_split_level[l] < 0 || c->pages_split_level[l] < 0 ?
-					  -1 : d->pages_split_level[l] + c->pages_split_level[l];
-	d->pages_promoted += c->pages_promoted;
-	d->children_synthesized += c->children_synthesized;
-	d->faults_slow += c->faults_slow;
-	d->faults_fast += c->faults_fast;
-	d->faults_spurious += c->faults_spurious;
-	d->flushes = d->flushes < 0 || c->flushes < 0 ? -1 : d->flushes + c->flushes;
-	d->zaps += c->zaps;
-	d->refaults += c->refaults;
-}
-
 static void step_add(struct report_step *s, const struct msc_phase *p)
 {
 	if (!s->seen) {
@@ -78,7 +54,7 @@ static void step_add(struct report_step *s, const struct msc_phase *p)
 		s->end = p->end_ts;
 		s->last = p;
 	}
-	counts_add(&s->count, &p->count);
+	report_counts_add(&s->count, &p->count);
 	if (p->to_huge_ns > s->to_huge_ns)
 		s->to_huge_ns = p->to_huge_ns;
 }

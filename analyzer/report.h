@@ -49,6 +49,8 @@ struct report_brief_in {
 void report_brief(FILE *f, const struct report_brief_in *in);
 void report_json_str(FILE *f, const char *s);
 double report_huge_pct(const struct msc_census *c);
+void report_counts_add(struct msc_phase_counts *d, const struct msc_phase_counts *c);
+void report_sort_phases(struct msc_phase *ph, size_t nr);
 void report_selftest(FILE *f, const struct msc_vm *vms, size_t nr_vms,
 		     const struct msc_phase *ph, size_t nr);
 
