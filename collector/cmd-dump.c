@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "tui/format.h"
 #include "mmuscope/error.h"
 #include "mmuscope/event.h"
 #include "mmuscope/store.h"
@@ -66,18 +67,13 @@ static bool parse_number(const char *opt, const char *arg, unsigned long long *r
 	return true;
 }
 
-/* --gfn: hex, as the dump prints it, with or without 0x */
+/* --gfn: hex, as the dump prints it and the TUI takes it, with or without 0x */
 static bool parse_gfn(const char *arg, uint64_t *ret)
 {
-	char *end;
-
-	errno = 0;
-	*ret = strtoull(arg, &end, 16);
-	if (errno || end == arg || *end || arg[0] == '-') {
-		cli_error("--gfn %s: expected a guest frame number (hex)", arg);
-		return false;
-	}
-	return true;
+	if (!fmt_parse_gfn(arg, ret))
+		return true;
+	cli_error("--gfn %s: expected a guest frame number (hex)", arg);
+	return false;
 }
 
 static int dump_capture(struct msc_store *s, const struct msc_capture_row *c,
