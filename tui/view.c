@@ -186,12 +186,20 @@ static const char *phase_label(const struct msc_phase *p, char *buf, size_t size
 	return buf;
 }
 
+/* The cursor to @p's start, which the status line names (@more: what follows it). */
+static void go_to_phase(struct tui *t, const struct msc_phase *p, const char *more)
+{
+	char label[128];
+
+	tui_set_cursor(t, p->start_ts, false);
+	tui_message(t, "phase %s%s", phase_label(p, label, sizeof(label)), more);
+}
+
 /* The start of the phase before or after the cursor. */
 static void phase_jump(struct tui *t, bool next)
 {
 	const struct tui_data *d = t->data;
 	const struct msc_phase *best = NULL;
-	char label[128];
 
 	for (size_t i = 0; i < d->l.nr_phases; i++) {
 		const struct msc_phase *p = &d->l.phases[i];
@@ -205,8 +213,7 @@ static void phase_jump(struct tui *t, bool next)
 		tui_message(t, "no phase %s the cursor", next ? "after" : "before");
 		return;
 	}
-	tui_set_cursor(t, best->start_ts, false);
-	tui_message(t, "phase %s", phase_label(best, label, sizeof(label)));
+	go_to_phase(t, best, "");
 }
 
 /*
@@ -548,7 +555,6 @@ static void phase_search(struct tui *t, const char *what)
 {
 	const struct tui_data *d = t->data;
 	const struct msc_phase *best = NULL, *first = NULL;
-	char label[128];
 
 	for (size_t i = 0; i < d->l.nr_phases; i++) {
 		const struct msc_phase *p = &d->l.phases[i];
@@ -566,8 +572,18 @@ static void phase_search(struct tui *t, const char *what)
 		tui_message(t, "no phase is called '%s'", what);
 		return;
 	}
-	tui_set_cursor(t, best->start_ts, false);
-	tui_message(t, "phase %s ('n': the next)", phase_label(best, label, sizeof(label)));
+	go_to_phase(t, best, " ('n': the next)");
+}
+
+/* The GFN inspector on @text (hex), or why not. */
+static void open_gfn_text(struct tui *t, const char *text)
+{
+	uint64_t gfn;
+
+	if (fmt_parse_gfn(text, &gfn))
+		tui_message(t, "'%s' is not a GFN (hex, e.g. 40000 or 0x40000)", text);
+	else
+		tui_open_gfn(t, 0, gfn);
 }
 
 /* "163.9" (ms), "163.9ms", "1.5s", "250us", "1200ns": ns, or false */
@@ -601,22 +617,16 @@ static bool parse_span(const char *text, uint64_t *ret)
 static void jump(struct tui *t, const char *text)
 {
 	const struct tui_data *d = t->data;
-	uint64_t v, gfn;
+	uint64_t v;
 	char *end;
 
 	while (*text == ' ')
 		text++;
 	if (!*text)
 		return;
-	snprintf(t->last_jump, sizeof(t->last_jump), "%s", text);
+	t->last_jump[0] = '\0';	/* 'n' repeats a search by name only */
 	if (!strncasecmp(text, "gfn", 3) || !strncasecmp(text, "0x", 2)) {
-		text += strncasecmp(text, "gfn", 3) ? 0 : 3;
-		while (*text == ' ')
-			text++;
-		if (fmt_parse_gfn(text, &gfn))
-			tui_message(t, "'%s' is not a GFN (hex, e.g. 40000 or 0x40000)", text);
-		else
-			tui_open_gfn(t, 0, gfn);
+		open_gfn_text(t, text + (strncasecmp(text, "gfn", 3) ? 0 : 3));
 		return;
 	}
 	if (*text == '@') {
@@ -635,11 +645,7 @@ static void jump(struct tui *t, const char *text)
 
 		for (size_t i = 0; !*end && i < d->l.nr_phases; i++) {
 			if (d->l.phases[i].id == id) {
-				char label[128];
-
-				tui_set_cursor(t, d->l.phases[i].start_ts, false);
-				tui_message(t, "phase %s", phase_label(&d->l.phases[i], label,
-									   sizeof(label)));
+				go_to_phase(t, &d->l.phases[i], "");
 				return;
 			}
 		}
@@ -655,22 +661,17 @@ static void jump(struct tui *t, const char *text)
 			tui_set_cursor(t, d->t_first + v, false);
 		return;
 	}
+	snprintf(t->last_jump, sizeof(t->last_jump), "%s", text);	/* what 'n' looks for */
 	phase_search(t, text);
 }
 
 static void prompt_done(struct tui *t)
 {
-	uint64_t gfn;
-
 	t->prompting = false;
-	if (t->prompt_jump) {
+	if (t->prompt_jump)
 		jump(t, t->prompt);
-		return;
-	}
-	if (fmt_parse_gfn(t->prompt, &gfn))
-		tui_message(t, "'%s' is not a GFN (hex, e.g. 40000 or 0x40000)", t->prompt);
 	else
-		tui_open_gfn(t, 0, gfn);
+		open_gfn_text(t, t->prompt);
 }
 
 /**
@@ -756,9 +757,6 @@ static unsigned int generic(struct tui *t, enum msc_request req)
 		break;
 	case REQ_JUMP_AGAIN:
 		if (!t->last_jump[0])
-			tui_message(t, "no jump yet: '/' asks where to");
-		else if (isdigit((unsigned char)t->last_jump[0]) || strchr("@#.", t->last_jump[0]) ||
-			 !strncasecmp(t->last_jump, "gfn", 3) || !strncasecmp(t->last_jump, "0x", 2))
 			tui_message(t, "'n' finds the next phase a name matches ('/' a name first)");
 		else
 			phase_search(t, t->last_jump);
