@@ -86,9 +86,21 @@ static void header(FILE *f, int w, int h, const char *title, const char *subtitl
 
 /* ---- coverage over time ---- */
 
+/*
+ * The memory axis: a 1-2-5 step of KiB, MiB, GiB or TiB giving at most six
+ * ticks, and the axis top raised to the next tick (so every tick is round).
+ */
+struct mem_axis {
+	double unit_4k;			/* 4K pages per unit */
+	const char *unit;
+	double step;			/* in units */
+	unsigned int ticks;		/* above 0 */
+};
+
 struct chart_scale {
 	uint64_t t0, t1;
-	uint64_t full;			/* mapped memory (4K units) at the top */
+	struct mem_axis mem;		/* the memory axis' ticks */
+	uint64_t full;			/* mapped memory (4K units) at the top: its last tick */
 };
 
 static double xof(const struct chart_scale *s, uint64_t ts)
@@ -133,17 +145,6 @@ static void band(FILE *f, const struct svg_chart *c, const struct chart_scale *s
 	fprintf(f, "\"><title>%s</title></polygon>\n", name);
 }
 
-/*
- * The memory axis: a 1-2-5 step of KiB, MiB, GiB or TiB giving at most six
- * ticks, and the axis top raised to the next tick (so every tick is round).
- */
-struct mem_axis {
-	double unit_4k;			/* 4K pages per unit */
-	const char *unit;
-	double step;			/* in units */
-	unsigned int ticks;		/* above 0 */
-};
-
 static struct mem_axis mem_axis(uint64_t full_4k)
 {
 	static const struct { double pages; const char *name; } units[] = {
@@ -178,7 +179,7 @@ static struct mem_axis mem_axis(uint64_t full_4k)
 static void axes(FILE *f, const struct svg_chart *c, const struct chart_scale *s)
 {
 	uint64_t step = fmt_tick_step(s->t1 - s->t0, 10);
-	struct mem_axis m = mem_axis(s->full);
+	const struct mem_axis m = s->mem;
 	char label[64];
 
 	/* memory mapped, left: round ticks up to the top */
@@ -401,7 +402,6 @@ static void chart_legend(FILE *f)
 int svg_coverage(FILE *f, const struct svg_chart *c)
 {
 	struct chart_scale s = { .full = 1 };
-	struct mem_axis m;
 
 	if (c->n < 2)
 		return -EINVAL;
@@ -409,8 +409,8 @@ int svg_coverage(FILE *f, const struct svg_chart *c)
 	s.t1 = c->ts[c->n - 1];
 	for (size_t i = 0; i < c->n; i++)
 		s.full = max(s.full, msc_census_mapped(&c->series[i]));
-	m = mem_axis(s.full);
-	s.full = (uint64_t)ceil(m.step * m.ticks * m.unit_4k);	/* the top is the last tick */
+	s.mem = mem_axis(s.full);
+	s.full = (uint64_t)ceil(s.mem.step * s.mem.ticks * s.mem.unit_4k);	/* the top: the last tick */
 	header(f, CW, CH, c->title, c->subtitle);
 	band(f, c, &s, 0, 1, COLOR_1G, "1G");
 	band(f, c, &s, 1, 2, COLOR_2M, "2M");
