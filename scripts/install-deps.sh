@@ -7,7 +7,7 @@ set -eu
 
 BUILD="gcc make pkg-config libtraceevent-dev libtracefs-dev libtracecmd-dev \
 libsqlite3-dev libncurses-dev"
-TEST="trace-cmd sqlite3 tmux"
+TEST="trace-cmd sqlite3 tmux python3 man-db"
 PKGS="$BUILD $TEST ${MSC_DEPS_EXTRA:-}"
 
 if [ "${1:-}" = --print ]; then
