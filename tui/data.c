@@ -17,7 +17,7 @@
 #include "mmuscope/util.h"
 
 /**
- * tui_lists_load - read the phases, regions, KVM's counters and (with
+ * tui_lists_load - read the phases, regions, KVM's counters, VMs, tasks and (with
  *	@lost) the lost-event marks of an analysis
  *
  * Returns 0 or a negative error; @l holds what was read either way and is
@@ -33,6 +33,8 @@ int tui_lists_load(struct tui_lists *l, struct msc_hview *v, bool lost)
 		r = msc_hview_kvm_stats(v, &l->stats, &l->nr_stats);
 	if (!r)
 		r = msc_hview_vms(v, &l->vms, &l->nr_vms);
+	if (!r)
+		r = msc_hview_tasks(v, &l->tasks, &l->nr_tasks);
 	if (!r && lost)
 		r = msc_hview_lost_marks(v, &l->lost, &l->nr_lost);
 	return r;
@@ -45,6 +47,7 @@ void tui_lists_free(struct tui_lists *l)
 	free(l->lost);
 	free(l->stats);
 	free(l->vms);
+	free(l->tasks);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -325,6 +328,15 @@ const struct msc_kvm_stats *tui_data_stats_before(const struct tui_data *d, uint
 		if (d->l.stats[i].ts <= ts)
 			best = &d->l.stats[i];
 	return best;
+}
+
+/** tui_data_task - the task @pid of the analysis' list, or NULL */
+const struct msc_task *tui_data_task(const struct tui_data *d, int32_t pid)
+{
+	for (size_t i = 0; i < d->l.nr_tasks; i++)
+		if (d->l.tasks[i].pid == pid)
+			return &d->l.tasks[i];
+	return NULL;
 }
 
 /** tui_data_lost_before - lost-event marks at or before @ts, and the events they count */

@@ -42,6 +42,8 @@ struct tui_lists {
 	size_t nr_stats;
 	struct msc_vm *vms;		/* the VMs, one after the other */
 	size_t nr_vms;
+	struct msc_task *tasks;		/* the tasks that did anything, vCPUs first */
+	size_t nr_tasks;
 };
 
 int tui_lists_load(struct tui_lists *l, struct msc_hview *v, bool lost);
@@ -79,6 +81,7 @@ bool tui_data_idle(const struct tui_data *d);
 int tui_data_load_cells(struct tui_data *d, size_t max_rows);
 const struct msc_phase *tui_data_phase_at(const struct tui_data *d, uint64_t ts, bool dirty_only);
 const struct msc_kvm_stats *tui_data_stats_before(const struct tui_data *d, uint64_t ts);
+const struct msc_task *tui_data_task(const struct tui_data *d, int32_t pid);
 unsigned int tui_data_lost_before(const struct tui_data *d, uint64_t ts, uint64_t *ret_events);
 
 #endif /* MSC_TUI_DATA_H */

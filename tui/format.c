@@ -741,3 +741,23 @@ int fmt_parse_gfn(const char *text, uint64_t *ret)
 		end++;
 	return *end || errno ? -EINVAL : 0;
 }
+
+/**
+ * fmt_task - "vCPU 0, pid 329 (qemu)", "vCPUs 0..3, pid 12", "pid 328":
+ *	what a task is, its vCPU first when its faults name one
+ */
+size_t fmt_task(char *buf, size_t size, const struct msc_task *k)
+{
+	char comm[24] = "";
+	int n;
+
+	if (k->comm[0])
+		snprintf(comm, sizeof(comm), " (%s)", k->comm);
+	if (k->vcpu < 0)
+		n = snprintf(buf, size, "pid %d%s", k->pid, comm);
+	else if (k->vcpus > 1)
+		n = snprintf(buf, size, "vCPUs %d.. (%u), pid %d%s", k->vcpu, k->vcpus, k->pid, comm);
+	else
+		n = snprintf(buf, size, "vCPU %d, pid %d%s", k->vcpu, k->pid, comm);
+	return n < 0 ? 0 : (size_t)n;
+}

@@ -101,5 +101,6 @@ char *fmt_interval_row(char *buf, size_t width, const struct msc_interval *iv, u
 char *fmt_rate_row(char *buf, size_t width, const char *what, int64_t total, uint64_t span_ns);
 
 int fmt_parse_gfn(const char *text, uint64_t *ret);
+size_t fmt_task(char *buf, size_t size, const struct msc_task *k);
 
 #endif /* MSC_TUI_FORMAT_H */

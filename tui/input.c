@@ -69,6 +69,7 @@ static const struct keymap {
 	{ '/', REQ_JUMP },
 	{ 'n', REQ_JUMP_AGAIN },
 	{ 'v', REQ_NEXT_VM },
+	{ 'c', REQ_NEXT_TASK },
 	{ 'p', REQ_PLAY },
 	{ 's', REQ_MAP_SCALE },
 	{ CTRL('L'), REQ_REDRAW },

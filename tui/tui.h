@@ -56,6 +56,7 @@
 	X(JUMP, "jump", "jump: 163.9 (ms), @8.66 (trace-cmd s), phase name, #id, gfn N") \
 	X(JUMP_AGAIN, "jump-again", "next phase the last jump's name matches")  \
 	X(NEXT_VM, "next-vm", "the window on the next VM's lifetime (after the last: all)") \
+	X(NEXT_TASK, "next-task", "counts of the next task only, vCPUs first (after the last: all)") \
 	X(PLAY, "play", "replay the dirty-log phase at the cursor (again: stop)")   \
 	X(MAP_SCALE, "map-scale", "map: 2M cells (scroll) / scale to fit")     \
 	X(REDRAW, "redraw", "redraw the screen")
@@ -167,6 +168,8 @@ struct tui {
 	size_t prompt_len;
 	char last_jump[64];		/* what 'n' searches again */
 	int vm;				/* the VM whose lifetime the window shows: index + 1, 0 all */
+	bool task_set;			/* the overview counts one task's events: */
+	int32_t task_pid;		/* ... this one's (kept while the list grows) */
 
 	/* replaying a phase on the map */
 	bool playing;

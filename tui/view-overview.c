@@ -31,11 +31,22 @@ struct overview {
 	struct msc_census *series;
 	uint64_t full_scale;		/* mapped memory (4K units) of a full column */
 	struct msc_counters cnt;
+	bool task_set;			/* cnt is task_pid's part */
+	int32_t task_pid;
 	/* the census at the cursor */
 	uint64_t cursor;
 	unsigned long cursor_gen;
 	struct msc_census at;
 };
+
+static int load_counters(struct overview *o, struct tui *t)
+{
+	o->task_set = t->task_set;
+	o->task_pid = t->task_pid;
+	if (t->task_set)
+		return msc_hview_task_counters(t->data->v, t->task_pid, t->win0, t->win1, &o->cnt);
+	return msc_hview_counters(t->data->v, t->win0, t->win1, &o->cnt);
+}
 
 static int load_chart(struct overview *o, struct tui *t, unsigned int cols)
 {
@@ -55,7 +66,7 @@ static int load_chart(struct overview *o, struct tui *t, unsigned int cols)
 		o->full_scale = max(o->full_scale, msc_census_mapped(&s[i]));
 	}
 	if (!r)
-		r = msc_hview_counters(t->data->v, t->win0, t->win1, &o->cnt);
+		r = load_counters(o, t);
 	o->win0 = t->win0;
 	o->win1 = t->win1;
 	o->cols = cols;
@@ -166,13 +177,21 @@ static void draw_counters(struct overview *o, struct tui *t, int y)
 		{ "faults", (int64_t)(c->faults_slow + c->faults_fast) },
 		{ "zaps", (int64_t)c->zaps }, { "TLB flushes", c->flushes },
 	};
-	char line[512], a[32], b[32], w[32], left[128], right[128];
+	const struct msc_task *k = o->task_set ? tui_data_task(t->data, o->task_pid) : NULL;
+	char line[512], a[32], b[32], w[32], left[128], right[128], who[96] = "";
 	int half = t->cols / 2;
 
 	fmt_time(a, sizeof(a), t->win0 - t->data->t_first);
 	fmt_time(b, sizeof(b), t->win1 - t->data->t_first);
 	fmt_span(w, sizeof(w), span);
-	snprintf(line, sizeof(line), "window %s .. %s (%s)", a, b, w);
+	if (k) {
+		who[0] = ',';
+		who[1] = ' ';
+		fmt_task(who + 2, sizeof(who) - 2, k);
+	} else if (o->task_set) {
+		snprintf(who, sizeof(who), ", pid %d", o->task_pid);
+	}
+	snprintf(line, sizeof(line), "window %s .. %s (%s)%s", a, b, w, who);
 	draw_line(y, display_attr(t, ATTR_HEAD), line);
 	for (size_t i = 0; i < ARRAY_SIZE(rows); i += 2) {
 		fmt_rate_row(left, (size_t)min(half, (int)sizeof(left) - 1), rows[i].what, rows[i].n, span);
@@ -194,6 +213,9 @@ static void overview_draw(struct view *v, struct tui *t, int top, int lines)
 	if ((o->win0 != t->win0 || o->win1 != t->win1 || o->cols != cols || o->gen != t->data->gen) &&
 	    load_chart(o, t, cols))
 		tui_message(t, "cannot read the census");
+	else if ((o->task_set != t->task_set || (t->task_set && o->task_pid != t->task_pid)) &&
+		 load_counters(o, t))
+		tui_message(t, "cannot read the task's counts");
 	if (o->cursor != t->cursor || o->cursor_gen != t->data->gen) {
 		msc_hview_census_at(t->data->v, t->cursor, &o->at);
 		o->cursor = t->cursor;

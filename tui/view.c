@@ -244,6 +244,36 @@ static void next_vm(struct tui *t)
 	tui_message(t, "VM %" PRId64 " of %zu: %s .. %s ('v': the next)", vm->id, d->l.nr_vms, a, b);
 }
 
+/*
+ * The overview's counts: one task's part of them, in the order of the
+ * analysis' list (vCPUs by id, then the other tasks by pid).  After the
+ * last, all tasks again.
+ */
+static void next_task(struct tui *t)
+{
+	const struct tui_data *d = t->data;
+	const struct msc_task *k = t->task_set ? tui_data_task(d, t->task_pid) : NULL;
+	size_t i = k ? (size_t)(k - d->l.tasks) + 1 : 0;
+	char who[96], n[2][32];
+
+	if (!d->l.nr_tasks) {
+		tui_message(t, "no task did anything the analysis counts");
+		return;
+	}
+	t->task_set = i < d->l.nr_tasks;
+	if (!t->task_set) {
+		tui_message(t, "all %zu tasks", d->l.nr_tasks);
+		return;
+	}
+	k = &d->l.tasks[i];
+	t->task_pid = k->pid;
+	fmt_task(who, sizeof(who), k);
+	fmt_count(n[0], sizeof(n[0]), k->faults);
+	fmt_count(n[1], sizeof(n[1]), k->spte_changes);
+	tui_message(t, "task %zu of %zu: %s: %s faults, %s SPTE changes ('c': the next)", i + 1,
+		    d->l.nr_tasks, who, n[0], n[1]);
+}
+
 /* PLAY: replay the dirty-log phase at (or after) the cursor, one step per tick. */
 static void play(struct tui *t)
 {
@@ -754,6 +784,9 @@ static unsigned int generic(struct tui *t, enum msc_request req)
 		break;
 	case REQ_NEXT_VM:
 		next_vm(t);
+		break;
+	case REQ_NEXT_TASK:
+		next_task(t);
 		break;
 	case REQ_JUMP_AGAIN:
 		if (!t->last_jump[0])

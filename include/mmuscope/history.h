@@ -271,6 +271,16 @@ struct msc_counters {
 	int64_t flushes;		/* -1: the capture has no flush events */
 };
 
+/* A task's activity over the capture (task_activity). */
+struct msc_task {
+	int32_t pid;
+	int32_t vcpu;			/* the lowest vCPU id its faults named, -1: none */
+	uint32_t vcpus;			/* how many vCPU ids they named */
+	uint64_t first_ts, last_ts;	/* its first and last activity bucket */
+	uint64_t spte_changes, faults;
+	char comm[16];			/* "" when the capture does not say */
+};
+
 #define MSC_ANOMALY_KINDS(X)                                                   \
 	X(PFN_CHANGE, "pfn-change")	/* present leaf changed its pfn */     \
 	X(SPLIT_FAILED, "split-failed")	/* kvm_mmu_split_huge_page errno != 0 */ \
@@ -400,6 +410,9 @@ int msc_hview_phase_harvest(struct msc_hview *v, const struct msc_phase *p,
 int msc_hview_gfn_history(struct msc_hview *v, uint8_t as_id, uint64_t gfn,
 			  struct msc_interval **ret, size_t *ret_nr);
 int msc_hview_counters(struct msc_hview *v, uint64_t t0, uint64_t t1, struct msc_counters *ret);
+int msc_hview_task_counters(struct msc_hview *v, int32_t pid, uint64_t t0, uint64_t t1,
+			    struct msc_counters *ret);
+int msc_hview_tasks(struct msc_hview *v, struct msc_task **ret, size_t *ret_nr);
 int msc_hview_lost_marks(struct msc_hview *v, struct msc_lost_mark **ret, size_t *ret_nr);
 int msc_hview_anomalies(struct msc_hview *v, size_t max, struct msc_anomaly **ret,
 			size_t *ret_nr);

@@ -400,8 +400,10 @@ static void npf_flush(struct msc_history *h)
 {
 	for (uint32_t i = 0; i < HNPF_SLOTS; i++)
 		if (h->st.npf[i].pid) {
+			struct msc_event exit = { .type = MSC_EV_PAGE_FAULT, .pid = h->st.npf[i].pid };
+
 			h->st.npf[i].pid = 0;
-			hphase_cost(h, NULL, HCOST_FAULT_SLOW, 1);
+			hphase_cost(h, &exit, HCOST_FAULT_SLOW, 1);
 		}
 	h->st.nr_npf = 0;
 }
@@ -659,7 +661,7 @@ int msc_history_finish(struct msc_history *h)
 	if (!r)
 		r = hcensus_flush(h, MSC_TS_OPEN);
 	if (!r)
-		r = hphase_tick(h, h->last_ts + (h->opts.activity_bucket_ns ?: 1000000ULL), NULL);
+		r = hphase_tick(h, h->last_ts + hact_bucket_ns(h), NULL);
 	if (!r)
 		r = hphase_finish(h);
 	if (!r)

@@ -121,11 +121,21 @@ struct hphase {
 /* What must survive between two analyze runs besides the tables. */
 #define HNPF_SLOTS 512		/* power of two, above any VM's vCPU count */
 
-/* The activity table's counters, in the order of its columns after (capture_id, ts). */
+/* The activity tables' counters, in the order of their columns. */
 enum hact {
 	ACT_SPTE, ACT_MAPS, ACT_SPLITS, ACT_PROMOTIONS, ACT_ZAPS, ACT_WP, ACT_SLOW, ACT_FAST,
 	ACT_FLUSH,
 	ACT_NR
+};
+
+#define HACT_BUCKET_NS 1000000ULL	/* the default activity bucket: 1 ms */
+#define HTASK_SLOTS 1024		/* power of two, >= 4 x HNPF_SLOTS / 2 */
+
+/* One task's counters in the activity bucket (lib/history/activity.c). */
+struct htask_act {
+	uint32_t key;			/* pid + 2; 0: a free slot */
+	int32_t vcpu;			/* the vCPU its faults named, -1: none */
+	uint64_t act[ACT_NR];
 };
 
 struct hstate {
@@ -250,6 +260,12 @@ struct msc_history {
 	uint8_t stretch;		/* HSTEADY_* of the stretch under way; 0: none */
 	struct hcost batch;		/* its costs so far */
 
+	/* the activity bucket's tasks, by pid (activity.c) */
+	struct htask_act tasks[HTASK_SLOTS];
+	uint16_t task_used[HTASK_SLOTS / 2];	/* the slots taken, in the order taken */
+	uint32_t nr_tasks;
+	struct htask_act *task_last;	/* the slot found last, NULL */
+
 	struct msc_history_summary sum;
 	uint64_t anomalies_by_kind[MSC_ANOMALY_KIND_NR];
 	int err;			/* first store error; feeding stops */
@@ -322,6 +338,52 @@ enum {
 	HCOST_ZAP, HCOST_REFAULT, HCOST_MAP, HCOST_WP,
 };
 
+/* lib/history/activity.c */
+struct htask_act *hact_task_slot(struct msc_history *h, int32_t pid);
+int hact_tick(struct msc_history *h, uint64_t ts, const struct msc_event *ev);
+
+static inline uint64_t hact_bucket_ns(const struct msc_history *h)
+{
+	return h->opts.activity_bucket_ns ?: HACT_BUCKET_NS;
+}
+
+/* Task @pid's counters in the bucket: most often the last task's. */
+static inline struct htask_act *hact_task(struct msc_history *h, int32_t pid)
+{
+	struct htask_act *t = h->task_last;
+
+	return t && t->key == (uint32_t)pid + 2 ? t : hact_task_slot(h, pid);
+}
+
+/* Which activity counter an HCOST_* is, -1: none. */
+static inline int hact_index(unsigned int what)
+{
+	switch (what) {
+	case HCOST_SPTE: return ACT_SPTE;
+	case HCOST_MAP: return ACT_MAPS;
+	case HCOST_SPLIT: return ACT_SPLITS;
+	case HCOST_PROMOTE: return ACT_PROMOTIONS;
+	case HCOST_ZAP: return ACT_ZAPS;
+	case HCOST_WP: return ACT_WP;
+	case HCOST_FAULT_SLOW: return ACT_SLOW;
+	case HCOST_FAULT_FAST: return ACT_FAST;
+	case HCOST_FAULT_SPURIOUS: return ACT_FAST;	/* resolved by the fast path */
+	case HCOST_FLUSH: return ACT_FLUSH;
+	default: return -1;
+	}
+}
+
+/* hact_count - count @n of @what (HCOST_*) for the bucket and for task @pid */
+static inline void hact_count(struct msc_history *h, int32_t pid, unsigned int what, uint64_t n)
+{
+	int a = hact_index(what);
+
+	if (a < 0)
+		return;
+	h->st.act[a] += n;
+	hact_task(h, pid)->act[a] += n;
+}
+
 /* lib/history/anomaly.c */
 int hanomaly(struct msc_history *h, enum msc_anomaly_kind kind, unsigned int as_id,
 	     uint64_t gfn, unsigned int level, uint64_t old_spte, uint64_t new_spte,
@@ -350,6 +412,8 @@ int hstore_add_region_state(struct hstore *hs, int64_t capture_id,
 			    const struct msc_region_cell *c, uint64_t ts);
 int hstore_put_activity(struct hstore *hs, int64_t capture_id, uint64_t ts,
 			const uint64_t act[ACT_NR]);
+int hstore_put_task_activity(struct hstore *hs, int64_t capture_id, uint64_t ts,
+			     const struct htask_act *t);
 int hstore_add_anomaly(struct hstore *hs, int64_t capture_id, const struct msc_anomaly *a);
 int hstore_put_phases(struct hstore *hs, int64_t capture_id, const struct hphase *ph,
 		      size_t nr);

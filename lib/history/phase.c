@@ -44,7 +44,6 @@
 
 #define SWEEP_GAP_NS 5000000ULL		/* 5 ms: dirty passes are >= 100x longer */
 #define FLUSH_GAP_NS 500000ULL		/* an ioctl's closing flush follows its sweep closely */
-#define DEFAULT_ACTIVITY_BUCKET_NS 1000000ULL
 
 bool hphase_is_vcpu(const struct msc_history *h, int32_t pid)
 {
@@ -124,23 +123,6 @@ static void cost_event(struct hcost *c, const struct msc_event *ev, unsigned int
 	}
 }
 
-static int act_index(unsigned int what)
-{
-	switch (what) {
-	case HCOST_SPTE: return ACT_SPTE;
-	case HCOST_MAP: return ACT_MAPS;
-	case HCOST_SPLIT: return ACT_SPLITS;
-	case HCOST_PROMOTE: return ACT_PROMOTIONS;
-	case HCOST_ZAP: return ACT_ZAPS;
-	case HCOST_WP: return ACT_WP;
-	case HCOST_FAULT_SLOW: return ACT_SLOW;
-	case HCOST_FAULT_FAST: return ACT_FAST;
-	case HCOST_FAULT_SPURIOUS: return ACT_FAST;	/* activity: resolved by the fast path */
-	case HCOST_FLUSH: return ACT_FLUSH;
-	default: return -1;
-	}
-}
-
 /*
  * Does phase @i end at its last activity, its costs since waiting in
  * `pending' for the next (the open dirty-log phase, the vCPUs' pass)?
@@ -154,10 +136,7 @@ static bool trails(const struct msc_history *h, size_t i)
 void hphase_cost(struct msc_history *h, const struct msc_event *ev, unsigned int what,
 		 uint64_t n)
 {
-	int a = act_index(what);
-
-	if (a >= 0)
-		h->st.act[a] += n;
+	hact_count(h, ev ? ev->pid : -1, what, n);
 	if (h->stretch) {
 		cost_event(&h->batch, ev, what, n);
 		return;
@@ -1077,10 +1056,9 @@ bool hphase_in_disable(const struct msc_history *h)
  */
 int hphase_tick(struct msc_history *h, uint64_t ts, const struct msc_event *ev)
 {
-	uint64_t bucket = h->opts.activity_bucket_ns ?: DEFAULT_ACTIVITY_BUCKET_NS;
 	struct hphase *ph = cur_dirty(h);
 	bool split = ev && ev->type == MSC_EV_SPLIT && ev->pid == h->st.sweep_pid;
-	int r = 0;
+	int r;
 
 	if (ts > h->last_ts)
 		h->st.split_integral += h->st.split_cells * (ts - h->last_ts);
@@ -1089,17 +1067,7 @@ int hphase_tick(struct msc_history *h, uint64_t ts, const struct msc_event *ev)
 		if (r)
 			return r;
 	}
-	if (ts - h->st.act_bucket >= bucket || ts < h->st.act_bucket) {
-		bool any = false;
-
-		for (int i = 0; i < ACT_NR; i++)
-			any |= h->st.act[i] != 0;
-		if (any && !h->loading)
-			r = hstore_put_activity(h->hs, h->capture_id, h->st.act_bucket, h->st.act);
-		memset(h->st.act, 0, sizeof(h->st.act));
-		h->st.act_bucket = ts - ts % bucket;
-	}
-	return r;
+	return hact_tick(h, ts, ev);
 }
 
 /*
@@ -1122,7 +1090,7 @@ int hphase_tick(struct msc_history *h, uint64_t ts, const struct msc_event *ev)
 /** hphase_steady - would @ev, next after the last event fed, go as that one did? */
 bool hphase_steady(const struct msc_history *h, const struct msc_event *ev)
 {
-	uint64_t bucket = h->opts.activity_bucket_ns ?: DEFAULT_ACTIVITY_BUCKET_NS;
+	uint64_t bucket = hact_bucket_ns(h);
 	const struct hphase *ph = h->st.cur_dirty >= 0 ? &h->phases[h->st.cur_dirty] : NULL;
 	uint64_t ts = ev->ts;
 

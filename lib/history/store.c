@@ -44,7 +44,7 @@ static const char *const write_sql[ST_NR] = {
  * batches.  Each INSERT names its columns, in the order its writer below
  * fills the row's v[].
  */
-enum { B_RUN, B_CENSUS, B_REGION_STATE, B_ACTIVITY, B_NR };
+enum { B_RUN, B_CENSUS, B_REGION_STATE, B_ACTIVITY, B_TASK_ACTIVITY, B_NR };
 
 #define RUN_ENTRIES_COL 14	/* mapping_run.entries */
 
@@ -64,7 +64,19 @@ static const struct {
 	[B_ACTIVITY] = { "INSERT INTO activity (capture_id, ts, spte_changes, maps, splits, "
 			 "promotions, zaps, write_protects, faults_slow, faults_fast, flushes) VALUES",
 			 2 + ACT_NR },
+	[B_TASK_ACTIVITY] = { "INSERT INTO task_activity (capture_id, pid, ts, vcpu, spte_changes, "
+			      "maps, splits, promotions, zaps, write_protects, faults_slow, "
+			      "faults_fast, flushes) VALUES", 4 + ACT_NR },
 };
+
+/* A bucket's row written again adds to the one there (a resumed analysis). */
+#define ACT_UPSERT											\
+	"DO UPDATE SET spte_changes = spte_changes + excluded.spte_changes, maps = maps + "		\
+	"excluded.maps, splits = splits + excluded.splits, promotions = promotions + "			\
+	"excluded.promotions, zaps = zaps + excluded.zaps, write_protects = write_protects + "		\
+	"excluded.write_protects, faults_slow = faults_slow + excluded.faults_slow, faults_fast = "	\
+	"faults_fast + excluded.faults_fast, flushes = flushes + excluded.flushes"
+
 
 /* "[i,s,e]," at most: three int64 of up to 20 characters */
 #define ENTRY_TEXT_MAX 66
@@ -96,13 +108,9 @@ int hstore_open(struct msc_store *s, struct hstore **ret)
 	 * A bucket is written when it ends, and the unfinished one when an
 	 * analysis stops; a resumed analysis adds to that one.
 	 */
-	hs->batch[B_ACTIVITY].tail =
-		"ON CONFLICT (capture_id, ts) DO UPDATE SET spte_changes = spte_changes + "
-		"excluded.spte_changes, maps = maps + excluded.maps, splits = splits + "
-		"excluded.splits, promotions = promotions + excluded.promotions, zaps = zaps + "
-		"excluded.zaps, write_protects = write_protects + excluded.write_protects, "
-		"faults_slow = faults_slow + excluded.faults_slow, faults_fast = faults_fast + "
-		"excluded.faults_fast, flushes = flushes + excluded.flushes";
+	hs->batch[B_ACTIVITY].tail = "ON CONFLICT (capture_id, ts) " ACT_UPSERT;
+	hs->batch[B_TASK_ACTIVITY].tail = "ON CONFLICT (capture_id, pid, ts) " ACT_UPSERT
+					  ", vcpu = coalesce(excluded.vcpu, vcpu)";
 	for (int i = 0; i < ST_NR && !r; i++)
 		r = msc_store_prepare(s, write_sql[i], &hs->st[i]);
 	if (r) {
@@ -186,6 +194,7 @@ int hstore_drop(struct hstore *hs, int64_t capture_id)
 		"DELETE FROM phase_region WHERE capture_id = ?1",
 		"DELETE FROM region_state WHERE capture_id = ?1",
 		"DELETE FROM activity WHERE capture_id = ?1",
+		"DELETE FROM task_activity WHERE capture_id = ?1",
 		"DELETE FROM anomaly WHERE capture_id = ?1",
 		"DELETE FROM vm WHERE capture_id = ?1",
 	};
@@ -591,6 +600,22 @@ int hstore_put_activity(struct hstore *hs, int64_t capture_id, uint64_t ts,
 	return msc_store_rows_put(hs->s, b, 0);
 }
 
+int hstore_put_task_activity(struct hstore *hs, int64_t capture_id, uint64_t ts,
+			     const struct htask_act *t)
+{
+	struct msc_store_rows *b = &hs->batch[B_TASK_ACTIVITY];
+	int64_t *v = msc_store_rows_slot(b);
+	uint32_t nulls = t->vcpu < 0 ? 1U << 3 : 0;
+
+	v[0] = capture_id;
+	v[1] = (int32_t)(t->key - 2);
+	v[2] = (int64_t)ts;
+	v[3] = t->vcpu;
+	for (int i = 0; i < ACT_NR; i++)
+		v[4 + i] = (int64_t)t->act[i];
+	return msc_store_rows_put(hs->s, b, nulls);
+}
+
 int hstore_add_anomaly(struct hstore *hs, int64_t capture_id, const struct msc_anomaly *a)
 {
 	sqlite3_stmt *st = hs->st[ST_ANOMALY];
@@ -936,7 +961,7 @@ int msc_history_merge(struct msc_store *dst, const char *analysis_path)
 {
 	static const char *const tables[] = {
 		"analysis", "mapping_run", "census", "kvm_stats", "phase", "region", "phase_region",
-		"region_state", "activity", "anomaly", "vm",
+		"region_state", "activity", "task_activity", "anomaly", "vm",
 	};
 	char sql[160];
 	sqlite3_stmt *st;
@@ -1304,23 +1329,26 @@ int msc_hview_gfn_history(struct msc_hview *v, uint8_t as_id, uint64_t gfn,
 	return 0;
 }
 
-/**
- * msc_hview_counters - activity in [t0, t1], at activity-bucket resolution
- */
-int msc_hview_counters(struct msc_hview *v, uint64_t t0, uint64_t t1, struct msc_counters *ret)
+#define COUNTERS_SQL(table, where)							\
+	"SELECT min(ts), max(ts), total(spte_changes), total(maps), total(splits), "		\
+	"total(promotions), total(zaps), total(write_protects), total(faults_slow), "		\
+	"total(faults_fast), total(flushes), "							\
+	"(SELECT count(*) FROM phase WHERE capture_id = ?1 AND flushes IS NOT NULL) "		\
+	"FROM " table " WHERE capture_id = ?1 AND ts BETWEEN ?2 AND ?3" where
+
+static int counters(struct msc_hview *v, const char *sql, const int32_t *pid, uint64_t t0,
+		    uint64_t t1, struct msc_counters *ret)
 {
 	sqlite3_stmt *st;
-	int r = msc_store_prepare(v->s, "SELECT min(ts), max(ts), total(spte_changes), total(maps), "
-				  "total(splits), total(promotions), total(zaps), total(write_protects), "
-				  "total(faults_slow), total(faults_fast), total(flushes), "
-				  "(SELECT count(*) FROM phase WHERE capture_id = ?1 AND flushes IS NOT NULL) "
-				  "FROM activity WHERE capture_id = ?1 AND ts BETWEEN ?2 AND ?3", &st);
+	int r = msc_store_prepare(v->s, sql, &st);
 
 	if (r)
 		return r;
 	sqlite3_bind_int64(st, 1, v->capture_id);
 	bind_u64(st, 2, t0);
 	bind_u64(st, 3, t1);
+	if (pid)
+		sqlite3_bind_int(st, 4, *pid);
 	r = msc_store_step(v->s, st);
 	if (r == 1) {
 		*ret = (struct msc_counters){
@@ -1340,6 +1368,60 @@ int msc_hview_counters(struct msc_hview *v, uint64_t t0, uint64_t t1, struct msc
 	}
 	sqlite3_finalize(st);
 	return r < 0 ? r : 0;
+}
+
+/**
+ * msc_hview_counters - activity in [t0, t1], at activity-bucket resolution
+ */
+int msc_hview_counters(struct msc_hview *v, uint64_t t0, uint64_t t1, struct msc_counters *ret)
+{
+	return counters(v, COUNTERS_SQL("activity", ""), NULL, t0, t1, ret);
+}
+
+/**
+ * msc_hview_task_counters - the activity of task @pid in [t0, t1]
+ *
+ * Its part of msc_hview_counters(): what the events of @pid cost.
+ */
+int msc_hview_task_counters(struct msc_hview *v, int32_t pid, uint64_t t0, uint64_t t1,
+			    struct msc_counters *ret)
+{
+	return counters(v, COUNTERS_SQL("task_activity", " AND pid = ?4"), &pid, t0, t1, ret);
+}
+
+static void fill_task(sqlite3_stmt *st, void *row)
+{
+	const char *comm = (const char *)sqlite3_column_text(st, 7);
+	struct msc_task *t = row;
+
+	*t = (struct msc_task){
+		.pid = sqlite3_column_int(st, 0),
+		.vcpu = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 1),
+		.vcpus = (uint32_t)sqlite3_column_int(st, 2),
+		.first_ts = column_u64(st, 3), .last_ts = column_u64(st, 4),
+		.spte_changes = (uint64_t)sqlite3_column_double(st, 5),
+		.faults = (uint64_t)sqlite3_column_double(st, 6),
+	};
+	snprintf(t->comm, sizeof(t->comm), "%s", comm ? comm : "");
+}
+
+/**
+ * msc_hview_tasks - the tasks that did anything, vCPUs first (by vCPU id),
+ *	then the others by pid
+ */
+int msc_hview_tasks(struct msc_hview *v, struct msc_task **ret, size_t *ret_nr)
+{
+	int r;
+
+	*ret = capture_rows(v->s, v->capture_id,
+			    "SELECT a.pid, min(a.vcpu), count(DISTINCT a.vcpu), min(a.ts), max(a.ts), "
+			    "total(a.spte_changes), total(a.faults_slow + a.faults_fast), "
+			    "(SELECT t.comm FROM task t WHERE t.capture_id = a.capture_id "
+			    " AND t.pid = a.pid) "
+			    "FROM task_activity a WHERE a.capture_id = ?1 GROUP BY a.pid "
+			    "ORDER BY min(a.vcpu) IS NULL, min(a.vcpu), a.pid",
+			    sizeof(**ret), fill_task, ret_nr, &r);
+	return r;
 }
 
 static void fill_lost_mark(sqlite3_stmt *st, void *row)

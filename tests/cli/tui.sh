@@ -60,12 +60,35 @@ check_match "/nonesuch: said so" "$(tail -1 "$T/jump/none.screen")" "no phase is
 # 'v': the window on each VM's lifetime (the vm table's), then all again
 "$MSC" import -q "$TRACES/k612st-split_hugetlb2m_16m/trace.dat" -o "$T/2vm.db" 2>/dev/null
 view "$T/2vm.db" vm.script "$T/vm" >/dev/null 2>&1
-win() { sed -n 's/^window \(.*\) (.*/\1/p' "$T/vm/$1.screen" 2>/dev/null; }
+win() { sed -n 's/^window \([^(]*\) (.*/\1/p' "$T/vm/$1.screen" 2>/dev/null; }
 span() { sqlite3 "$T/2vm.db" "select printf('%.3f ms .. %.3f ms', (v.start_ts - a.first_ts) / 1e6,
 	(v.end_ts - a.first_ts) / 1e6) from vm v, analysis a where v.id = $1"; }
 check_eq "v: the window on VM 1's lifetime" "$(win vm1)" "$(span 1)"
 check_eq "v again: on VM 2's" "$(win vm2)" "$(span 2)"
 check_match "... then the whole capture again" "$(tail -1 "$T/vm/all.screen")" '^ all 2 VMs'
+
+# 'c': the overview counts each task's part in turn (vCPUs first), then all again
+db=$T/2vcpu.db
+"$MSC" import -q "$TRACES/k612-npt_tdp_32m_2vcpu/trace.dat" -o "$db" 2>/dev/null
+view "$db" task.script "$T/task" >/dev/null 2>&1
+# count SCREEN WHAT: the window's count of WHAT on that screen, without commas
+count() { sed -n "s/.* $2 *\([0-9,]*\) .*/\1/p" "$T/task/$1.screen" 2>/dev/null | tr -d , | head -1; }
+# sums PID: its faults and SPTE changes over the capture (the whole window)
+sums() { sqlite3 "$db" "select total(faults_slow + faults_fast) || ' ' || total(spte_changes)
+	from task_activity where $1" | sed 's/\.0//g'; }
+check_match "c: vCPU 0's part" "$(sed -n '/^window/p' "$T/task/task1.screen")" ', vCPU 0, pid [0-9]+$'
+check_eq "... its faults and SPTE changes" "$(count task1 faults) $(count task1 'spte changes')" \
+	"$(sums "pid = (select pid from task_activity where vcpu = 0)")"
+check_match "c again: vCPU 1's" "$(sed -n '/^window/p' "$T/task/task2.screen")" ', vCPU 1, pid [0-9]+$'
+check_eq "... its faults and SPTE changes" "$(count task2 faults) $(count task2 'spte changes')" \
+	"$(sums "pid = (select pid from task_activity where vcpu = 1)")"
+check_match "then the task that is no vCPU" "$(tail -1 "$T/task/task3.screen")" \
+	'^ task 3 of 3: pid [0-9]+: 0 faults, 32,821 SPTE changes'
+check_eq "... then all tasks: the three parts add up" \
+	"$(( $(count task1 faults) + $(count task2 faults) + $(count task3 faults) ))" "$(count all faults)"
+check_eq "... to the activity table's" "$(count all faults) $(count all 'spte changes')" \
+	"$(sqlite3 "$db" "select total(faults_slow + faults_fast) || ' ' || total(spte_changes)
+		from activity" | sed 's/\.0//g')"
 
 # a capture of an MMU that traces no SPTE change: said plainly, no "equal" on zeros
 "$MSC" import -q --text "$MSC_TEST_DATA/events/no-mmu.events" -o "$T/nommu.db" 2>/dev/null

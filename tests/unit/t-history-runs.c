@@ -111,6 +111,43 @@ static bool same_interval(const struct msc_interval *a, const struct msc_interva
 	       a->spte == b->spte && a->pfn == b->pfn;
 }
 
+/* Each task's part of the activity adds up across the cuts too, and the tasks' parts to the whole. */
+static void same_tasks(struct msc_hview *v1, struct msc_hview *v2,
+		       const struct msc_history_summary *sum)
+{
+	struct msc_task *t1 = NULL, *t2 = NULL;
+	size_t n1 = 0, n2 = 0;
+	uint64_t spte = 0, faults = 0, vcpus = 0;
+	struct msc_counters all;
+
+	check_int(msc_hview_tasks(v1, &t1, &n1), ==, 0);
+	check_int(msc_hview_tasks(v2, &t2, &n2), ==, 0);
+	check_int(msc_hview_counters(v1, sum->first_ts, sum->last_ts + 1, &all), ==, 0);
+	if (check_uint(n2, ==, n1))
+		for (size_t i = 0; i < n1; i++) {
+			struct msc_counters c1, c2;
+
+			check_int(t2[i].pid, ==, t1[i].pid);
+			check_int(t2[i].vcpu, ==, t1[i].vcpu);
+			check_int(msc_hview_task_counters(v1, t1[i].pid, sum->first_ts,
+							  sum->last_ts + 1, &c1), ==, 0);
+			check_int(msc_hview_task_counters(v2, t1[i].pid, sum->first_ts,
+							  sum->last_ts + 1, &c2), ==, 0);
+			check_uint(c2.spte_changes, ==, c1.spte_changes);
+			check_uint(c2.faults_slow, ==, c1.faults_slow);
+			check_uint(c2.faults_fast, ==, c1.faults_fast);
+			check_uint(c1.spte_changes, ==, t1[i].spte_changes);
+			spte += c1.spte_changes;
+			faults += c1.faults_slow + c1.faults_fast;
+			vcpus += t1[i].vcpu >= 0;
+		}
+	check_uint(spte, ==, all.spte_changes);
+	check_uint(faults, ==, all.faults_slow + all.faults_fast);
+	check_uint(vcpus, ==, 1);	/* the selftest's one vCPU */
+	free(t1);
+	free(t2);
+}
+
 static void t_resume(void)
 {
 	uint64_t cuts[STEPS - 1];
@@ -142,6 +179,7 @@ static void t_resume(void)
 	check_uint(c2.faults_fast, ==, c1.faults_fast);
 	check_uint(c2.faults_slow, ==, c1.faults_slow);
 	check_uint(c2.maps, ==, c1.maps);
+	same_tasks(v1, v2, &sum1);
 	check_int(msc_hview_regions(v1, &regions, &nr_regions), ==, 0);
 	check_uint(nr_regions, >, 0);
 	for (size_t g = 0; g < nr_regions; g++) {
