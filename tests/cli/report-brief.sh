@@ -58,8 +58,11 @@ check_fails "--brief and --json exclude each other" "$MSC" report --brief --json
 # a database of schema 10: no split sizes; analyze upgrades it and starts over
 cp "$T/k612-npt_tdp_1g_hugetlb.db" "$T/old.db"
 sqlite3 "$T/old.db" "ALTER TABLE phase DROP COLUMN pages_split_2m;
-	ALTER TABLE phase DROP COLUMN pages_split_1g; PRAGMA user_version = 10"
+	ALTER TABLE phase DROP COLUMN pages_split_1g; DROP TABLE task_activity; PRAGMA user_version = 10"
 check "analyze upgrades a schema 10 database" "$MSC" analyze -q "$T/old.db"
 check_eq "... and, its resume state dropped, knows the split sizes" \
 	"$(sqlite3 "$T/old.db" "SELECT pages_split_1g, pages_split_2m FROM phase WHERE kind = 'enable'")" "1|512"
+check_eq "... and each task's activity (schema 12)" \
+	"$(sqlite3 "$T/old.db" "SELECT total(spte_changes) FROM task_activity")" \
+	"$(sqlite3 "$T/old.db" "SELECT total(spte_changes) FROM activity")"
 done_testing
