@@ -17,7 +17,7 @@
 #include "mmuscope/util.h"
 
 /**
- * tui_lists_load - read the phases, regions, KVM's counters, VMs, tasks and (with
+ * tui_lists_load - read the phases, regions, KVM's counters, VMs and (with
  *	@lost) the lost-event marks of an analysis
  *
  * Returns 0 or a negative error; @l holds what was read either way and is
@@ -33,8 +33,6 @@ int tui_lists_load(struct tui_lists *l, struct msc_hview *v, bool lost)
 		r = msc_hview_kvm_stats(v, &l->stats, &l->nr_stats);
 	if (!r)
 		r = msc_hview_vms(v, &l->vms, &l->nr_vms);
-	if (!r)
-		r = msc_hview_tasks(v, &l->tasks, &l->nr_tasks);
 	if (!r && lost)
 		r = msc_hview_lost_marks(v, &l->lost, &l->nr_lost);
 	return r;
@@ -104,6 +102,8 @@ static int reload(struct tui_data *d)
 		r = msc_hview_summary(d->v, &d->sum);
 	if (!r)
 		r = tui_lists_load(&d->l, d->v, !d->follow);
+	if (!r)		/* for the overview's 'c' (the pictures need no tasks) */
+		r = msc_hview_tasks(d->v, &d->l.tasks, &d->l.nr_tasks);
 	if (!r && d->follow)
 		r = copy_lost(d);
 	return r;

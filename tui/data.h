@@ -42,7 +42,7 @@ struct tui_lists {
 	size_t nr_stats;
 	struct msc_vm *vms;		/* the VMs, one after the other */
 	size_t nr_vms;
-	struct msc_task *tasks;		/* the tasks that did anything, vCPUs first */
+	struct msc_task *tasks;		/* the tasks that did anything, vCPUs first (TUI only) */
 	size_t nr_tasks;
 };
 

@@ -178,19 +178,16 @@ static void draw_counters(struct overview *o, struct tui *t, int y)
 		{ "zaps", (int64_t)c->zaps }, { "TLB flushes", c->flushes },
 	};
 	const struct msc_task *k = o->task_set ? tui_data_task(t->data, o->task_pid) : NULL;
-	char line[512], a[32], b[32], w[32], left[128], right[128], who[96] = "";
+	char line[512], a[32], b[32], w[32], left[128], right[128], who[96] = "", task[92];
 	int half = t->cols / 2;
 
 	fmt_time(a, sizeof(a), t->win0 - t->data->t_first);
 	fmt_time(b, sizeof(b), t->win1 - t->data->t_first);
 	fmt_span(w, sizeof(w), span);
-	if (k) {
-		who[0] = ',';
-		who[1] = ' ';
-		fmt_task(who + 2, sizeof(who) - 2, k);
-	} else if (o->task_set) {
+	if (k && fmt_task(task, sizeof(task), k))
+		snprintf(who, sizeof(who), ", %s", task);
+	else if (o->task_set)
 		snprintf(who, sizeof(who), ", pid %d", o->task_pid);
-	}
 	snprintf(line, sizeof(line), "window %s .. %s (%s)%s", a, b, w, who);
 	draw_line(y, display_attr(t, ATTR_HEAD), line);
 	for (size_t i = 0; i < ARRAY_SIZE(rows); i += 2) {
