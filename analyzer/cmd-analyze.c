@@ -116,8 +116,9 @@ static void print_summary(const char *db, const struct msc_history_summary *s, d
 	printf("  resyncs %s (A/D-only %s), anomalies %s%s\n", cli_count(s->resyncs, a, sizeof(a)),
 	       cli_count(s->ad_resyncs, b, sizeof(b)), cli_count(s->anomalies, d, sizeof(d)),
 	       s->tdp_mmu ? "" : ", census approximate (shadow MMU)");
-	printf("  %s events in steady stretches (the phase detector asked once a stretch)\n",
-	       cli_count(s->steady, a, sizeof(a)));
+	printf("  %s events in steady stretches (the phase detector asked once a stretch), "
+	       "%s applied as ranges\n", cli_count(s->steady, a, sizeof(a)),
+	       cli_count(s->ranged, b, sizeof(b)));
 }
 
 int cmd_analyze(int argc, char **argv)

@@ -344,6 +344,7 @@ struct msc_history_summary {
 	bool tdp_mmu;			/* false: shadow MMU, census approximate */
 	unsigned int census_flags;	/* flags of the last census */
 	uint64_t steady;		/* events of this run taken in steady stretches (not stored) */
+	uint64_t ranged;		/* ... of them applied to the model as ranges (not stored) */
 };
 
 /* ---- writing ---- */

@@ -144,11 +144,6 @@ int hcensus_marker(struct msc_history *h, const struct msc_event *ev)
 	return hstore_add_kvm_stats(h->hs, h->capture_id, &k, colon);
 }
 
-static uint8_t quant(unsigned int n)
-{
-	return n == 0 ? 0 : n >= 512 ? 17 : (uint8_t)(1 + n / 32);
-}
-
 static int put_cell(struct msc_history *h, struct hcell *c, const struct msc_region_cell *rc,
 		    uint64_t ts);
 
@@ -189,7 +184,7 @@ int hcensus_cell_update(struct msc_history *h, unsigned int as_id, struct hnode 
 	if (!(c->flags & HCELL_WRITTEN) && rc.kind == MSC_REGION_UNMAPPED)
 		return 0;	/* never mapped: not part of guest memory seen */
 	if ((c->flags & HCELL_WRITTEN) && c->q_kind == rc.kind &&
-	    c->q_mapped == quant(rc.mapped) && c->q_writable == quant(rc.writable)) {
+	    c->q_mapped == hcensus_quant(rc.mapped) && c->q_writable == hcensus_quant(rc.writable)) {
 		bool stale = c->w_mapped != rc.mapped || c->w_writable != rc.writable;
 
 		if (stale != !!(c->flags & HCELL_STALE)) {
@@ -211,8 +206,8 @@ static int put_cell(struct msc_history *h, struct hcell *c, const struct msc_reg
 	}
 	c->flags |= HCELL_WRITTEN;
 	c->q_kind = rc->kind;
-	c->q_mapped = quant(rc->mapped);
-	c->q_writable = quant(rc->writable);
+	c->q_mapped = hcensus_quant(rc->mapped);
+	c->q_writable = hcensus_quant(rc->writable);
 	c->w_mapped = rc->mapped;
 	c->w_writable = rc->writable;
 	if (h->loading)

@@ -303,8 +303,12 @@ static int apply_spte(struct msc_history *h, const struct msc_event *ev)
 			return r;
 	}
 	cause = cause_of(h, ev, class);
-	r = hmodel_change(h, s->as_id, s->gfn, s->level, s->old_spte, s->new_spte, cause);
-	if (r)
+	/* in a stretch, a storm's changes of one node are applied as a range */
+	r = h->stretch ? hmodel_range_add(h, s->as_id, s->gfn, s->level, s->old_spte,
+					   s->new_spte, cause) : 0;
+	if (!r)
+		r = hmodel_change(h, s->as_id, s->gfn, s->level, s->old_spte, s->new_spte, cause);
+	if (r < 0)
 		return r;
 	switch (class) {
 	case MSC_CLASS_SPLIT:
@@ -481,7 +485,7 @@ static int apply_zap_page(struct msc_history *h, const struct msc_event *ev)
 				 role.level, MSC_CAUSE_SHADOW_DROP);
 }
 
-static int apply(struct msc_history *h, const struct msc_event *ev)
+static int apply_event(struct msc_history *h, const struct msc_event *ev)
 {
 	switch (ev->type) {
 	case MSC_EV_SPTE_CHANGED:
@@ -528,6 +532,16 @@ static int apply(struct msc_history *h, const struct msc_event *ev)
 	}
 }
 
+/* Apply @ev to the model; the 2M cells it changed are recomputed at its end. */
+static int apply(struct msc_history *h, const struct msc_event *ev)
+{
+	int r;
+
+	hmodel_settle_begin(h);
+	r = apply_event(h, ev);
+	return hmodel_settle(h) ?: r;
+}
+
 /*
  * An SPTE change of a steady stretch (phase.c): what feed() does, with the
  * phase detector's part known beforehand.
@@ -559,6 +573,9 @@ static int feed(struct msc_history *h, const struct msc_event *ev)
 
 	if (h->steady && !hcensus_due(h, ts) && hphase_steady(h, ev))
 		return feed_steady(h, ev);
+	r = hmodel_range_apply(h);
+	if (r)
+		return r;
 	hphase_stretch_end(h);
 	if (!h->sum.events && h->sum.last_seq < 0) {
 		h->ts_base = h->last_ts = h->census_row_ts = ts;
@@ -651,7 +668,7 @@ void msc_history_capture_ended(struct msc_history *h)
  */
 int msc_history_finish(struct msc_history *h)
 {
-	int r = h->err;
+	int r = h->err ?: hmodel_range_apply(h);
 
 	hphase_stretch_end(h);
 	if (!r && h->ended) {

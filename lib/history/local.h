@@ -56,6 +56,7 @@ struct hcell {
 #define HCELL_ZAPPED (1U << 3)	/* leaves zapped; faults here are refaults */
 #define HCELL_SPLIT (1U << 4)	/* counted in h->split_cells */
 #define HCELL_STALE (1U << 5)	/* changed within a sixteenth since its last row */
+#define HCELL_SETTLE (1U << 6)	/* in h->settle: recomputed when the event is applied */
 
 struct hrun;
 
@@ -99,6 +100,20 @@ struct hrun {
 	uint8_t start_cause, end_cause, flags;
 	uint16_t n, alloc;		/* intervals in e, room in e */
 	struct hrun_entry *e;
+};
+
+/*
+ * A range (model.c, "Ranges"): traced changes of consecutive 4K entries of
+ * one node, each from a present leaf that the model holds to a present
+ * leaf, not applied to the model yet.  Entry first + k becomes spte[k] at
+ * ts[k] with @cause.
+ */
+struct hrange {
+	struct hnode *node;		/* NULL: no range pending */
+	uint16_t first, nr;
+	uint8_t as_id, cause;
+	uint64_t ts[HNODE_ENTRIES];
+	uint64_t spte[HNODE_ENTRIES];
 };
 
 /* Counters attributed to a phase (or to the pending tail of one). */
@@ -219,6 +234,18 @@ struct msc_history {
 	/* pending runs (lib/history/model.c) */
 	struct hrun *oldest, *newest;	/* least / most recently used */
 	struct hrun *free_runs;		/* written, kept for reuse */
+	struct hrange range;		/* changes not applied yet (model.c, "Ranges") */
+	/*
+	 * The 2M cells the event being applied changed (model.c, "Cells"),
+	 * recomputed once each when it is applied: one region_state row per
+	 * cell and time, however many of its entries the event wrote.
+	 */
+	bool settling;			/* an event is being applied: cells wait in settle */
+	struct hcellref {
+		struct hnode *n2;
+		uint16_t i;
+	} *settle;
+	size_t nr_settle, alloc_settle;
 	unsigned int nr_runs;		/* allocated, pending or free */
 	size_t run_bytes, run_bytes_peak;	/* their memory, for the memory figure */
 
@@ -281,6 +308,11 @@ int hmodel_change(struct msc_history *h, unsigned int as_id, uint64_t gfn, unsig
 		  uint64_t old_spte, uint64_t new_spte, unsigned int cause);
 int hmodel_split_children(struct msc_history *h, unsigned int as_id, uint64_t gfn,
 			  unsigned int level, uint64_t huge, unsigned int cause);
+int hmodel_range_add(struct msc_history *h, unsigned int as_id, uint64_t gfn, unsigned int level,
+		     uint64_t old_spte, uint64_t new_spte, unsigned int cause);
+int hmodel_range_apply(struct msc_history *h);
+void hmodel_settle_begin(struct msc_history *h);
+int hmodel_settle(struct msc_history *h);
 int hmodel_clear_below(struct msc_history *h, unsigned int as_id, uint64_t gfn,
 		       unsigned int level, unsigned int cause, bool stale);
 int hmodel_drop_range(struct msc_history *h, unsigned int as_id, uint64_t gfn, uint64_t end,
@@ -295,6 +327,13 @@ typedef int (*hcell_fn)(struct msc_history *h, struct hnode *n2, unsigned int i,
 int hmodel_for_each_cell(struct msc_history *h, hcell_fn fn, void *ctx);
 
 /* lib/history/census.c */
+
+/* A 2M cell's count of 4K pages as its region_state rows see it: sixteenths. */
+static inline uint8_t hcensus_quant(unsigned int n)
+{
+	return n == 0 ? 0 : n >= 512 ? 17 : (uint8_t)(1 + n / 32);
+}
+
 void hcensus_add(struct msc_history *h, unsigned int as_id, unsigned int level, int delta);
 int hcensus_flush(struct msc_history *h, uint64_t now);
 bool hcensus_due(const struct msc_history *h, uint64_t now);

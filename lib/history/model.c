@@ -131,6 +131,9 @@ void hmodel_free(struct msc_history *h)
 	runs_free(h->oldest, true);
 	runs_free(h->free_runs, false);
 	h->oldest = h->newest = h->free_runs = NULL;
+	free(h->settle);
+	h->settle = NULL;
+	h->nr_settle = h->alloc_settle = 0;
 	h->nr_runs = 0;
 	h->run_bytes = 0;
 }
@@ -325,13 +328,14 @@ static int flush_runs(struct msc_history *h)
 	return r;
 }
 
-/* Write the interval of entry @i, which ends at @end_ts (MSC_TS_OPEN: open). */
-static int emit(struct msc_history *h, struct hnode *n, unsigned int i, uint64_t end_ts,
-		unsigned int end_cause)
+/* The interval of entry @i, which ends at @end_ts (MSC_TS_OPEN: open). */
+static void interval_of(const struct msc_history *h, const struct hnode *n, unsigned int i,
+			uint64_t end_ts, unsigned int end_cause, struct msc_interval *iv)
 {
 	uint64_t spte = n->spte[i], sw = n->start[i];
 	unsigned int cause = sw & HSTART_CAUSE_MASK;
-	struct msc_interval iv = {
+
+	*iv = (struct msc_interval){
 		.gfn = n->base + i * msc_level_pages(n->level),
 		.as_id = n->as_id,
 		.level = n->level,
@@ -345,15 +349,23 @@ static int emit(struct msc_history *h, struct hnode *n, unsigned int i, uint64_t
 		.spte = spte,
 		.pfn = msc_spte_pfn(&h->layout, spte),
 	};
+	if (sw & HSTART_SYNTH)
+		iv->flags |= MSC_IV_SYNTH;
+	if (sw & HSTART_LOST)
+		iv->flags |= MSC_IV_AFTER_LOST;
+	if (cause == MSC_CAUSE_RESYNC || cause == MSC_CAUSE_TRACE_START)
+		iv->flags |= MSC_IV_RESYNC;
+}
+
+/* Write the interval of entry @i, which ends at @end_ts (MSC_TS_OPEN: open). */
+static int emit(struct msc_history *h, struct hnode *n, unsigned int i, uint64_t end_ts,
+		unsigned int end_cause)
+{
+	struct msc_interval iv;
 
 	if (h->loading)
 		return 0;
-	if (sw & HSTART_SYNTH)
-		iv.flags |= MSC_IV_SYNTH;
-	if (sw & HSTART_LOST)
-		iv.flags |= MSC_IV_AFTER_LOST;
-	if (cause == MSC_CAUSE_RESYNC || cause == MSC_CAUSE_TRACE_START)
-		iv.flags |= MSC_IV_RESYNC;
+	interval_of(h, n, i, end_ts, end_cause, &iv);
 	h->sum.intervals++;
 	return run_add(h, n, i, &iv);
 }
@@ -375,6 +387,62 @@ static struct hcell *cell_of(struct msc_history *h, struct hnode *n, unsigned in
 	*ret_n2 = n2;
 	*ret_i2 = idx_of(n->base, 2);
 	return &n2->cells[*ret_i2];
+}
+
+/*
+ * Cells.  An event changes one entry, or many at one time: a split's 512
+ * children, a subtree cleared, a 1G leaf's 512 cells.  While it is applied
+ * (between hmodel_settle_begin() and hmodel_settle()) the 2M cells it
+ * changes only gather in h->settle, each once, and are recomputed at its
+ * end, in the order they were first changed: a cell has one region_state
+ * row per time, the state the event left it in, and the phase detector
+ * hears of a cell becoming huge or split once.
+ */
+
+/* Cell @i of @n2 changed: recompute it now, or when the event is applied. */
+static int cell_changed(struct msc_history *h, struct hnode *n2, unsigned int i)
+{
+	struct hcell *c = &n2->cells[i];
+
+	if (!h->settling)
+		return hcensus_cell_update(h, n2->as_id, n2, i);
+	if (c->flags & HCELL_SETTLE)
+		return 0;
+	if (h->nr_settle == h->alloc_settle) {
+		size_t alloc = h->alloc_settle ? 2 * h->alloc_settle : 64;
+		struct hcellref *p = realloc(h->settle, alloc * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		h->settle = p;
+		h->alloc_settle = alloc;
+	}
+	c->flags |= HCELL_SETTLE;
+	h->settle[h->nr_settle++] = (struct hcellref){ n2, (uint16_t)i };
+	return 0;
+}
+
+/** hmodel_settle_begin - an event is being applied: its cells wait */
+void hmodel_settle_begin(struct msc_history *h)
+{
+	h->settling = true;
+}
+
+/** hmodel_settle - the event is applied: recompute the cells it changed */
+int hmodel_settle(struct msc_history *h)
+{
+	int r = 0;
+
+	h->settling = false;
+	for (size_t k = 0; k < h->nr_settle; k++) {
+		struct hcellref *c = &h->settle[k];
+
+		c->n2->cells[c->i].flags &= ~HCELL_SETTLE;
+		if (!r)
+			r = hcensus_cell_update(h, c->n2->as_id, c->n2, c->i);
+	}
+	h->nr_settle = 0;
+	return r;
 }
 
 /*
@@ -422,14 +490,14 @@ static int transition(struct msc_history *h, struct hnode *n, unsigned int i,
 			if (was_leaf && !is_leaf_)
 				c->flags |= HCELL_ZAPPED;
 			if (!r)
-				r = hcensus_cell_update(h, n->as_id, n2, i2);
+				r = cell_changed(h, n2, i2);
 		}
 	} else if (level == 2 && (was_p != is_p || was_leaf != is_leaf_ ||
 				  ((old_spte ^ new_spte) & h->layout.writable))) {
 		if (was_leaf && !is_leaf_)
 			n->cells[i].flags |= HCELL_ZAPPED;
 		if (!r)
-			r = hcensus_cell_update(h, n->as_id, n, i);
+			r = cell_changed(h, n, i);
 	} else if (level == 3 && (was_leaf || is_leaf_) &&
 		   (was_leaf != is_leaf_ || ((old_spte ^ new_spte) & h->layout.writable))) {
 		struct hnode *n2 = hmodel_node(h, n->as_id, n->base + i * msc_level_pages(3), 2,
@@ -438,7 +506,7 @@ static int transition(struct msc_history *h, struct hnode *n, unsigned int i,
 		if (!n2)
 			return -ENOMEM;
 		for (unsigned int k = 0; k < HNODE_ENTRIES && !r; k++)
-			r = hcensus_cell_update(h, n->as_id, n2, k);
+			r = cell_changed(h, n2, k);
 	}
 	return r;
 }
@@ -521,6 +589,143 @@ int hmodel_change(struct msc_history *h, unsigned int as_id, uint64_t gfn, unsig
 	return transition(h, n, i, new_spte, cause, 0);
 }
 
+/*
+ * Ranges.  In a steady stretch (phase.c) the storms change one node's 4K
+ * entries one after the other, each from the present leaf the model holds
+ * to another present leaf (write-protection, clearing D bits, aging).
+ * hmodel_range_add() keeps such changes in h->range instead of applying
+ * them, and hmodel_range_apply() applies them in one pass over the node:
+ * the census stays (a leaf stays a leaf), the intervals go to the run the
+ * last one went to while they fit it, and the node's one 2M cell is
+ * recomputed only where its region_state row can change and once at the
+ * end, for its staleness.  The tables come out as change by change
+ * (tests/cli/analyze-steady.sh compares them with `analyze --per-event').
+ *
+ * Invariant: while a range is pending nothing reads or changes the model
+ * but hmodel_range_add(); history.c applies it before it feeds an event
+ * the range does not take and before anything is written.
+ */
+
+/*
+ * Can the changes under cell @c of @n2 go in a range?  Its kind must stay
+ * 4K whatever they do, and a change under it must not tell the phase
+ * detector anything (hphase_cell_huge() has nothing to do for it).
+ */
+static bool range_cell_ok(const struct msc_history *h, const struct hnode *n2, unsigned int i2)
+{
+	const struct hcell *c = &n2->cells[i2];
+	uint64_t e3 = n2->parent ? n2->parent->spte[idx_of(n2->base, 3)] : h->layout.nonpresent;
+
+	return c->kind == MSC_REGION_4K && !is_leaf(h, 2, n2->spte[i2]) && !is_leaf(h, 3, e3) &&
+	       (c->flags & (HCELL_WAS_HUGE | HCELL_SPLIT)) != HCELL_WAS_HUGE;
+}
+
+/**
+ * hmodel_range_add - take a traced change into the pending range
+ *
+ * Returns 1 when it is taken; 0 when the caller must apply it itself
+ * (hmodel_change()), the pending range being applied by then; or a negative
+ * error.
+ */
+int hmodel_range_add(struct msc_history *h, unsigned int as_id, uint64_t gfn, unsigned int level,
+		     uint64_t old_spte, uint64_t new_spte, unsigned int cause)
+{
+	struct hrange *rg = &h->range;
+	struct hnode *n = rg->node;
+	unsigned int i;
+	int r;
+
+	if (n && gfn == n->base + rg->first + rg->nr && level == 1 && as_id == rg->as_id &&
+	    cause == rg->cause && n->spte[rg->first + rg->nr] == old_spte &&
+	    is_present(h, new_spte)) {
+		rg->ts[rg->nr] = h->last_ts;
+		rg->spte[rg->nr++] = new_spte;
+		return 1;
+	}
+	r = hmodel_range_apply(h);
+	if (r || level != 1 || h->loading || !is_present(h, old_spte) || !is_present(h, new_spte))
+		return r;
+	n = hmodel_node(h, as_id, gfn, 1, false);
+	i = idx_of(gfn, 1);
+	if (!n || !n->parent || n->spte[i] != old_spte ||
+	    !range_cell_ok(h, n->parent, idx_of(n->base, 2)))
+		return 0;
+	*rg = (struct hrange){ .node = n, .first = (uint16_t)i, .nr = 1, .as_id = (uint8_t)as_id,
+			       .cause = (uint8_t)cause };
+	rg->ts[0] = h->last_ts;
+	rg->spte[0] = new_spte;
+	return 1;
+}
+
+/* Close entry @i's interval at @end_ts into *@run when it fits, else as emit() does. */
+static int range_emit(struct msc_history *h, struct hnode *n, unsigned int i, uint64_t end_ts,
+		      unsigned int end_cause, struct hrun **run)
+{
+	struct msc_interval iv;
+	int r;
+
+	interval_of(h, n, i, end_ts, end_cause, &iv);
+	h->sum.intervals++;
+	/* *run, still the node's, is the first of n->runs: run_add() would take it */
+	if (*run && (*run)->node == n && run_fits(h, *run, i, &iv))
+		return run_append(h, *run, i, &iv);
+	r = run_add(h, n, i, &iv);
+	*run = n->runs;
+	return r;
+}
+
+/** hmodel_range_apply - apply the pending range, if any */
+int hmodel_range_apply(struct msc_history *h)
+{
+	struct hrange *rg = &h->range;
+	struct hnode *n = rg->node, *n2 = NULL;
+	uint64_t now = h->last_ts, skipped_ts = 0, wbit = h->layout.writable;
+	unsigned int i2 = 0, lost = h->after_lost ? HSTART_LOST : 0;
+	struct hrun *run = NULL;
+	struct hcell *c;
+	bool stale = false;	/* the cell's last update was skipped */
+	int r = 0;
+
+	if (!n)
+		return 0;
+	rg->node = NULL;
+	h->sum.ranged += rg->nr;
+	c = cell_of(h, n, rg->first, &n2, &i2);
+	h->census_dirty[rg->as_id] = true;
+	for (unsigned int k = 0; k < rg->nr && !r; k++) {
+		unsigned int i = rg->first + k;
+		bool was_w = n->spte[i] & wbit, is_w = rg->spte[k] & wbit;
+
+		r = range_emit(h, n, i, rg->ts[k], rg->cause, &run);
+		n->spte[i] = rg->spte[k];
+		n->start[i] = ((rg->ts[k] - h->ts_base) << 8) | HSTART_SEEN |
+			      (rg->cause & HSTART_CAUSE_MASK) | lost;
+		if (was_w == is_w || r)
+			continue;
+		c->writable = (uint16_t)(c->writable + is_w - was_w);
+		/* hcensus_cell_update() writes no row while the cell's sixteenths stay */
+		if ((c->flags & HCELL_WRITTEN) && c->q_kind == MSC_REGION_4K &&
+		    c->q_mapped == hcensus_quant(c->mapped) &&
+		    c->q_writable == hcensus_quant(c->writable)) {
+			h->cell_updates++;
+			stale = true;
+			skipped_ts = rg->ts[k];
+			continue;
+		}
+		h->last_ts = rg->ts[k];
+		r = hcensus_cell_update(h, rg->as_id, n2, i2);
+		stale = false;
+	}
+	if (!r && stale) {
+		/* the last skipped update, done: the cell's staleness is its values' */
+		h->cell_updates--;
+		h->last_ts = skipped_ts;
+		r = hcensus_cell_update(h, rg->as_id, n2, i2);
+	}
+	h->last_ts = now;
+	return r;
+}
+
 /**
  * hmodel_clear_below - remove everything under the entry (@gfn, @level)
  * @cause: end cause of the removed intervals
@@ -551,6 +756,50 @@ int hmodel_clear_below(struct msc_history *h, unsigned int as_id, uint64_t gfn,
 	return r;
 }
 
+/*
+ * The children of a split into @n, which has no entry present (the table
+ * is new), in one pass: what 512 transition()s from non-present would do,
+ * the census and the 2M cells (a 4K node's one, a 2M node's 512) counted
+ * once.  Returns 1; 0, having changed nothing, when a child would not be a
+ * present leaf (a layout whose special values it could meet), for the
+ * caller to make them one by one; or a negative error.
+ */
+static int fill_children(struct msc_history *h, struct hnode *n, uint64_t huge, uint64_t step,
+			 unsigned int cause)
+{
+	unsigned int level = n->level;
+	uint64_t sw = ((h->last_ts - h->ts_base) << 8) | HSTART_SEEN | HSTART_SYNTH |
+		      (cause & HSTART_CAUSE_MASK) | (h->after_lost ? HSTART_LOST : 0);
+	uint64_t clear = level == 1 ? h->layout.huge : 0;
+	struct hcell *c;
+	int r = 0;
+
+	if (n->present || level > 2 || (level == 1 && !n->parent))
+		return 0;
+	for (unsigned int i = 0; i < HNODE_ENTRIES; i++) {
+		uint64_t child = (huge | (i * step)) & ~clear;
+
+		if (!is_leaf(h, level, child) || child == h->layout.frozen)
+			return 0;
+	}
+	for (unsigned int i = 0; i < HNODE_ENTRIES; i++) {
+		n->spte[i] = (huge | (i * step)) & ~clear;
+		n->start[i] = sw;
+	}
+	n->present = HNODE_ENTRIES;
+	hcensus_add(h, n->as_id, level, HNODE_ENTRIES);
+	if (level == 2) {
+		for (unsigned int i = 0; i < HNODE_ENTRIES && !r; i++)
+			r = cell_changed(h, n, i);
+		return r ?: 1;
+	}
+	c = &n->parent->cells[idx_of(n->base, 2)];
+	c->mapped = (uint16_t)(c->mapped + HNODE_ENTRIES);
+	if (huge & h->layout.writable)
+		c->writable = (uint16_t)(c->writable + HNODE_ENTRIES);
+	return cell_changed(h, n->parent, idx_of(n->base, 2)) ?: 1;
+}
+
 /**
  * hmodel_split_children - write the 512 children a split creates
  * @gfn, @level: the huge entry that became a page table
@@ -575,6 +824,10 @@ int hmodel_split_children(struct msc_history *h, unsigned int as_id, uint64_t gf
 	n = r ? NULL : hmodel_node(h, as_id, gfn, cl, true);
 	if (!n)
 		return r ?: -ENOMEM;
+	h->sum.synthesized += HNODE_ENTRIES;
+	r = fill_children(h, n, huge, step, cause);
+	if (r)
+		return min(r, 0);
 	for (unsigned int i = 0; i < HNODE_ENTRIES && !r; i++) {
 		uint64_t child = huge | (i * step);
 
@@ -582,7 +835,6 @@ int hmodel_split_children(struct msc_history *h, unsigned int as_id, uint64_t gf
 			child &= ~h->layout.huge;
 		r = transition(h, n, i, child, cause, HSTART_SYNTH);
 	}
-	h->sum.synthesized += HNODE_ENTRIES;
 	return r;
 }
 

@@ -181,27 +181,39 @@ static int exec_capture(struct hstore *hs, const char *sql, int64_t capture_id)
 	return r < 0 ? r : 0;
 }
 
+/* Every table the analysis writes, each with a capture_id column. */
+static const char *const analysis_tables[] = {
+	"analysis", "mapping_run", "census", "kvm_stats", "phase", "region", "phase_region",
+	"region_state", "activity", "task_activity", "anomaly", "vm",
+};
+
 /** hstore_drop - forget everything analyzed of a capture */
 int hstore_drop(struct hstore *hs, int64_t capture_id)
 {
-	static const char *const sql[] = {
-		"DELETE FROM analysis WHERE capture_id = ?1",
-		"DELETE FROM mapping_run WHERE capture_id = ?1",
-		"DELETE FROM census WHERE capture_id = ?1",
-		"DELETE FROM kvm_stats WHERE capture_id = ?1",
-		"DELETE FROM phase WHERE capture_id = ?1",
-		"DELETE FROM region WHERE capture_id = ?1",
-		"DELETE FROM phase_region WHERE capture_id = ?1",
-		"DELETE FROM region_state WHERE capture_id = ?1",
-		"DELETE FROM activity WHERE capture_id = ?1",
-		"DELETE FROM task_activity WHERE capture_id = ?1",
-		"DELETE FROM anomaly WHERE capture_id = ?1",
-		"DELETE FROM vm WHERE capture_id = ?1",
-	};
-	int r = 0;
+	char sql[96];
+	bool others = true;
+	sqlite3_stmt *st;
+	int r = msc_store_prepare(hs->s, "SELECT EXISTS (SELECT 1 FROM capture WHERE id != ?1)",
+				  &st);
 
-	for (size_t i = 0; i < ARRAY_SIZE(sql) && !r; i++)
-		r = exec_capture(hs, sql[i], capture_id);
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, capture_id);
+	r = msc_store_step(hs->s, st);
+	if (r == 1)
+		others = sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	r = r < 0 ? r : 0;
+
+	/*
+	 * The capture's rows are every row when it is the file's only one:
+	 * SQLite then drops the tables' pages whole instead of row by row.
+	 */
+	for (size_t i = 0; i < ARRAY_SIZE(analysis_tables) && !r; i++) {
+		snprintf(sql, sizeof(sql), others ? "DELETE FROM %s WHERE capture_id = ?1" :
+			 "DELETE FROM %s", analysis_tables[i]);
+		r = exec_capture(hs, sql, capture_id);
+	}
 	return r;
 }
 
@@ -959,10 +971,6 @@ int hstore_finish(struct hstore *hs, bool indexes)
  */
 int msc_history_merge(struct msc_store *dst, const char *analysis_path)
 {
-	static const char *const tables[] = {
-		"analysis", "mapping_run", "census", "kvm_stats", "phase", "region", "phase_region",
-		"region_state", "activity", "task_activity", "anomaly", "vm",
-	};
 	char sql[160];
 	sqlite3_stmt *st;
 	int r = msc_store_commit(dst);
@@ -977,10 +985,10 @@ int msc_history_merge(struct msc_store *dst, const char *analysis_path)
 	if (r < 0)
 		return r;
 	r = msc_store_exec(dst, "BEGIN");
-	for (size_t i = 0; i < ARRAY_SIZE(tables) && !r; i++) {
+	for (size_t i = 0; i < ARRAY_SIZE(analysis_tables) && !r; i++) {
 		/* table names are the constants above, never data */
 		snprintf(sql, sizeof(sql), "INSERT INTO main.%s SELECT * FROM analysis.%s",
-			 tables[i], tables[i]);
+			 analysis_tables[i], analysis_tables[i]);
 		r = msc_store_exec(dst, sql);
 	}
 	r = r ?: msc_store_exec(dst, index_sql);

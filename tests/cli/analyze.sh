@@ -36,6 +36,15 @@ for dir in "$TRACES"/*/; do
 		"$(q "$db" "SELECT count(*) FROM phase p JOIN (SELECT phase_id, sum(pages_4k) k, sum(pages_2m) m,
 			sum(pages_1g) / 512 g FROM phase_region GROUP BY phase_id) c ON c.phase_id = p.id
 			WHERE c.k != p.after_4k OR c.m != p.after_2m OR c.g != p.after_1g")" 0
+	# an event writes a cell's state once: a split's 512 children or a zapped
+	# subtree leave one row at its time, the one "state at T" reads
+	check_eq "$name: one region_state row per 2M cell and time" \
+		"$(q "$db" "SELECT count(*) FROM (SELECT 1 FROM region_state
+			GROUP BY capture_id, as_id, gfn, ts HAVING count(*) > 1)")" 0
+	check_eq "$name: a cell split 2M -> 4K reads all 512 pages mapped at the split" \
+		"$(q "$db" "SELECT count(*) FROM spte_change c JOIN region_state r ON r.gfn = c.gfn
+			AND r.ts = c.ts WHERE c.class = 'split' AND c.level = 2
+			AND (r.kind != 1 OR r.mapped != 512)")" 0
 	check_eq "$name: exact census (not approximate)" \
 		"$(q "$db" "SELECT coalesce(max(census_flags & 1), 0) FROM kvm_stats")" 0
 	check_eq "$name: no bad-spte anomaly, no change left unclassified" \
