@@ -543,6 +543,21 @@ static int apply(struct msc_history *h, const struct msc_event *ev)
 }
 
 /*
+ * Apply the model's pending range (model.c, "Ranges").  Its changes were
+ * committed one by one before the model had them: what the VM's state
+ * reads of the census is read again.
+ */
+static int range_apply(struct msc_history *h)
+{
+	bool pending = h->range.node;
+	int r = hmodel_range_apply(h);
+
+	if (!r && pending)
+		hvm_census(h);
+	return r;
+}
+
+/*
  * An SPTE change of a steady stretch (phase.c): what feed() does, with the
  * phase detector's part known beforehand.
  */
@@ -573,7 +588,7 @@ static int feed(struct msc_history *h, const struct msc_event *ev)
 
 	if (h->steady && !hcensus_due(h, ts) && hphase_steady(h, ev))
 		return feed_steady(h, ev);
-	r = hmodel_range_apply(h);
+	r = range_apply(h);
 	if (r)
 		return r;
 	hphase_stretch_end(h);
@@ -668,7 +683,7 @@ void msc_history_capture_ended(struct msc_history *h)
  */
 int msc_history_finish(struct msc_history *h)
 {
-	int r = h->err ?: hmodel_range_apply(h);
+	int r = h->err ?: range_apply(h);
 
 	hphase_stretch_end(h);
 	if (!r && h->ended) {

@@ -105,8 +105,9 @@ struct hrun {
 /*
  * A range (model.c, "Ranges"): traced changes of consecutive 4K entries of
  * one node, each from a present leaf that the model holds to a present
- * leaf, not applied to the model yet.  Entry first + k becomes spte[k] at
- * ts[k] with @cause.
+ * leaf or to nothing, not applied to the model yet.  Entry first + k
+ * becomes spte[k] (the layout's non-present value for nothing) at ts[k]
+ * with @cause.
  */
 struct hrange {
 	struct hnode *node;		/* NULL: no range pending */
@@ -368,6 +369,7 @@ int hphase_vm_begins(struct msc_history *h, const struct msc_event *ev);
 /* lib/history/vm.c */
 int hvm_event(struct msc_history *h, const struct msc_event *ev);
 void hvm_commit(struct msc_history *h, const struct msc_event *ev);
+void hvm_census(struct msc_history *h);
 int64_t hvm_current(const struct msc_history *h);
 
 /* What hphase_cost() counts. */

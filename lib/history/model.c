@@ -592,13 +592,13 @@ int hmodel_change(struct msc_history *h, unsigned int as_id, uint64_t gfn, unsig
 /*
  * Ranges.  In a steady stretch (phase.c) the storms change one node's 4K
  * entries one after the other, each from the present leaf the model holds
- * to another present leaf (write-protection, clearing D bits, aging).
- * hmodel_range_add() keeps such changes in h->range instead of applying
- * them, and hmodel_range_apply() applies them in one pass over the node:
- * the census stays (a leaf stays a leaf), the intervals go to the run the
- * last one went to while they fit it, and the node's one 2M cell is
- * recomputed only where its region_state row can change and once at the
- * end, for its staleness.  The tables come out as change by change
+ * to another present leaf (write-protection, clearing D bits) or to nothing
+ * (the children of a removed table).  hmodel_range_add() keeps such changes
+ * in h->range instead of applying them, and hmodel_range_apply() applies
+ * them in one pass over the node: the intervals go to the run the last one
+ * went to while they fit it, the census is counted once, and the node's one
+ * 2M cell is recomputed only where its region_state row can change and once
+ * at the end, for its staleness.  The tables come out as change by change
  * (tests/cli/analyze-steady.sh compares them with `analyze --per-event').
  *
  * Invariant: while a range is pending nothing reads or changes the model
@@ -607,9 +607,10 @@ int hmodel_change(struct msc_history *h, unsigned int as_id, uint64_t gfn, unsig
  */
 
 /*
- * Can the changes under cell @c of @n2 go in a range?  Its kind must stay
- * 4K whatever they do, and a change under it must not tell the phase
- * detector anything (hphase_cell_huge() has nothing to do for it).
+ * Can the changes under cell @i2 of @n2 go in a range?  It must be a 4K
+ * cell (no huge leaf over it) and stay one until nothing under it is
+ * mapped, and no change under it may tell the phase detector anything
+ * (hphase_cell_huge() has nothing to do for it).
  */
 static bool range_cell_ok(const struct msc_history *h, const struct hnode *n2, unsigned int i2)
 {
@@ -618,6 +619,19 @@ static bool range_cell_ok(const struct msc_history *h, const struct hnode *n2, u
 
 	return c->kind == MSC_REGION_4K && !is_leaf(h, 2, n2->spte[i2]) && !is_leaf(h, 3, e3) &&
 	       (c->flags & (HCELL_WAS_HUGE | HCELL_SPLIT)) != HCELL_WAS_HUGE;
+}
+
+/*
+ * @new_spte as a range keeps it: the non-present value for nothing (the
+ * frozen value's untraced step to it counted here, as transition() does).
+ */
+static uint64_t range_value(struct msc_history *h, uint64_t new_spte)
+{
+	if (is_present(h, new_spte))
+		return new_spte;
+	if (new_spte == h->layout.frozen && h->layout.frozen != h->layout.nonpresent)
+		h->sum.frozen_completed++;
+	return h->layout.nonpresent;
 }
 
 /**
@@ -635,15 +649,18 @@ int hmodel_range_add(struct msc_history *h, unsigned int as_id, uint64_t gfn, un
 	unsigned int i;
 	int r;
 
-	if (n && gfn == n->base + rg->first + rg->nr && level == 1 && as_id == rg->as_id &&
-	    cause == rg->cause && n->spte[rg->first + rg->nr] == old_spte &&
-	    is_present(h, new_spte)) {
+	/* a value without the present bit is only nothing where the layout has one */
+	if (!h->layout.present && !is_present(h, new_spte))
+		return hmodel_range_apply(h);
+	i = rg->first + rg->nr;
+	if (n && i < HNODE_ENTRIES && gfn == n->base + i && level == 1 && as_id == rg->as_id &&
+	    cause == rg->cause && n->spte[i] == old_spte) {
 		rg->ts[rg->nr] = h->last_ts;
-		rg->spte[rg->nr++] = new_spte;
+		rg->spte[rg->nr++] = range_value(h, new_spte);
 		return 1;
 	}
 	r = hmodel_range_apply(h);
-	if (r || level != 1 || h->loading || !is_present(h, old_spte) || !is_present(h, new_spte))
+	if (r || level != 1 || h->loading || !is_present(h, old_spte))
 		return r;
 	n = hmodel_node(h, as_id, gfn, 1, false);
 	i = idx_of(gfn, 1);
@@ -653,7 +670,7 @@ int hmodel_range_add(struct msc_history *h, unsigned int as_id, uint64_t gfn, un
 	*rg = (struct hrange){ .node = n, .first = (uint16_t)i, .nr = 1, .as_id = (uint8_t)as_id,
 			       .cause = (uint8_t)cause };
 	rg->ts[0] = h->last_ts;
-	rg->spte[0] = new_spte;
+	rg->spte[0] = range_value(h, new_spte);
 	return 1;
 }
 
@@ -680,10 +697,10 @@ int hmodel_range_apply(struct msc_history *h)
 	struct hrange *rg = &h->range;
 	struct hnode *n = rg->node, *n2 = NULL;
 	uint64_t now = h->last_ts, skipped_ts = 0, wbit = h->layout.writable;
-	unsigned int i2 = 0, lost = h->after_lost ? HSTART_LOST : 0;
+	unsigned int i2 = 0, removed = 0, lost = h->after_lost ? HSTART_LOST : 0;
 	struct hrun *run = NULL;
 	struct hcell *c;
-	bool stale = false;	/* the cell's last update was skipped */
+	bool table, stale = false;	/* stale: the cell's last update was skipped */
 	int r = 0;
 
 	if (!n)
@@ -691,21 +708,33 @@ int hmodel_range_apply(struct msc_history *h)
 	rg->node = NULL;
 	h->sum.ranged += rg->nr;
 	c = cell_of(h, n, rg->first, &n2, &i2);
-	h->census_dirty[rg->as_id] = true;
+	table = is_present(h, n2->spte[i2]);	/* the cell stays 4K while this or c->mapped */
 	for (unsigned int k = 0; k < rg->nr && !r; k++) {
 		unsigned int i = rg->first + k;
-		bool was_w = n->spte[i] & wbit, is_w = rg->spte[k] & wbit;
+		uint64_t spte = rg->spte[k];
+		bool gone = spte == h->layout.nonpresent;
+		bool was_w = n->spte[i] & wbit, is_w = !gone && (spte & wbit);
 
 		r = range_emit(h, n, i, rg->ts[k], rg->cause, &run);
-		n->spte[i] = rg->spte[k];
+		n->spte[i] = spte;
 		n->start[i] = ((rg->ts[k] - h->ts_base) << 8) | HSTART_SEEN |
 			      (rg->cause & HSTART_CAUSE_MASK) | lost;
-		if (was_w == is_w || r)
+		if (gone) {
+			removed++;
+			n->present--;
+			c->mapped--;
+			c->flags |= HCELL_ZAPPED;
+			if (!n->present && n->runs && !r)
+				r = node_write_runs(h, n);	/* the table is gone */
+		} else if (was_w == is_w) {
 			continue;
+		}
+		if (r)
+			break;
 		c->writable = (uint16_t)(c->writable + is_w - was_w);
 		/* hcensus_cell_update() writes no row while the cell's sixteenths stay */
-		if ((c->flags & HCELL_WRITTEN) && c->q_kind == MSC_REGION_4K &&
-		    c->q_mapped == hcensus_quant(c->mapped) &&
+		if ((table || c->mapped) && (c->flags & HCELL_WRITTEN) &&
+		    c->q_kind == MSC_REGION_4K && c->q_mapped == hcensus_quant(c->mapped) &&
 		    c->q_writable == hcensus_quant(c->writable)) {
 			h->cell_updates++;
 			stale = true;
@@ -716,6 +745,8 @@ int hmodel_range_apply(struct msc_history *h)
 		r = hcensus_cell_update(h, rg->as_id, n2, i2);
 		stale = false;
 	}
+	h->pages[rg->as_id][1] -= removed;
+	h->census_dirty[rg->as_id] = true;
 	if (!r && stale) {
 		/* the last skipped update, done: the cell's staleness is its values' */
 		h->cell_updates--;

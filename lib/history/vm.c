@@ -185,25 +185,38 @@ int hvm_event(struct msc_history *h, const struct msc_event *ev)
 }
 
 /**
+ * hvm_census - the last SPTE change fed is applied: a teardown of the current
+ *	VM that left nothing mapped ends what it had
+ *
+ * hvm_commit() asks it after each SPTE change; history.c again once a range
+ * of changes, each committed before the model applied it, is applied.
+ */
+void hvm_census(struct msc_history *h)
+{
+	struct msc_vm *vm = cur_vm(h);
+	const struct hphase *ph = h->st.last_dirty >= 0 ? &h->phases[h->st.last_dirty] : NULL;
+	struct msc_census c;
+
+	if (!vm || !ph || ph->p.kind != MSC_PHASE_TEARDOWN || ph->p.vm != vm->id)
+		return;
+	hcensus_total(h, &c);
+	h->st.vm_gone = !msc_census_mapped(&c);
+}
+
+/**
  * hvm_commit - @ev was applied: the current VM reaches it; a teardown that
  *	left nothing mapped ends what the VM had
  */
 void hvm_commit(struct msc_history *h, const struct msc_event *ev)
 {
 	struct msc_vm *vm = cur_vm(h);
-	const struct hphase *ph;
-	struct msc_census c;
 
 	if (!vm)
 		return;
 	vm->end_ts = h->last_ts;
 	vm->end_seq = (int64_t)ev->seq;
-	if (ev->type == MSC_EV_SPTE_CHANGED)
-		h->st.vm_used = 1;	/* phase_new() marks it too */
-	ph = h->st.last_dirty >= 0 ? &h->phases[h->st.last_dirty] : NULL;
-	if (ev->type != MSC_EV_SPTE_CHANGED || !ph || ph->p.kind != MSC_PHASE_TEARDOWN ||
-	    ph->p.vm != vm->id)
+	if (ev->type != MSC_EV_SPTE_CHANGED)
 		return;
-	hcensus_total(h, &c);
-	h->st.vm_gone = !msc_census_mapped(&c);
+	h->st.vm_used = 1;	/* phase_new() marks it too */
+	hvm_census(h);
 }

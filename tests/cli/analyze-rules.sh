@@ -20,7 +20,8 @@
 #   - an event whose old SPTE is not the model's is one resync: counted, an
 #     anomaly naming both values, and the model follows the event;
 #   - each VM has its own phases: a VM begins at KVM_CREATE_VM, or without
-#     ioctls at the first fault after a teardown left nothing mapped; one
+#     ioctls at the first fault after a teardown left nothing mapped (also
+#     when the teardown's children were applied as one range); one
 #     created while the one before still has memory mapped is an overlap.
 . "$(dirname "$0")/lib.sh"
 
@@ -157,6 +158,18 @@ for f in two-vms two-vms-inferred; do
 		"$(q "$f" "SELECT group_concat(vm || ':' || pages_2m, ' ') FROM (SELECT vm, pages_2m, max(seq) FROM vm_census GROUP BY vm)")" \
 		"1:0 2:2"
 done
+# the same with the first VM's memory in 4K pages: its teardown is a storm the
+# model takes as one range, and the VM is gone once that range is applied
+f=two-vms-4k-inferred
+check "$f: imports" imp "$f"
+check_match "$f: the teardown's 4K children are applied as a range" \
+	"$("$MSC" analyze --rebuild "$T/$f.db")" ' [1-9][0-9]{2} applied as ranges'
+check_eq "$f: the second VM begins at its first fault after the teardown" \
+	"$(q "$f" "SELECT group_concat(v.id || ':' || v.source || ':' || (v.start_ts = (SELECT min(ts) FROM fault
+		WHERE pid = 31)), ' ') FROM vm v")" "1:inferred:0 2:inferred:1"
+check_eq "$f: the census of each VM at its end" \
+	"$(q "$f" "SELECT group_concat(vm || ':' || pages_4k || ':' || pages_2m, ' ') FROM (SELECT vm, pages_4k, pages_2m, max(seq) FROM vm_census GROUP BY vm)")" \
+	"1:0:0 2:0:2"
 check_eq "two-vms-overlap: created while the first still runs: marked, its census both VMs'" \
 	"$(q two-vms-overlap "SELECT group_concat(id || ':' || overlap, ' ') FROM vm") $(q two-vms-overlap "SELECT after_2m FROM phase WHERE vm = 2")" \
 	"1:0 2:1 3"

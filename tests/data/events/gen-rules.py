@@ -239,13 +239,15 @@ def vcpu_passes(name, kvm_run):
     out.append(stats(t, IOCTL, "repopulate", 0, 1, 0)); t += 100
     write(name, out)
 
-def two_vms(name, ioctls, overlap=False):
+def two_vms(name, ioctls, overlap=False, small=False):
     out = []
     head(out, ["Two VMs of one process, one after the other: each faults its memory in (the",
                "same GFNs), the first is destroyed (its root zapped) before the second "
                + ("is created." if not overlap else "exists: here it is created while the first still runs."),
                ("KVM_CREATE_VM traced: the VMs begin there." if ioctls else
                 "No ioctls: the second VM begins at its first fault after the teardown."),
+               *(["The first VM's memory is 512 4K pages: its teardown frees them one after",
+                  "another, a range to the model, after which nothing is mapped."] if small else []),
                "Generated for tests/cli/analyze-rules.sh."], "6.12.0")
     t = 1000
     if ioctls:
@@ -254,15 +256,28 @@ def two_vms(name, ioctls, overlap=False):
     out.append(npf(t, VCPU, 0x40000000)); t += 100
     out.append(spte(t, VCPU, 0, 4, NP, ROOT, cpu=1)); t += 100
     out.append(spte(t, VCPU, 0x40000, 3, NP, L3, cpu=1)); t += 100
-    out.append(spte(t, VCPU, 0x40000, 2, NP, 0x40000ee7, cpu=1)); t += 100
-    out.append(stats(t, IOCTL, "populate_vm1", 0, 1, 0)); t += 1 * MS
+    if small:
+        # 4K pages: a table at 2M, its 512 leaves faulted in one after another
+        out.append(spte(t, VCPU, 0x40000, 2, NP, L2T, cpu=1)); t += 100
+        for i in range(512):
+            out.append(spte(t, VCPU, 0x40000 + i, 1, NP, ((0x40000 + i) << 12) | 0xe67, cpu=1))
+            t += 100
+        out.append(stats(t, IOCTL, "populate_vm1", 512, 0, 0)); t += 1 * MS
+    else:
+        out.append(spte(t, VCPU, 0x40000, 2, NP, 0x40000ee7, cpu=1)); t += 100
+        out.append(stats(t, IOCTL, "populate_vm1", 0, 1, 0)); t += 1 * MS
     if overlap:
         t = create_vm(out, t, 6)
     else:
         # VM destroy: the root goes, its children are frozen, depth first
         out.append(spte(t, IOCTL, 0, 4, ROOT, NP)); t += 100
         out.append(spte(t, IOCTL, 0x40000, 3, L3, NP | 0x5a0)); t += 100
-        out.append(spte(t, IOCTL, 0x40000, 2, 0x40000ee7, NP | 0x5a0)); t += 100
+        if small:
+            # the 512 leaves: the storm the model takes as one range
+            out.append(spte(t, IOCTL, 0x40000, 2, L2T, NP | 0x5a0)); t += 100
+            t = children(out, t, 0x40000, 0xe67, new=NP | 0x5a0)
+        else:
+            out.append(spte(t, IOCTL, 0x40000, 2, 0x40000ee7, NP | 0x5a0)); t += 100
         out.append(stats(t, IOCTL, "destroy_vm1", 0, 0, 0)); t += 1 * MS
         if ioctls:
             t = create_vm(out, t, 6)
@@ -444,4 +459,5 @@ vcpu_passes(f"{d}/vcpu-passes.events", False)
 vcpu_passes(f"{d}/vcpu-passes-kvm-run.events", True)
 two_vms(f"{d}/two-vms.events", True)
 two_vms(f"{d}/two-vms-inferred.events", False)
+two_vms(f"{d}/two-vms-4k-inferred.events", False, small=True)
 two_vms(f"{d}/two-vms-overlap.events", True, overlap=True)
