@@ -16,6 +16,7 @@
 #ifndef MSC_EVENT_DESC_H
 #define MSC_EVENT_DESC_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -117,6 +118,56 @@ static inline const char *msc_field_name(const struct msc_field *f, uint64_t v)
 
 /* The payload of every type starts here in struct msc_event. */
 #define MSC_EVENT_PAYLOAD offsetof(struct msc_event, spte)
+
+/*
+ * The bytes of @ev a reader may look at: its header and its type's payload
+ * (@ev->type < MSC_EV_NR).  The rest of the struct is undefined wherever
+ * events are copied by this size (a source, the tap thread's ring).
+ */
+static inline size_t msc_event_size(const struct msc_event *ev)
+{
+	return MSC_EVENT_PAYLOAD + msc_event_descs[ev->type].payload;
+}
+
+/*
+ * Events travel packed (source-isolated.c): each as its msc_event_size()
+ * bytes, one after another, in the layout of struct msc_event, so that the
+ * type is at the same offset in every one.
+ */
+_Static_assert(sizeof(((struct msc_event *)0)->type) == 1, "the packed type is one byte");
+
+/* Append @ev at @buf (room for sizeof(struct msc_event)); returns the bytes written. */
+static inline size_t msc_event_pack(void *buf, const struct msc_event *ev)
+{
+	size_t size = msc_event_size(ev);
+
+	memcpy(buf, ev, size);
+	return size;
+}
+
+/*
+ * The first event of the @len packed bytes at @buf, which may come from a
+ * process not trusted with our memory: nothing is read outside [@buf,
+ * @buf + @len), nor past the descriptions.  Returns its packed size (> 0);
+ * -EBADMSG when its type is none (@ret_ev->type says which), -EMSGSIZE when
+ * it runs past @len.  Of @ret_ev, msc_event_size() bytes are written on
+ * success; on an error its type at most.
+ */
+static inline int msc_event_unpack(const void *buf, size_t len, struct msc_event *ret_ev)
+{
+	size_t size;
+
+	if (len < MSC_EVENT_PAYLOAD)
+		return -EMSGSIZE;
+	memcpy(&ret_ev->type, (const char *)buf + offsetof(struct msc_event, type), 1);
+	if (ret_ev->type >= MSC_EV_NR)
+		return -EBADMSG;
+	size = msc_event_size(ret_ev);
+	if (size > len)
+		return -EMSGSIZE;
+	memcpy(ret_ev, buf, size);
+	return (int)size;
+}
 
 static inline bool msc_field_signed(const struct msc_field *f)
 {

@@ -8,7 +8,8 @@
  * and sends what it hands out through a pipe:
  *
  *	INFO	struct msc_capture_info, once the file is open
- *	EVENTS	struct msc_event[]: the next events, in order
+ *	EVENTS	the next events, in order, packed: each as its header and its
+ *		type's payload only (msc_event_pack()), up to MSG_MAX bytes
  *	STAT	one event count: count, type, "system\0name\0"
  *	WARN	a format warning's text
  *	END	int: 0 at the end of the data, or the error; then its text
@@ -16,8 +17,20 @@
  * The child dies with its parent, has a memory limit (a damaged file that
  * makes libtracecmd allocate without end ends there), and is killed when it
  * sends nothing for STALL_MS once reading, or more events than the file
- * can hold.  MSC_READER_FAULT=segv in the environment makes it crash while
- * reading its first events (fault injection for tests/cli/hostile.sh).
+ * can hold.
+ *
+ * Syscalls, wake-ups and context switches can be dear (in a paravirtualised
+ * VM half of an import's CPU went to the kernel when every 256 events were
+ * two writes and two reads): events go packed, a message holds thousands
+ * and is one write, and the pipe holds several messages, so the child
+ * writes and the parent reads about once per MSG_MAX bytes.  The child
+ * still sends what it has at least every FLUSH_MS once it has events, so
+ * STALL_MS means what it did: no progress, not a slow message.
+ *
+ * Fault injection for tests/cli/hostile.sh, MSC_READER_FAULT= in the
+ * environment: segv makes the child crash while reading its first events;
+ * bad-type and cut-event make its first EVENTS message malformed (an event
+ * of no type; the last event cut short), which the parent must refuse.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +41,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -37,7 +51,12 @@
 #include "event-desc.h"
 #include "source-local.h"
 
-#define BATCH 256			/* events per EVENTS message */
+#define MSG_MAX (256 << 10)		/* bytes of packed events per EVENTS message */
+#define PIPE_SIZE (1 << 20)		/* asked of the pipe: a few messages in flight */
+#define FLUSH_EVERY 256			/* events between the child's looks at the clock */
+#define FLUSH_MS 1000			/* the child sends what it has at least this often */
+#define CRASH_AFTER 256			/* MSC_READER_FAULT=segv: events read before */
+#define SLACK_EVENTS 256		/* more events a file may hold (a tiny one) */
 #define STALL_MS 60000			/* no message for this long while reading: a loop */
 #define MEM_BASE (4ULL << 30)		/* the child's address space: this + */
 #define MEM_PER_BYTE 8			/* ... this many times the file's size */
@@ -60,8 +79,8 @@ struct isolated_source {
 	struct msc_source base;
 	pid_t pid;
 	int fd;				/* the pipe's read end */
-	struct msc_event batch[BATCH];
-	size_t nr, pos;			/* events in batch, the next one's index */
+	size_t len, pos;		/* bytes in msg, the next event's offset */
+	char msg[MSG_MAX];		/* the last EVENTS message, packed; untrusted */
 	struct stat_entry *stats;
 	size_t nr_stats;
 	char **warnings;
@@ -79,26 +98,32 @@ static struct isolated_source *to_isolated(const struct msc_source *src)
 
 /* ---- the child ---- */
 
-static int send_all(int fd, const void *buf, size_t len)
+/* A message of @a and @b, in one write while the pipe has room: one wake-up of the parent. */
+static int send_msg(int fd, uint32_t type, const void *a, size_t alen, const void *b, size_t blen)
 {
-	for (const char *p = buf; len;) {
-		ssize_t n = write(fd, p, len);
+	struct msg m = { .type = type, .len = (uint32_t)(alen + blen) };
+	struct iovec iov[] = { { .iov_base = &m, .iov_len = sizeof(m) },
+			       { .iov_base = (void *)a, .iov_len = alen },
+			       { .iov_base = (void *)b, .iov_len = blen } };
+	struct iovec *v = iov;
+	int nr = ARRAY_SIZE(iov);
+
+	while (nr) {
+		ssize_t n = writev(fd, v, nr);
 
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
 			return -EPIPE;
-		p += n;
-		len -= (size_t)n;
+		/* past what was written: whole parts, then into the next */
+		for (; nr && (size_t)n >= v->iov_len; nr--, v++)
+			n -= (ssize_t)v->iov_len;
+		if (nr) {
+			v->iov_base = (char *)v->iov_base + n;
+			v->iov_len -= (size_t)n;
+		}
 	}
 	return 0;
-}
-
-static int send_msg(int fd, uint32_t type, const void *a, size_t alen, const void *b, size_t blen)
-{
-	struct msg m = { .type = type, .len = (uint32_t)(alen + blen) };
-
-	return send_all(fd, &m, sizeof(m)) ?: send_all(fd, a, alen) ?: send_all(fd, b, blen);
 }
 
 static int send_end(int fd, struct msc_source *src, int r)
@@ -146,13 +171,27 @@ static void child_limits(uint64_t file_size)
 	setrlimit(RLIMIT_AS, &rl);
 }
 
+/* Send the @len bytes of packed events at @buf; @fault: MSC_READER_FAULT, spent here. */
+static int send_events(int fd, char *buf, size_t len, const char **fault)
+{
+	/* fault injection for tests: a message the parent must refuse */
+	if (*fault && !strcmp(*fault, "bad-type"))
+		buf[offsetof(struct msc_event, type)] = (char)0xff;
+	if (*fault && !strcmp(*fault, "cut-event"))
+		len--;
+	*fault = NULL;
+	return send_msg(fd, MSG_EVENTS, buf, len, NULL, 0);
+}
+
 static void __attribute__((noreturn)) child(const char *path, uint64_t file_size, int fd,
 					    pid_t parent)
 {
 	const char *fault = getenv("MSC_READER_FAULT");
-	struct msc_event batch[BATCH];
 	struct msc_source *src = NULL;
-	size_t n = 0, crash_after = 0;
+	size_t len = 0, n = 0, crash_after = 0;
+	uint64_t sent_ns;
+	struct msc_event ev = { 0 };	/* its padding goes out defined */
+	char *buf;
 	int r;
 
 	if (!source_child_start(parent))
@@ -163,22 +202,31 @@ static void __attribute__((noreturn)) child(const char *path, uint64_t file_size
 		send_end(fd, src, r);
 		_exit(0);
 	}
-	r = send_msg(fd, MSG_INFO, msc_source_info(src), sizeof(struct msc_capture_info), NULL, 0);
+	buf = malloc(MSG_MAX);
+	r = buf ? send_msg(fd, MSG_INFO, msc_source_info(src), sizeof(struct msc_capture_info),
+			   NULL, 0) : -ENOMEM;
 	/* fault injection for tests: the reader dies as libtracecmd does on a damaged page */
 	if (fault && !strcmp(fault, "segv"))
-		crash_after = BATCH;
+		crash_after = CRASH_AFTER;
+	sent_ns = msc_mono_ns();
 	while (!r) {
 		if (crash_after && !--crash_after)
 			raise(SIGSEGV);
-		r = msc_source_next(src, &batch[n]);
-		if (r > 0 && ++n < BATCH) {
+		r = msc_source_next(src, &ev);
+		if (r > 0) {
+			len += msc_event_pack(buf + len, &ev);
 			r = 0;
-			continue;
+			/* send when the next may not fit, or now and then (STALL_MS) */
+			if (MSG_MAX - len >= sizeof(ev) &&
+			    (++n % FLUSH_EVERY || msc_mono_ns() - sent_ns < FLUSH_MS * 1000000ULL))
+				continue;
+		} else if (!r) {
+			r = 1;	/* the end */
 		}
-		if (n && send_msg(fd, MSG_EVENTS, batch, n * sizeof(*batch), NULL, 0))
+		if (len && send_events(fd, buf, len, &fault))
 			_exit(1);
-		n = 0;
-		r = r > 0 ? 0 : r ? r : 1;	/* 1: the end */
+		len = 0;
+		sent_ns = msc_mono_ns();
 	}
 	if (r == 1)
 		r = send_tail(fd, src);
@@ -286,7 +334,7 @@ static int add_warning(struct isolated_source *s, const char *text)
 	return p[s->nr_warnings] ? (s->nr_warnings++, 0) : -ENOMEM;
 }
 
-/* One message; 1 when it was EVENTS (s->batch refilled), 0 for others, < 0 an error. */
+/* One message; 1 when it was EVENTS (s->msg refilled), 0 for others, < 0 an error. */
 static int recv_msg(struct isolated_source *s, bool reading)
 {
 	struct msg m;
@@ -297,16 +345,16 @@ static int recv_msg(struct isolated_source *s, bool reading)
 		return child_died(s);
 	if (r)
 		return r;
-	if (m.len > sizeof(s->batch) + sizeof(struct msc_capture_info) + 4096)
+	if (m.len > sizeof(s->msg) + sizeof(struct msc_capture_info) + 4096)
 		return child_died(s);
 	if (m.type == MSG_EVENTS) {
-		/* straight into the batch: the hot path copies nothing */
-		if (m.len > sizeof(s->batch) || m.len % sizeof(struct msc_event))
+		/* straight into s->msg; isolated_next() checks each event as it unpacks it */
+		if (m.len > sizeof(s->msg) || !m.len)
 			return child_died(s);
-		r = recv_all(s, s->batch, m.len, reading);
+		r = recv_all(s, s->msg, m.len, reading);
 		if (r)
 			return r == -EPIPE ? child_died(s) : r;
-		s->nr = m.len / sizeof(struct msc_event);
+		s->len = m.len;
 		s->pos = 0;
 		return 1;
 	}
@@ -348,13 +396,25 @@ static int recv_msg(struct isolated_source *s, bool reading)
 	return r;
 }
 
+/* The child sent nonsense (the error is set): it is stopped, and so is the read. */
+static int bad_message(struct isolated_source *s)
+{
+	kill(s->pid, SIGKILL);
+	while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	s->pid = -1;
+	s->ended = true;
+	s->end = MSC_ERR_CORRUPT;
+	s->pos = s->len = 0;
+	return MSC_ERR_CORRUPT;
+}
+
 static int isolated_next(struct msc_source *src, struct msc_event *ret_ev)
 {
 	struct isolated_source *s = to_isolated(src);
-	const struct msc_event *ev;
 	int r;
 
-	while (s->pos == s->nr) {
+	while (s->pos == s->len) {
 		if (s->ended)
 			return s->end;
 		r = recv_msg(s, true);
@@ -365,14 +425,22 @@ static int isolated_next(struct msc_source *src, struct msc_event *ret_ev)
 		msc_source_set_error(src, "more events than the file can hold: its pages loop");
 		return MSC_ERR_CORRUPT;
 	}
-	ev = &s->batch[s->pos++];
-	if (ev->type >= MSC_EV_NR) {	/* the child is not trusted with our memory */
-		msc_source_set_error(src, "the reader sent an event of type %u", ev->type);
-		return MSC_ERR_CORRUPT;
+	/*
+	 * The child is not trusted with our memory: its type and length are
+	 * checked before use.  What a reader may look at, the header and the
+	 * type's payload, is all that is copied.
+	 */
+	r = msc_event_unpack(s->msg + s->pos, s->len - s->pos, ret_ev);
+	if (likely(r > 0)) {
+		s->pos += (size_t)r;
+		return 1;
 	}
-	/* what a reader may look at: the header and the type's payload */
-	memcpy(ret_ev, ev, MSC_EVENT_PAYLOAD + msc_event_descs[ev->type].payload);
-	return 1;
+	if (r == -EBADMSG)
+		msc_source_set_error(src, "the reader sent an event of type %u", ret_ev->type);
+	else
+		msc_source_set_error(src, "the reader sent an event cut short (%zu of its bytes "
+				     "in a message of %zu)", s->len - s->pos, s->len);
+	return bad_message(s);
 }
 
 static int isolated_get_stat(const struct msc_source *src, size_t i, struct msc_event_stat *ret)
@@ -481,12 +549,14 @@ int msc_source_open_tracedat(const char *path, struct msc_source **ret, char *er
 		msc_source_set_error(&s->base, "%s", detail);
 		return msc_source_fail(&s->base, r, err, err_size);
 	}
-	s->max_events = COMPRESSION_MAX * (uint64_t)st.st_size / MIN_RECORD + BATCH;
+	s->max_events = COMPRESSION_MAX * (uint64_t)st.st_size / MIN_RECORD + SLACK_EVENTS;
 	s->file_size = (uint64_t)st.st_size;
 	if (pipe2(fds, O_CLOEXEC)) {
 		free(s);
 		return -errno;
 	}
+	/* a pipe as large as we may have (pipe-max-size); the default 64 KiB works too */
+	fcntl(fds[1], F_SETPIPE_SZ, PIPE_SIZE);
 	s->pid = fork();
 	if (s->pid < 0) {
 		r = -errno;

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "mmuscope/event.h"
+#include "event-desc.h"
 
 #define TAP_BATCH 1024		/* events per hand-over */
 #define TAP_SLOTS 8		/* batches in flight, one of them being filled */
@@ -146,8 +147,12 @@ static int thread_push(void *ctx, const struct msc_event *ev)
 
 	if (r)
 		return r;
-	/* the slot being filled is never the worker's: the ring keeps one free */
-	t->batch[t->tail][t->cur_n++] = *ev;
+	/*
+	 * The slot being filled is never the worker's: the ring keeps one free.
+	 * Only what a reader may look at is copied (a sixth of the struct for
+	 * an SPTE change); the rest of the slot is undefined, as a source's.
+	 */
+	memcpy(&t->batch[t->tail][t->cur_n++], ev, msc_event_size(ev));
 	if (t->cur_n == TAP_BATCH)
 		hand_over(t);
 	return 0;

@@ -2,8 +2,9 @@
 # Damaged trace.dat files (tests/fuzz/mutate.py): the damage that crashed
 # libtracecmd inside import (SIGFPE, a double free) or sent it astray (a CPU
 # id of 65537, CPU data past the end or overlapping, options sections that
-# loop), now named by the header check, a reader made to crash mid-file, and seeded mutants of a real
-# capture's headers.  Import checks the header and reads a trace.dat in a
+# loop), now named by the header check, a reader made to crash mid-file or
+# to send malformed messages, and seeded mutants of a real capture's
+# headers.  Import checks the header and reads a trace.dat in a
 # child process, so whatever the file does to libtracecmd, import exits 0 or
 # 1 (never by a signal, never hanging), says one line naming the file when
 # it fails, and leaves no database behind.  The database readers get the
@@ -37,6 +38,17 @@ check_eq "a reader that crashes mid-file: exit 1" "$?" 1
 check_match "... one line naming the file and how the reader died" "$(cat "$T/err")" \
 	"^mmuscope import: $base: corrupt trace data: libtracecmd died reading it \(Segmentation fault\)$"
 check_eq "... no database left" "$(test -e "$T/segv.db" && echo db)" ""
+# the reader sending nonsense (events travel packed: each says its type, its
+# type says its length): refused before anything is read by it, one line
+for c in "bad-type|the reader sent an event of type 255" \
+	"cut-event|the reader sent an event cut short \([0-9]+ of its bytes in a message of [0-9]+\)"; do
+	name=${c%%|*}
+	MSC_READER_FAULT=$name timeout 120 "$MSC" import -q "$base" -o "$T/$name.db" >"$T/out" 2>"$T/err"
+	check_eq "a reader that sends a malformed message ($name): exit 1" "$?" 1
+	check_match "... one line naming the file and the fault" "$(cat "$T/err")" \
+		"^mmuscope import: $base: corrupt trace data: ${c#*|}$"
+	check_eq "... no database left" "$(test -e "$T/$name.db" && echo db)" ""
+done
 mkdir "$T/dir.dat"
 check_match "a directory is read as trace-cmd's: its trace.dat, named when missing" \
 	"$("$MSC" import -q "$T/dir.dat" -o "$T/d.db" 2>&1)" \
