@@ -40,11 +40,21 @@ struct open_run {
 	int64_t ts[RUN_MAX];
 };
 
+#define MASK_WORDS 8	/* payload bytes the equal fields may span, in words */
+
 /* One type's open runs, and the residual text of its held rows. */
 struct msc_store_runs {
 	const struct msc_event_desc *d;
 	uint8_t steps[MSC_EVENT_MAX_FIELDS], equal[MSC_EVENT_MAX_FIELDS];
 	unsigned int nr_steps, nr_equal;
+	/*
+	 * The payload's bits that equal fields hold, by word from
+	 * MSC_EVENT_PAYLOAD: two events' equal fields are equal when their
+	 * words are under it.  0 words: a field of text, or a payload too
+	 * long, is compared field by field.
+	 */
+	unsigned int mask_words;
+	uint64_t mask[MASK_WORDS];
 	uint64_t tick;
 	unsigned int nr_open, hit;	/* hit: index of the run grown last */
 	struct open_run *open[OPEN_MAX];
@@ -53,6 +63,55 @@ struct msc_store_runs {
 	char *text;
 	size_t text_len, text_alloc;
 };
+
+static bool field_equal(const struct msc_field *f, const struct msc_event *a,
+			const struct msc_event *b)
+{
+	if (f->kind == MSC_K_NAME || f->kind == MSC_K_TEXT)
+		return !strncmp((const char *)a + f->offset, (const char *)b + f->offset, f->size);
+	return msc_field_get(a, f) == msc_field_get(b, f);
+}
+
+static void equal_mask(struct msc_store_runs *rs)
+{
+	uint8_t *bytes = (uint8_t *)rs->mask;
+
+	for (unsigned int i = 0; i < rs->nr_equal; i++) {
+		const struct msc_field *f = &rs->d->fields[rs->equal[i]];
+		size_t at = f->offset - MSC_EVENT_PAYLOAD;
+
+		if (f->kind == MSC_K_NAME || f->kind == MSC_K_TEXT || f->offset < MSC_EVENT_PAYLOAD ||
+		    at + f->size > sizeof(rs->mask)) {
+			rs->mask_words = 0;
+			return;
+		}
+		memset(bytes + at, 0xff, f->size);
+		rs->mask_words = max(rs->mask_words, (unsigned int)((at + f->size + 7) / 8));
+	}
+}
+
+/* Are the equal fields of @a and @b equal?  Bytes outside them are not read as values. */
+static bool equal_fields(const struct msc_store_runs *rs, const struct msc_event *a,
+			 const struct msc_event *b)
+{
+	const char *pa = (const char *)a + MSC_EVENT_PAYLOAD, *pb = (const char *)b + MSC_EVENT_PAYLOAD;
+
+	if (!rs->mask_words) {
+		for (unsigned int i = 0; i < rs->nr_equal; i++)
+			if (!field_equal(&rs->d->fields[rs->equal[i]], a, b))
+				return false;
+		return true;
+	}
+	for (unsigned int w = 0; w < rs->mask_words; w++) {
+		uint64_t x, y;
+
+		memcpy(&x, pa + 8 * w, 8);
+		memcpy(&y, pb + 8 * w, 8);
+		if ((x ^ y) & rs->mask[w])
+			return false;
+	}
+	return true;
+}
 
 static struct msc_store_runs *runs_of(struct msc_store *s, int type)
 {
@@ -76,16 +135,9 @@ static struct msc_store_runs *runs_of(struct msc_store *s, int type)
 		else
 			rs->equal[rs->nr_equal++] = (uint8_t)i;
 	}
+	equal_mask(rs);
 	s->runs[type] = rs;
 	return rs;
-}
-
-static bool field_equal(const struct msc_field *f, const struct msc_event *a,
-			const struct msc_event *b)
-{
-	if (f->kind == MSC_K_NAME || f->kind == MSC_K_TEXT)
-		return !strncmp((const char *)a + f->offset, (const char *)b + f->offset, f->size);
-	return msc_field_get(a, f) == msc_field_get(b, f);
 }
 
 /*
@@ -95,15 +147,13 @@ static bool field_equal(const struct msc_field *f, const struct msc_event *a,
 static bool extends(const struct msc_store_runs *rs, const struct open_run *r,
 		    const struct msc_event *ev, int64_t seq, const int64_t *v)
 {
-	const struct msc_field *f = rs->d->fields;
 	int64_t k = r->n, d, p;
 
 	if (r->first.cpu != ev->cpu || r->first.pid != ev->pid || r->n == RUN_MAX ||
 	    seq - r->seq[0] >= MSC_RUN_SPAN || ev->ts >= TS_LIMIT || (uint64_t)r->ts[0] >= TS_LIMIT)
 		return false;
-	for (unsigned int i = 0; i < rs->nr_equal; i++)
-		if (!field_equal(&f[rs->equal[i]], &r->first, ev))
-			return false;
+	if (!equal_fields(rs, &r->first, ev))
+		return false;
 	for (unsigned int i = 0; i < rs->nr_steps; i++) {
 		unsigned int j = rs->steps[i];
 
