@@ -181,6 +181,19 @@ static int exec_capture(struct hstore *hs, const char *sql, int64_t capture_id)
 	return r < 0 ? r : 0;
 }
 
+/*
+ * The indexes built after the bulk load: an index costs ~3,000
+ * instructions a row to build, so only what lookups need.  mapping_run_gfn
+ * has one entry per run; (level, n, first) after the page table's GFN let
+ * a GFN's lookup skip the table's runs of one of other entries.  (The open
+ * runs a resumed analysis needs are found by one scan.)
+ */
+static const char index_sql[] =
+	"CREATE INDEX IF NOT EXISTS mapping_run_gfn ON mapping_run(gfn, level, n, first);"
+	"CREATE INDEX IF NOT EXISTS region_state_gfn ON region_state(capture_id, as_id, gfn, ts)";
+static const char index_drop_sql[] =
+	"DROP INDEX IF EXISTS mapping_run_gfn; DROP INDEX IF EXISTS region_state_gfn";
+
 /* Every table the analysis writes, each with a capture_id column. */
 static const char *const analysis_tables[] = {
 	"analysis", "mapping_run", "census", "kvm_stats", "phase", "region", "phase_region",
@@ -207,8 +220,12 @@ int hstore_drop(struct hstore *hs, int64_t capture_id)
 
 	/*
 	 * The capture's rows are every row when it is the file's only one:
-	 * SQLite then drops the tables' pages whole instead of row by row.
+	 * SQLite then drops the tables' pages whole instead of row by row, and
+	 * their indexes go too, built again in one pass by hstore_finish()
+	 * instead of kept up row by row as the analysis writes.
 	 */
+	if (!r && !others)
+		r = msc_store_begin(hs->s) ?: msc_store_exec(hs->s, index_drop_sql);
 	for (size_t i = 0; i < ARRAY_SIZE(analysis_tables) && !r; i++) {
 		snprintf(sql, sizeof(sql), others ? "DELETE FROM %s WHERE capture_id = ?1" :
 			 "DELETE FROM %s", analysis_tables[i]);
@@ -936,16 +953,6 @@ int hstore_build_regions(struct hstore *hs, int64_t capture_id)
 	return r;
 }
 
-/*
- * The indexes built after the bulk load: an index costs ~3,000
- * instructions a row to build, so only what lookups need.  mapping_run_gfn
- * has one entry per run; (level, n, first) after the page table's GFN let
- * a GFN's lookup skip the table's runs of one of other entries.  (The open
- * runs a resumed analysis needs are found by one scan.)
- */
-static const char index_sql[] =
-	"CREATE INDEX IF NOT EXISTS mapping_run_gfn ON mapping_run(gfn, level, n, first);"
-	"CREATE INDEX IF NOT EXISTS region_state_gfn ON region_state(capture_id, as_id, gfn, ts)";
 
 /** hstore_finish - write what is held; the indexes unless they are deferred */
 int hstore_finish(struct hstore *hs, bool indexes)

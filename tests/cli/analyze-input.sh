@@ -23,6 +23,11 @@ check "analyze again" "$MSC" analyze -q "$db"
 check_eq "analyze twice: identical tables" "$(tables "$db")" "$first"
 check "analyze --rebuild" "$MSC" analyze -q --rebuild "$db"
 check_eq "rebuild from scratch: identical tables" "$(tables "$db")" "$first"
+# the rebuild of a file's only capture drops the analysis indexes and builds them again
+check_eq "rebuild from scratch: the lookup indexes are there again" \
+	"$(q "$db" "SELECT group_concat(name, ' ') FROM (SELECT name FROM sqlite_master WHERE type = 'index'
+		AND name IN ('mapping_run_gfn', 'region_state_gfn') ORDER BY name)")" \
+	"mapping_run_gfn region_state_gfn"
 check "append a second capture" "$MSC" import -q --no-analyze --append "$TRACES/k612-npt_tdp_eager0_16m/trace.dat" -o "$db"
 out=$("$MSC" analyze "$db")
 check_match "the first capture has nothing new" "$out" 'capture 1: 66,107 events analyzed'
