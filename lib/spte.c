@@ -145,30 +145,6 @@ void msc_spte_layout_init(struct msc_spte_layout *l, const struct msc_host *host
 	}
 }
 
-bool msc_spte_mmio(const struct msc_spte_layout *l, uint64_t spte)
-{
-	return l->mmio_mask && !(l->present & spte) &&
-	       (spte & l->mmio_mask) == l->mmio_value;
-}
-
-bool msc_spte_present(const struct msc_spte_layout *l, uint64_t spte)
-{
-	if (l->present)
-		return spte & l->present;
-	/* before 5.13: anything that is not a special value */
-	return spte != l->nonpresent && spte != l->frozen && !msc_spte_mmio(l, spte);
-}
-
-bool msc_spte_leaf(const struct msc_spte_layout *l, unsigned int level, uint64_t spte)
-{
-	return msc_spte_present(l, spte) && (level == 1 || (spte & l->huge));
-}
-
-uint64_t msc_spte_pfn(const struct msc_spte_layout *l, uint64_t spte)
-{
-	return (spte & l->addr) >> 12;
-}
-
 /**
  * msc_spte_decode - what an SPTE at @level is
  * @l: the host's layout

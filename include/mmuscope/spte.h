@@ -127,10 +127,31 @@ unsigned int msc_kver_parse(const char *release);
 
 void msc_spte_layout_init(struct msc_spte_layout *l, const struct msc_host *host);
 
-bool msc_spte_present(const struct msc_spte_layout *l, uint64_t spte);
-bool msc_spte_leaf(const struct msc_spte_layout *l, unsigned int level, uint64_t spte);
-bool msc_spte_mmio(const struct msc_spte_layout *l, uint64_t spte);
-uint64_t msc_spte_pfn(const struct msc_spte_layout *l, uint64_t spte);
+/* The tests every event and model entry goes through: inline. */
+static inline bool msc_spte_mmio(const struct msc_spte_layout *l, uint64_t spte)
+{
+	return l->mmio_mask && !(l->present & spte) &&
+	       (spte & l->mmio_mask) == l->mmio_value;
+}
+
+static inline bool msc_spte_present(const struct msc_spte_layout *l, uint64_t spte)
+{
+	if (l->present)
+		return spte & l->present;
+	/* before 5.13: anything that is not a special value */
+	return spte != l->nonpresent && spte != l->frozen && !msc_spte_mmio(l, spte);
+}
+
+static inline bool msc_spte_leaf(const struct msc_spte_layout *l, unsigned int level,
+				 uint64_t spte)
+{
+	return msc_spte_present(l, spte) && (level == 1 || (spte & l->huge));
+}
+
+static inline uint64_t msc_spte_pfn(const struct msc_spte_layout *l, uint64_t spte)
+{
+	return (spte & l->addr) >> 12;
+}
 void msc_spte_decode(const struct msc_spte_layout *l, unsigned int level, uint64_t spte,
 		     struct msc_spte_info *ret);
 int msc_spte_describe(const struct msc_spte_layout *l, unsigned int level, uint64_t spte,
