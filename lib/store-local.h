@@ -150,6 +150,29 @@ static inline int msc_store_rows_put(struct msc_store *s, struct msc_store_rows 
 	return r->n == MSC_STORE_MULTI ? msc_store_rows_flush(s, r) : 0;
 }
 
+/*
+ * msc_store_rows_put() without its flush of a full batch: the row stays
+ * held (and the caller may still change it through msc_store_rows_last())
+ * until the next commit or flush.  The caller flushes a full batch before
+ * it takes the next slot.
+ */
+static inline int msc_store_rows_hold(struct msc_store *s, struct msc_store_rows *r,
+				      uint32_t nulls)
+{
+	int ret = msc_store_begin(s);
+
+	if (ret)
+		return ret;
+	r->nulls[r->n++] = nulls;
+	return 0;
+}
+
+/* The last row put, while the batch still holds it; NULL: none held. */
+static inline int64_t *msc_store_rows_last(struct msc_store_rows *r)
+{
+	return r->n ? r->v[r->n - 1] : NULL;
+}
+
 /* INTEGER columns hold u64 bit patterns. */
 static inline void bind_u64(sqlite3_stmt *st, int i, uint64_t v)
 {
@@ -172,7 +195,8 @@ static inline int64_t column_int_or(sqlite3_stmt *st, int i, int64_t none)
  * fault_run.at, schema 10's mapping_run.entries): a JSON array with one
  * element per event or interval, its n residuals v[0..n-1] with the leading
  * zeros left out: the last alone as a number, else [v[i], ..., v[n-1]] from
- * the first that is not 0.  The views read it back the same way.
+ * the first that is not 0.  The views read it back the same way.  (An open
+ * mapping run's element is (i, 0, s) since schema 13: lib/history/store.c.)
  */
 
 /* Decimal @v at @p; returns its end. */

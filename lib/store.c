@@ -611,7 +611,8 @@ void msc_store_rows_init_text(struct msc_store *s, struct msc_store_rows *r, con
 
 /**
  * msc_store_rows_put_text - add the row filled in the slot, with @text
- *	(@len bytes, copied) as its text column
+ *	(@len bytes, copied) as its text column (NULL when its bit in @nulls
+ *	is set: @len 0 then)
  */
 int msc_store_rows_put_text(struct msc_store *s, struct msc_store_rows *r, uint32_t nulls,
 			    const char *text, size_t len)
@@ -690,7 +691,7 @@ static void bind_row_of(sqlite3_stmt *st, int b, const struct msc_store_rows *r,
 	size_t off = i ? r->text_end[i - 1] : 0;
 
 	bind_ints(st, b, r->v[i], r->ncols, r->nulls[i]);
-	if (r->text_col >= 0)
+	if (r->text_col >= 0 && !(r->nulls[i] & (1u << r->text_col)))
 		sqlite3_bind_text(st, b + r->text_col + 1, r->text + off,
 				  (int)(r->text_end[i] - off), SQLITE_STATIC);
 }

@@ -71,6 +71,7 @@ struct hnode {
 	uint64_t start[HNODE_ENTRIES];
 	struct hnode **child;	/* level > 1: nodes of level - 1, lazily */
 	struct hcell *cells;	/* level == 2 */
+	int64_t last_run;	/* id of its last closed mapping_run row written; 0 none */
 };
 
 /* Pending runs at most (the least recently used is written first), per node. */

@@ -12,7 +12,10 @@
  *
  * A run's intervals are its first entry's index and times (idx0, t0, e0),
  * their mean steps, and the JSON text of its entries column: each entry's
- * residuals from them (schema/010-mapping-steps.sql).  Written and read
+ * residuals from them (schema/010-mapping-steps.sql), an open run's start
+ * in the end's place (schema/013-open-runs.sql).  An open run that starts
+ * where a closed run of its page table ended, entry for entry, has no
+ * entries but that run's id (prev), and reads that run's.  Written and read
  * here by hand (the hot path), expanded in SQL by the views mapping_entry
  * and mapping with json_each().
  */
@@ -47,6 +50,9 @@ static const char *const write_sql[ST_NR] = {
 enum { B_RUN, B_CENSUS, B_REGION_STATE, B_ACTIVITY, B_TASK_ACTIVITY, B_NR };
 
 #define RUN_ENTRIES_COL 14	/* mapping_run.entries */
+#define RUN_E0_COL 18		/* mapping_run.e0 */
+#define RUN_ID_COL 20		/* mapping_run.id */
+#define RUN_PREV_COL 21		/* mapping_run.prev */
 
 static const struct {
 	const char *head;
@@ -55,7 +61,7 @@ static const struct {
 } batch_def[B_NR] = {
 	[B_RUN] = { "INSERT INTO mapping_run (capture_id, as_id, gfn, level, leaf, first, spte, "
 		    "pfn, writable, dirty, start_cause, end_cause, flags, n, entries, idx0, t0, "
-		    "start_step, e0, end_step) VALUES", 20, RUN_ENTRIES_COL },
+		    "start_step, e0, end_step, id, prev) VALUES", 22, RUN_ENTRIES_COL },
 	[B_CENSUS] = { "INSERT INTO census (capture_id, as_id, ts, seq, pages_4k, pages_2m, "
 		       "pages_1g, flags) VALUES", 8 },
 	[B_REGION_STATE] = { "INSERT INTO region_state (capture_id, as_id, gfn, ts, kind, mapped, "
@@ -85,8 +91,30 @@ struct hstore {
 	struct msc_store *s;	/* borrowed */
 	sqlite3_stmt *st[ST_NR];
 	struct msc_store_rows batch[B_NR];
+	int64_t next_id;	/* of the next mapping_run row; 0: not read yet */
+	sqlite3_stmt *prev_st;	/* a closed run by id, to check an open one against */
 	char entries[HNODE_ENTRIES * ENTRY_TEXT_MAX + 2];	/* a run's JSON */
 };
+
+/*
+ * Schema 13 makes mapping_run_gfn with the table; a bulk load into the
+ * empty table goes without it, built after (index_sql).  Only speed
+ * depends on this: when it fails (another statement is active), the index
+ * is kept up to date instead.
+ */
+static void drop_empty_index(struct msc_store *s)
+{
+	sqlite3_stmt *st;
+	bool empty;
+
+	if (sqlite3_prepare_v2(s->db, "SELECT NOT EXISTS (SELECT 1 FROM mapping_run)", -1, &st,
+			       NULL) != SQLITE_OK)
+		return;
+	empty = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
+	sqlite3_finalize(st);
+	if (empty)
+		sqlite3_exec(s->db, "DROP INDEX IF EXISTS mapping_run_gfn", NULL, NULL, NULL);
+}
 
 int hstore_open(struct msc_store *s, struct hstore **ret)
 {
@@ -117,6 +145,7 @@ int hstore_open(struct msc_store *s, struct hstore **ret)
 		hstore_close(hs);
 		return r;
 	}
+	drop_empty_index(s);
 	*ret = hs;
 	return 0;
 }
@@ -127,6 +156,7 @@ void hstore_close(struct hstore *hs)
 		return;
 	for (int i = 0; i < ST_NR; i++)
 		sqlite3_finalize(hs->st[i]);
+	sqlite3_finalize(hs->prev_st);
 	for (int i = 0; i < B_NR; i++)
 		msc_store_rows_release(hs->s, &hs->batch[i]);
 	free(hs);
@@ -349,10 +379,17 @@ int hstore_save_analysis(struct hstore *hs, const struct msc_history_summary *su
 
 /* ---- mapping_run ---- */
 
-/* The row's steps of a run: its first entry's values and their mean steps. */
+/*
+ * The row's steps of a run: its first entry's values and their mean steps.
+ * An open run keeps each start residual in the end's place: element k is
+ * [i_k, s_k, e_k] for a closed run and [i_k, 0, s_k] for an open one (the
+ * leading zeros left out), so that a closed run's entries read as an open
+ * run's give that run's ends as starts (prev, schema 13).
+ */
 struct run_steps {
 	int64_t idx0, t0, e0, start_step, end_step;
 	bool open;
+	bool borrowed;		/* open, reading prev's entries: their s_k are prev's */
 };
 
 static void run_steps(const struct hrun *run, struct run_steps *ret)
@@ -361,6 +398,7 @@ static void run_steps(const struct hrun *run, struct run_steps *ret)
 	int64_t n1 = run->n > 1 ? run->n - 1 : 1;
 
 	ret->open = e->end_ts == MSC_TS_OPEN;
+	ret->borrowed = false;
 	ret->idx0 = e->index;
 	ret->t0 = (int64_t)e->start_ts;
 	ret->e0 = ret->open ? 0 : (int64_t)e->end_ts;
@@ -387,30 +425,138 @@ static int next_entry(const char **pp, int64_t k, const struct run_steps *st,
 	if (*p == ']' && !k)
 		return 0;
 	p = msc_get_residuals(p, v, 3);
-	if (!p)
+	if (!p || (st->open && !st->borrowed && v[1]))
 		return MSC_ERR_SQL;
 	/* unsigned: a row no writer made only wraps */
 	index = (int64_t)((uint64_t)st->idx0 + (uint64_t)k + (uint64_t)v[0]);
 	if (index < 0 || index >= HNODE_ENTRIES)
 		return MSC_ERR_SQL;
 	e->index = (uint16_t)index;
-	e->start_ts = (uint64_t)st->t0 + (uint64_t)k * (uint64_t)st->start_step + (uint64_t)v[1];
+	e->start_ts = (uint64_t)st->t0 + (uint64_t)k * (uint64_t)st->start_step +
+		      (uint64_t)v[st->open ? 2 : 1];
 	e->end_ts = st->open ? MSC_TS_OPEN :
 		    (uint64_t)st->e0 + (uint64_t)k * (uint64_t)st->end_step + (uint64_t)v[2];
 	*pp = p;
 	return 1;
 }
 
-/** hstore_add_run - write a run (of one or more intervals) */
+/*
+ * Whether the open @run starts where the closed run @id of its node ended,
+ * entry for entry (the id then becomes its prev): 1 yes, with that run's
+ * steps in *@ret, 0 no, or a negative error.  The run is read back from the
+ * table, so a prev is only ever written after the equality was seen.
+ */
+static int ends_are_starts(struct hstore *hs, int64_t capture_id, const struct hrun *run,
+			   int64_t id, struct run_steps *ret)
+{
+	struct msc_store_rows *b = &hs->batch[B_RUN];
+	sqlite3_stmt *st;
+	const char *p;
+	struct hrun_entry e;
+	int64_t k = 0;
+	int r;
+
+	/* still held in the batch: written first (held rows have the newest ids) */
+	if (b->n && id >= b->v[0][RUN_ID_COL] && (r = msc_store_rows_flush(hs->s, b)))
+		return r;
+	if (!hs->prev_st) {
+		r = msc_store_prepare(hs->s, "SELECT capture_id, as_id, gfn, level, n, entries, "
+				      "idx0, t0, start_step, e0, end_step FROM mapping_run "
+				      "WHERE id = ? AND e0 IS NOT NULL AND entries IS NOT NULL",
+				      &hs->prev_st);
+		if (r)
+			return r;
+	}
+	st = hs->prev_st;
+	sqlite3_bind_int64(st, 1, id);
+	r = msc_store_step(hs->s, st);
+	if (r != 1)
+		goto out;
+	r = 0;
+	if (sqlite3_column_int64(st, 0) != capture_id ||
+	    sqlite3_column_int(st, 1) != run->node->as_id ||
+	    column_u64(st, 2) != run->node->base || sqlite3_column_int(st, 3) != run->node->level ||
+	    sqlite3_column_int64(st, 4) != run->n)
+		goto out;
+	p = (const char *)sqlite3_column_text(st, 5);
+	*ret = (struct run_steps){
+		.idx0 = sqlite3_column_int64(st, 6), .t0 = sqlite3_column_int64(st, 7),
+		.start_step = sqlite3_column_int64(st, 8), .e0 = sqlite3_column_int64(st, 9),
+		.end_step = sqlite3_column_int64(st, 10),
+	};
+	while ((r = next_entry(&p, k, ret, &e)) == 1) {
+		if (k >= run->n || e.index != run->e[k].index || e.end_ts != run->e[k].start_ts)
+			break;
+		k++;
+	}
+	if (r >= 0)
+		r = !r && k == run->n;
+	/* read as the open run's own: prev's e0 and end_step are its t0 and start_step */
+	ret->open = ret->borrowed = true;
+	ret->t0 = ret->e0;
+	ret->start_step = ret->end_step;
+	ret->e0 = ret->end_step = 0;
+out:
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return r < 0 ? r : r == 1;
+}
+
+/* The id the next row of mapping_run gets: one more than any the table has. */
+static int next_run_id(struct hstore *hs, int64_t *ret)
+{
+	sqlite3_stmt *st;
+	int r;
+
+	if (!hs->next_id) {
+		r = msc_store_prepare(hs->s, "SELECT max(id) FROM mapping_run", &st);
+		if (r)
+			return r;
+		r = msc_store_step(hs->s, st);
+		if (r == 1)
+			hs->next_id = column_int_or(st, 0, 0) + 1;
+		sqlite3_finalize(st);
+		if (r < 0)
+			return r;
+		if (r != 1)
+			return MSC_ERR_SQL;
+	}
+	*ret = hs->next_id++;
+	return 0;
+}
+
+/*
+ * hstore_add_run - write a run (of one or more intervals)
+ *
+ * A closed run becomes its node's last_run; an open one that starts where
+ * that run ended (ends_are_starts()) is written without entries, with it
+ * as prev.
+ */
 int hstore_add_run(struct hstore *hs, int64_t capture_id, const struct hrun *run)
 {
 	struct msc_store_rows *b = &hs->batch[B_RUN];
-	int64_t *v = msc_store_rows_slot(b);
+	int64_t *v, id, prev = 0;
 	struct run_steps st;
 	uint32_t nulls = 0;
 	char *p = hs->entries;
+	int r;
 
 	run_steps(run, &st);
+	if (st.open && run->n > 1 && run->node->last_run) {
+		r = ends_are_starts(hs, capture_id, run, run->node->last_run, &st);
+		if (r < 0)
+			return r;
+		if (r)
+			prev = run->node->last_run;
+		else
+			run_steps(run, &st);
+	}
+	r = next_run_id(hs, &id);
+	if (r)
+		return r;
+	if (!st.open)
+		run->node->last_run = id;
+	v = msc_store_rows_slot(b);
 	v[0] = capture_id;
 	v[1] = run->node->as_id;
 	v[2] = (int64_t)run->node->base;
@@ -432,15 +578,23 @@ int hstore_add_run(struct hstore *hs, int64_t capture_id, const struct hrun *run
 	v[17] = st.start_step;
 	v[18] = st.e0;
 	if (st.open)
-		nulls |= 1u << 18;
+		nulls |= 1u << RUN_E0_COL;
 	v[19] = st.end_step;
+	v[RUN_ID_COL] = id;
+	v[RUN_PREV_COL] = prev;
+	if (prev) {
+		nulls |= 1u << RUN_ENTRIES_COL;
+		return msc_store_rows_put_text(hs->s, b, nulls, p, 0);
+	}
+	nulls |= 1u << RUN_PREV_COL;
 	*p++ = '[';
 	for (unsigned int k = 0; k < run->n; k++) {
 		const struct hrun_entry *e = &run->e[k];
+		int64_t s = (int64_t)e->start_ts - st.t0 - (int64_t)k * st.start_step;
 		int64_t d[3] = {
 			e->index - st.idx0 - (int64_t)k,
-			(int64_t)e->start_ts - st.t0 - (int64_t)k * st.start_step,
-			st.open ? 0 : (int64_t)e->end_ts - st.e0 - (int64_t)k * st.end_step,
+			st.open ? 0 : s,
+			st.open ? s : (int64_t)e->end_ts - st.e0 - (int64_t)k * st.end_step,
 		};
 
 		if (k)
@@ -451,8 +605,11 @@ int hstore_add_run(struct hstore *hs, int64_t capture_id, const struct hrun *run
 	return msc_store_rows_put_text(hs->s, b, nulls, hs->entries, (size_t)(p - hs->entries));
 }
 
-#define RUN_COLS "as_id, gfn, level, leaf, first, spte, pfn, writable, dirty, start_cause, " \
-		 "end_cause, flags, entries, idx0, t0, start_step, e0, end_step"
+/* A run's row and its prev's entries when it has none (run_intervals()). */
+#define RUN_COLS "r.as_id, r.gfn, r.level, r.leaf, r.first, r.spte, r.pfn, r.writable, "	\
+		 "r.dirty, r.start_cause, r.end_cause, r.flags, coalesce(r.entries, p.entries), "\
+		 "r.idx0, r.t0, r.start_step, r.e0, r.end_step, r.prev"
+#define RUN_FROM "mapping_run r LEFT JOIN mapping_run p ON p.id = r.prev"
 
 typedef int (*interval_fn)(const struct msc_interval *iv, void *ctx);
 
@@ -481,12 +638,14 @@ static int run_intervals(sqlite3_stmt *st, int only, interval_fn fn, void *ctx)
 		.start_step = sqlite3_column_int64(st, 15), .e0 = sqlite3_column_int64(st, 16),
 		.end_step = sqlite3_column_int64(st, 17),
 		.open = sqlite3_column_type(st, 16) == SQLITE_NULL,
+		.borrowed = sqlite3_column_type(st, 18) != SQLITE_NULL,
 	};
 	struct hrun_entry e;
 	int64_t k = 0;
 	int r;
 
-	if (!p)
+	/* no text (its prev is gone), or a prev on a closed run: not what a writer made */
+	if (!p || (steps.borrowed && !steps.open))
 		return MSC_ERR_SQL;
 	while ((r = next_entry(&p, k++, &steps, &e)) == 1) {
 		uint64_t d = (uint64_t)(e.index - first);	/* the leaf rule, mod 2^64 */
@@ -520,12 +679,12 @@ static int load_was_huge(const struct msc_interval *iv, void *ctx)
 static int load_runs(struct hstore *hs, int64_t capture_id, const char *where,
 		     int (*fn)(const struct msc_interval *iv, void *ctx), struct msc_history *h)
 {
-	char sql[512];
+	char sql[1024];
 	sqlite3_stmt *st;
 	int r;
 
-	snprintf(sql, sizeof(sql), "SELECT " RUN_COLS " FROM mapping_run WHERE capture_id = ? AND %s",
-		 where);
+	snprintf(sql, sizeof(sql),
+		 "SELECT " RUN_COLS " FROM " RUN_FROM " WHERE r.capture_id = ? AND %s", where);
 	r = msc_store_prepare(hs->s, sql, &st);
 	if (r)
 		return r;
@@ -545,8 +704,8 @@ static int load_runs(struct hstore *hs, int64_t capture_id, const char *where,
  */
 int hstore_load_open(struct hstore *hs, int64_t capture_id, struct msc_history *h)
 {
-	return load_runs(hs, capture_id, "end_cause = 0 ORDER BY level DESC, as_id, gfn", load_one,
-			 h);
+	return load_runs(hs, capture_id, "r.end_cause = 0 ORDER BY r.level DESC, r.as_id, r.gfn",
+			 load_one, h);
 }
 
 /**
@@ -555,7 +714,7 @@ int hstore_load_open(struct hstore *hs, int64_t capture_id, struct msc_history *
  */
 int hstore_load_was_huge(struct hstore *hs, int64_t capture_id, struct msc_history *h)
 {
-	return load_runs(hs, capture_id, "level >= 2 AND end_cause != 0", load_was_huge, h);
+	return load_runs(hs, capture_id, "r.level >= 2 AND r.end_cause != 0", load_was_huge, h);
 }
 
 /** hstore_delete_open - delete the open runs (end_cause 0 exactly while open) */
@@ -600,20 +759,36 @@ int hstore_add_kvm_stats(struct hstore *hs, int64_t capture_id,
 	return put(hs, st);
 }
 
+/*
+ * A cell's row at the same time as the row held before it replaces that
+ * row: the state at T is a cell's last row with ts <= T, so the states a
+ * cell passes through within one timestamp (a split's children crossing
+ * every sixteenth at once) are never the state at any time.
+ */
 int hstore_add_region_state(struct hstore *hs, int64_t capture_id,
 			    const struct msc_region_cell *c, uint64_t ts)
 {
 	struct msc_store_rows *b = &hs->batch[B_REGION_STATE];
-	int64_t *v = msc_store_rows_slot(b);
+	int64_t *v = msc_store_rows_last(b);
+	int r;
 
-	v[0] = capture_id;
-	v[1] = c->as_id;
-	v[2] = (int64_t)c->gfn;
-	v[3] = (int64_t)ts;
+	if (!v || v[0] != capture_id || v[1] != c->as_id || v[2] != (int64_t)c->gfn ||
+	    v[3] != (int64_t)ts) {
+		if (b->n == MSC_STORE_MULTI && (r = msc_store_rows_flush(hs->s, b)))
+			return r;
+		r = msc_store_rows_hold(hs->s, b, 0);
+		if (r)
+			return r;
+		v = msc_store_rows_last(b);
+		v[0] = capture_id;
+		v[1] = c->as_id;
+		v[2] = (int64_t)c->gfn;
+		v[3] = (int64_t)ts;
+	}
 	v[4] = c->kind;
 	v[5] = c->mapped;
 	v[6] = c->writable;
-	return msc_store_rows_put(hs->s, b, 0);
+	return 0;
 }
 
 int hstore_put_activity(struct hstore *hs, int64_t capture_id, uint64_t ts,
@@ -992,6 +1167,8 @@ int msc_history_merge(struct msc_store *dst, const char *analysis_path)
 	if (r < 0)
 		return r;
 	r = msc_store_exec(dst, "BEGIN");
+	/* built after, like region_state_gfn (schema 13 makes it with the table) */
+	r = r ?: msc_store_exec(dst, "DROP INDEX IF EXISTS main.mapping_run_gfn");
 	for (size_t i = 0; i < ARRAY_SIZE(analysis_tables) && !r; i++) {
 		/* table names are the constants above, never data */
 		snprintf(sql, sizeof(sql), "INSERT INTO main.%s SELECT * FROM analysis.%s",
@@ -1307,12 +1484,12 @@ int msc_hview_gfn_history(struct msc_hview *v, uint8_t as_id, uint64_t gfn,
 {
 	struct gfn_rows g = { 0 };
 	sqlite3_stmt *st;
-	int r = msc_store_prepare(v->s, "SELECT " RUN_COLS " FROM mapping_run "
-				  "WHERE gfn = ?3 AND level = ?4 AND n = 1 AND first = ?5 "
-				  "AND capture_id = ?1 AND as_id = ?2 "
-				  "UNION ALL SELECT " RUN_COLS " FROM mapping_run "
-				  "WHERE gfn = ?3 AND level = ?4 AND n > 1 "
-				  "AND capture_id = ?1 AND as_id = ?2", &st);
+	int r = msc_store_prepare(v->s, "SELECT " RUN_COLS " FROM " RUN_FROM " "
+				  "WHERE r.gfn = ?3 AND r.level = ?4 AND r.n = 1 AND r.first = ?5 "
+				  "AND r.capture_id = ?1 AND r.as_id = ?2 "
+				  "UNION ALL SELECT " RUN_COLS " FROM " RUN_FROM " "
+				  "WHERE r.gfn = ?3 AND r.level = ?4 AND r.n > 1 "
+				  "AND r.capture_id = ?1 AND r.as_id = ?2", &st);
 
 	if (r)
 		return r;

@@ -2,9 +2,11 @@
 # Mapping intervals stored as runs (table mapping_run, view mapping): the
 # view gives exactly the intervals the one-row-per-interval table gave on
 # every real capture, a split's 512 children are one row that reads back
-# as 512 intervals, runs evicted from the pending set are still whole, and
-# the fast "what happened to GFN X" query of schema/README.md
-# answers like the slow one.
+# as 512 intervals, runs evicted from the pending set are still whole, the
+# write-protected intervals of a storm stopped after its sweep read their
+# starts from the split children's ends (prev, schema 13) exactly at the
+# events' times, and the fast "what happened to GFN X" query of
+# schema/README.md answers like the slow one.
 . "$(dirname "$0")/lib.sh"
 
 q() { sqlite3 "$1" "$2"; }
@@ -135,6 +137,29 @@ check_eq "evicted runs: some tables' closed intervals are in two rows, some in o
 check_eq "evicted runs: the open intervals, one run per table" \
 	"$(q "$db" "SELECT count(*), min(n), max(n) FROM mapping_run WHERE end_cause = 0")" "1000|2|2"
 
+# A 1 GiB guest on a 1G page split to 4K by enabling dirty logging, and
+# stopped there: the sweep's write-protected intervals are open, each run
+# of them without entries of its own, its prev the run of split children
+# the sweep ended.
+"$MSC" synth -q -o "$T/storm.dat" --kprobes off --guest-gib 1 --backing 1g --vcpus 2 \
+	--stop-after enable_dirty_logging >/dev/null 2>&1
+"$MSC" import -q "$T/storm.dat" -o "$T/storm.db" 2>/dev/null
+db=$T/storm.db
+check_eq "storm: 512 open runs of 512 read the children's ends" \
+	"$(q "$db" "SELECT count(*), sum(r.n) FROM mapping_run r JOIN mapping_run p ON p.id = r.prev
+		WHERE r.entries IS NULL AND r.e0 IS NULL AND r.start_cause = 6 AND p.end_cause = 6
+		AND p.start_cause = 2 AND p.gfn = r.gfn AND p.level = 1")" "512|262144"
+check_eq "storm: only open runs have a prev" \
+	"$(q "$db" "SELECT count(*) FROM mapping_run WHERE prev IS NOT NULL AND e0 IS NOT NULL")" 0
+wp="SELECT gfn, ts FROM spte_change WHERE class = 'write-protect' AND level = 1"
+check_eq "storm: each write-protection ends a child at its time, starts an interval at it" \
+	"$(q "$db" "SELECT count(*) FROM ($wp EXCEPT SELECT gfn, end_ts FROM mapping
+			WHERE level = 1 AND end_cause = 6);
+		SELECT count(*) FROM ($wp EXCEPT SELECT gfn, start_ts FROM mapping
+			WHERE level = 1 AND start_cause = 6 AND end_ts IS NULL);
+		SELECT count(*) = ($(echo "$wp" | sed 's/gfn, ts/count(*)/')) FROM mapping
+			WHERE level = 1 AND start_cause = 6" | tr '\n' ' ')" "0 0 1 "
+
 # The two "what happened to GFN X" queries of the documentation: the slow
 # one over the view, the fast one over mapping_run by its index.
 doc_query() { # the Nth indented block of the section
@@ -153,7 +178,8 @@ check_eq "docs: gfn 0x40005, its whole history by the fast query" \
 check_eq "docs: the fast query uses the index" \
 	"$(sqlite3 "$db" ".parameter set :x $x" "EXPLAIN QUERY PLAN $fast" | grep -c 'SEARCH r USING INDEX mapping_run_gfn')" 1
 for spec in k612-npt_tdp_32m:0x0,0x5,0x1ff,0x40000,0x40005,0x401ff,0x40200,0x40a37,0x47fff \
-	k612-npt_tdp_1g_hugetlb:0x40000,0x40001,0x401ff,0x40200,0x5a5a5,0x7ffff; do
+	k612-npt_tdp_1g_hugetlb:0x40000,0x40001,0x401ff,0x40200,0x5a5a5,0x7ffff \
+	storm:0x40000,0x40001,0x401ff,0x4a5a5,0x7ffff; do
 	name=${spec%%:*}
 	bad=
 	for g in $(echo "${spec#*:}" | tr ',' ' '); do

@@ -4,13 +4,19 @@
  * again and again (as the TUI's follow mode does at each checkpoint: the
  * open runs are written, then reloaded into the model and deleted) gives
  * exactly the intervals of one analysis of all the events, GFN by GFN, and
- * the same activity counts.
+ * the same activity counts.  An analysis stopped at each cut holds open
+ * runs that read their start times from a closed run (prev, schema 13):
+ * the analyzer's reader and the view mapping_entry give the same intervals
+ * for every GFN, and rows a writer never makes are refused.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include <sqlite3.h>
+
+#include "mmuscope/error.h"
 #include "mmuscope/history.h"
 #include "mmuscope/ingest.h"
 #include "mmuscope/source.h"
@@ -20,7 +26,7 @@
 #define STEPS 7		/* analysis runs over the capture's events */
 
 static char dir[] = "/tmp/msc-t-history-runs.XXXXXX";
-static char db_once[256], db_steps[256];
+static char db_once[256], db_steps[256], db_cut[256];
 
 /* Store the capture's events, analyzed by nobody. */
 static int import(const char *db)
@@ -58,6 +64,32 @@ static int import(const char *db)
 	return r;
 }
 
+/* Analyze the capture's events up to the @k-th of STEPS cuts (STEPS: all). */
+static int analyze_to(struct msc_store *s, const struct msc_capture_row *cap, int k,
+		      struct msc_history_summary *ret)
+{
+	int64_t n = cap->last_seq - cap->first_seq + 1;
+	int64_t last = cap->first_seq + n * k / STEPS - 1;
+	struct msc_event_cursor *cur = NULL;
+	struct msc_history *h;
+	struct msc_event ev;
+	int r = msc_history_open(s, cap->id, NULL, NULL, &h);
+
+	if (r)
+		return r;
+	r = msc_store_events_open(s, msc_history_resume_seq(h), last, &cur);
+	while (!r && (r = msc_store_events_next(cur, &ev)) == 1)
+		r = msc_history_feed(h, &ev);
+	msc_store_events_close(cur);
+	if (!r)
+		r = msc_history_finish(h);
+	if (!r)
+		r = msc_store_commit(s);
+	msc_history_get_summary(h, ret);
+	msc_history_close(h);
+	return r;
+}
+
 /*
  * Analyze in STEPS runs, each up to a later event; *@ret_cuts gets the
  * last event time of each run but the last.
@@ -73,28 +105,11 @@ static int analyze_in_steps(const char *db, uint64_t ret_cuts[STEPS - 1])
 		return r;
 	r = msc_store_get_captures(s, &caps, &nr);
 	for (int k = 0; !r && k < STEPS; k++) {
-		int64_t n = caps[0].last_seq - caps[0].first_seq + 1;
-		int64_t last = caps[0].first_seq + n * (k + 1) / STEPS - 1;
-		struct msc_event_cursor *cur = NULL;
-		struct msc_history *h;
 		struct msc_history_summary sum;
-		struct msc_event ev;
 
-		r = msc_history_open(s, caps[0].id, NULL, NULL, &h);
-		if (r)
-			break;
-		r = msc_store_events_open(s, msc_history_resume_seq(h), last, &cur);
-		while (!r && (r = msc_store_events_next(cur, &ev)) == 1)
-			r = msc_history_feed(h, &ev);
-		msc_store_events_close(cur);
-		if (!r)
-			r = msc_history_finish(h);
-		if (!r)
-			r = msc_store_commit(s);
-		msc_history_get_summary(h, &sum);
+		r = analyze_to(s, &caps[0], k + 1, &sum);
 		if (k < STEPS - 1)
 			ret_cuts[k] = sum.last_ts;
-		msc_history_close(h);
 	}
 	if (!r)
 		free(caps);
@@ -216,15 +231,242 @@ out:
 	msc_store_close(s2);
 }
 
+/* Intervals in one total order, to compare two lists as sets. */
+static int cmp_all(const void *pa, const void *pb)
+{
+	const struct msc_interval *a = pa, *b = pb;
+	const uint64_t x[] = { a->level, a->gfn, a->start_ts, a->end_ts, a->spte, a->pfn,
+			       a->start_cause, a->end_cause, a->flags, a->leaf, a->writable,
+			       (uint64_t)(int64_t)a->dirty };
+	const uint64_t y[] = { b->level, b->gfn, b->start_ts, b->end_ts, b->spte, b->pfn,
+			       b->start_cause, b->end_cause, b->flags, b->leaf, b->writable,
+			       (uint64_t)(int64_t)b->dirty };
+
+	for (size_t i = 0; i < sizeof(x) / sizeof(x[0]); i++)
+		if (x[i] != y[i])
+			return x[i] < y[i] ? -1 : 1;
+	return 0;
+}
+
+/* The intervals covering @gfn as the view mapping_entry expands them (README's fast query). */
+static int view_gfn(sqlite3_stmt *st, int64_t capture_id, uint64_t gfn,
+		    struct msc_interval **ret, size_t *ret_nr)
+{
+	struct msc_interval *v = NULL, *p;
+	size_t nr = 0;
+	int r;
+
+	sqlite3_bind_int64(st, 1, capture_id);
+	sqlite3_bind_int64(st, 2, (int64_t)gfn);
+	while ((r = sqlite3_step(st)) == SQLITE_ROW) {
+		p = realloc(v, (nr + 1) * sizeof(*v));
+		if (!p)
+			break;
+		v = p;
+		v[nr] = (struct msc_interval){
+			.gfn = (uint64_t)sqlite3_column_int64(st, 0),
+			.level = (uint8_t)sqlite3_column_int(st, 1),
+			.leaf = sqlite3_column_int(st, 2),
+			.start_ts = (uint64_t)sqlite3_column_int64(st, 3),
+			.end_ts = sqlite3_column_type(st, 4) == SQLITE_NULL ? MSC_TS_OPEN :
+				  (uint64_t)sqlite3_column_int64(st, 4),
+			.spte = (uint64_t)sqlite3_column_int64(st, 5),
+			.pfn = (uint64_t)sqlite3_column_int64(st, 6),
+			.writable = sqlite3_column_int(st, 7),
+			.dirty = (int8_t)(sqlite3_column_type(st, 8) == SQLITE_NULL ? -1 :
+					  sqlite3_column_int(st, 8)),
+			.start_cause = (uint8_t)sqlite3_column_int(st, 9),
+			.end_cause = (uint8_t)sqlite3_column_int(st, 10),
+			.flags = (uint8_t)sqlite3_column_int(st, 11),
+		};
+		nr++;
+	}
+	sqlite3_reset(st);
+	*ret = v;
+	*ret_nr = nr;
+	return r == SQLITE_DONE ? 0 : -1;
+}
+
+static const char view_gfn_sql[] =
+	"SELECT r.gfn + r.idx * (1 << (9 * (r.level - 1))), r.level, r.leaf, r.start_ts, "
+	"r.end_ts, r.spte + (r.idx - r.first) * (4096 << (9 * (r.level - 1))), "
+	"r.pfn + (r.idx - r.first) * (1 << (9 * (r.level - 1))), r.writable, r.dirty, "
+	"r.start_cause, r.end_cause, r.flags FROM mapping_entry r "
+	"WHERE r.capture_id = ?1 AND r.as_id = 0 AND r.level <= 3 "
+	"AND r.gfn IN (?2 & ~511, ?2 & ~262143, ?2 & ~134217727) "
+	"AND r.gfn = ?2 & ~((1 << (9 * r.level)) - 1) "
+	"AND (r.n > 1 OR r.first = (?2 >> (9 * (r.level - 1))) & 511) "
+	"AND r.idx = (?2 >> (9 * (r.level - 1))) & 511";
+
+/*
+ * Every GFN_STRIDE-th GFN of @db reads the same through
+ * msc_hview_gfn_history() and the view; returns the GFNs read.
+ */
+#define GFN_STRIDE 5
+
+static uint64_t reader_is_view(const char *db, int64_t capture_id)
+{
+	struct msc_store *s = NULL;
+	struct msc_hview *v = NULL;
+	struct msc_region *regions = NULL;
+	size_t nr_regions = 0;
+	sqlite3 *sdb = NULL;
+	sqlite3_stmt *st = NULL;
+	uint64_t gfns = 0;
+
+	if (!check_int(msc_store_open(db, MSC_STORE_READONLY, &s), ==, 0) ||
+	    !check_int(msc_hview_open(s, capture_id, &v), ==, 0) ||
+	    !check_int(msc_hview_regions(v, &regions, &nr_regions), ==, 0) ||
+	    !check_int(sqlite3_open_v2(db, &sdb, SQLITE_OPEN_READONLY, NULL), ==, SQLITE_OK) ||
+	    !check_int(sqlite3_prepare_v2(sdb, view_gfn_sql, -1, &st, NULL), ==, SQLITE_OK))
+		goto out;
+	for (size_t g = 0; g < nr_regions; g++) {
+		for (uint64_t gfn = regions[g].gfn_first; gfn < regions[g].gfn_end;
+		     gfn += GFN_STRIDE) {
+			struct msc_interval *a = NULL, *b = NULL;
+			size_t na = 0, nb = 0;
+			bool same;
+
+			same = !msc_hview_gfn_history(v, 0, gfn, &a, &na) &&
+			       !view_gfn(st, capture_id, gfn, &b, &nb) && na == nb;
+			if (same) {
+				qsort(a, na, sizeof(*a), cmp_all);
+				qsort(b, nb, sizeof(*b), cmp_all);
+				for (size_t i = 0; same && i < na; i++)
+					same = !cmp_all(&a[i], &b[i]);
+			}
+			free(a);
+			free(b);
+			if (!check(same)) {
+				fprintf(stderr, "# %s: gfn %#llx\n", db, (unsigned long long)gfn);
+				goto out;
+			}
+			gfns++;
+		}
+	}
+out:
+	sqlite3_finalize(st);
+	sqlite3_close(sdb);
+	free(regions);
+	msc_hview_close(v);
+	msc_store_close(s);
+	return gfns;
+}
+
+/* Run @sql on @db; the first column of its first row (0: no row), or -1. */
+static int64_t sql_int(const char *db, const char *sql)
+{
+	sqlite3 *sdb;
+	sqlite3_stmt *st = NULL;
+	int64_t v = -1;
+
+	if (sqlite3_open(db, &sdb) != SQLITE_OK)
+		return -1;
+	if (sqlite3_prepare_v2(sdb, sql, -1, &st, NULL) == SQLITE_OK) {
+		int r = sqlite3_step(st);
+
+		v = r == SQLITE_ROW ? sqlite3_column_int64(st, 0) : r == SQLITE_DONE ? 0 : -1;
+	}
+	if (v < 0)
+		fprintf(stderr, "# %s: %s\n", sql, sqlite3_errmsg(sdb));
+	sqlite3_finalize(st);
+	sqlite3_close(sdb);
+	return v;
+}
+
+/* The error of reading @gfn's history after @sql changed the runs. */
+static int history_after(const char *db, const char *sql, uint64_t gfn)
+{
+	struct msc_store *s = NULL;
+	struct msc_hview *v = NULL;
+	struct msc_interval *iv = NULL;
+	size_t nr = 0;
+	int r;
+
+	if (sql_int(db, sql) < 0)
+		return -1;
+	r = msc_store_open(db, MSC_STORE_READONLY, &s);
+	if (!r)
+		r = msc_hview_open(s, 0, &v);
+	if (!r)
+		r = msc_hview_gfn_history(v, 0, gfn, &iv, &nr);
+	free(iv);
+	msc_hview_close(v);
+	msc_store_close(s);
+	return r;
+}
+
+/*
+ * An analysis stopped at each cut: its open runs, those without entries of
+ * their own (prev) among them, read the same through the analyzer's reader
+ * and through the view; then rows no writer makes are refused.
+ */
+static void t_open_prev(void)
+{
+	struct msc_capture_row *caps = NULL;
+	int64_t prevs = 0, opens = 0, id, gfn;
+	char sql[256];
+	size_t nr;
+
+	for (int k = 1; k < STEPS; k++) {
+		struct msc_history_summary sum;
+		struct msc_store *s;
+
+		unlink(db_cut);
+		if (!check_int(import(db_cut), ==, 0) ||
+		    !check_int(msc_store_open(db_cut, 0, &s), ==, 0))
+			return;
+		check_int(msc_store_get_captures(s, &caps, &nr), ==, 0);
+		check_int(analyze_to(s, &caps[0], k, &sum), ==, 0);
+		msc_store_close(s);
+		prevs += sql_int(db_cut, "SELECT count(*) FROM mapping_run WHERE prev IS NOT NULL "
+				 "AND entries IS NULL AND e0 IS NULL");
+		opens += sql_int(db_cut, "SELECT count(*) FROM mapping_run WHERE e0 IS NULL");
+		check_int(sql_int(db_cut, "SELECT count(*) FROM mapping_run r JOIN mapping_run p "
+				  "ON p.id = r.prev WHERE p.e0 IS NULL OR r.e0 IS NOT NULL OR "
+				  "p.n != r.n OR p.gfn != r.gfn OR p.level != r.level"), ==, 0);
+		check_uint(reader_is_view(db_cut, caps[0].id), >=, (8192 + 512) / GFN_STRIDE);
+		free(caps);
+		caps = NULL;
+	}
+	check_int(prevs, >, 0);		/* write-protect sweeps were cut */
+	check_int(opens, >, prevs);	/* and other open runs have entries */
+
+	/* the last cut's database: runs no writer makes */
+	id = sql_int(db_cut, "SELECT max(id) FROM mapping_run WHERE prev IS NOT NULL AND level = 1");
+	gfn = sql_int(db_cut, "SELECT gfn + idx0 FROM mapping_run WHERE prev IS NOT NULL "
+		      "AND level = 1 ORDER BY id DESC");
+	if (!check_int(id, >, 0))
+		return;
+	/* its prev is gone */
+	snprintf(sql, sizeof(sql), "UPDATE mapping_run SET prev = -1 WHERE id = %lld",
+		 (long long)id);
+	check_int(history_after(db_cut, sql, (uint64_t)gfn), ==, MSC_ERR_SQL);
+	/* an open run's own element with a start in the middle */
+	snprintf(sql, sizeof(sql), "UPDATE mapping_run SET prev = NULL, n = 2, "
+		 "entries = '[0,[1,2,3]]' WHERE id = %lld", (long long)id);
+	check_int(history_after(db_cut, sql, (uint64_t)gfn), ==, MSC_ERR_SQL);
+	snprintf(sql, sizeof(sql), "UPDATE mapping_run SET entries = '[0,[1,0,3]]' "
+		 "WHERE id = %lld", (long long)id);
+	check_int(history_after(db_cut, sql, (uint64_t)gfn), ==, 0);
+	/* a closed run with a prev */
+	snprintf(sql, sizeof(sql), "UPDATE mapping_run SET prev = id - 1, e0 = 5 "
+		 "WHERE id = %lld", (long long)id);
+	check_int(history_after(db_cut, sql, (uint64_t)gfn), ==, MSC_ERR_SQL);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir))
 		return 1;
 	snprintf(db_once, sizeof(db_once), "%s/once.db", dir);
 	snprintf(db_steps, sizeof(db_steps), "%s/steps.db", dir);
+	snprintf(db_cut, sizeof(db_cut), "%s/cut.db", dir);
 	TEST(t_resume(), "an analysis resumed over open runs at 6 cuts equals one analysis");
+	TEST(t_open_prev(), "open runs read their starts from a closed run: reader and view agree");
 	unlink(db_once);
 	unlink(db_steps);
+	unlink(db_cut);
 	rmdir(dir);
 	return test_done();
 }

@@ -414,6 +414,61 @@ static void t_migrate(void)
 		  "262149|1|150|260|322146023|78648;1024|2|300|-|4096|1;");
 }
 
+/*
+ * A database of schema 12: its open runs' elements [i, s, 0] become
+ * [i, 0, s] (the start in the end's place), closed runs stay as they are,
+ * ids are the old rowids, and the view gives the same intervals.
+ */
+static void t_migrate_open(void)
+{
+	static const char old_rows[] =
+		"INSERT INTO mapping_run (capture_id, as_id, gfn, level, leaf, first, spte, pfn, "
+		"writable, dirty, start_cause, end_cause, flags, n, entries, idx0, t0, start_step, "
+		"e0, end_step) VALUES "
+		"(1, 0, 262144, 1, 1, 0, 322125543, 78643, 1, 1, 2, 6, 1, 3, "
+		"'[0,[5,1],[1,-2,3]]', 0, 100, 0, 200, 10),"
+		"(1, 0, 262144, 1, 1, 0, 322125541, 78643, 0, 1, 6, 0, 0, 4, "
+		"'[0,[7,0],[1,4,0],[1,-1,0]]', 0, 200, 10, NULL, 0),"
+		"(1, 0, 0, 2, 1, 2, 4096, 1, 0, NULL, 1, 0, 0, 1, '[0]', 2, 300, 0, NULL, 0);";
+	static const char intervals[] =
+		"SELECT gfn, level, start_ts, end_ts, spte, pfn FROM mapping ORDER BY start_ts, gfn";
+	char sql[2048], before[1024], after[1024], buf[256];
+	sqlite3 *db;
+	char *err = NULL;
+
+	remove(path("old12.db"));
+	check_int(sqlite3_open(path("old12.db"), &db), ==, SQLITE_OK);
+	for (unsigned int i = 0; i < msc_schema_nr_steps && msc_schema_steps[i].version <= 12;
+	     i++)
+		check_int(sqlite3_exec(db, msc_schema_steps[i].sql, NULL, NULL, &err), ==,
+			  SQLITE_OK);
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = 12; PRAGMA application_id = %d; %s",
+		 0x6d736331, old_rows);
+	if (!check_int(sqlite3_exec(db, sql, NULL, NULL, &err), ==, SQLITE_OK))
+		fprintf(stderr, "# %s\n", err);
+	sqlite3_free(err);
+	sqlite3_close(db);
+	rows("old12.db", intervals, before, sizeof(before));
+	check_str(before, "262147|1|98|223|322137831|78646;262144|1|100|200|322125543|78643;"
+		  "262145|1|105|211|322129639|78644;262144|1|200|-|322125541|78643;"
+		  "262145|1|217|-|322129637|78644;262147|1|224|-|322137829|78646;"
+		  "262148|1|229|-|322141925|78647;1024|2|300|-|4096|1;");
+	{
+		struct msc_store *s;
+
+		check_int(msc_store_open(path("old12.db"), 0, &s), ==, 0);
+		msc_store_close(s);
+	}
+	check_int(query("old12.db", "PRAGMA user_version"), ==, msc_schema_steps[
+		  msc_schema_nr_steps - 1].version);
+	check_str(rows("old12.db", intervals, after, sizeof(after)), before);
+	check_str(rows("old12.db", "SELECT id, entries, prev FROM mapping_run ORDER BY id", buf,
+		       sizeof(buf)),
+		  "1|[0,[5,1],[1,-2,3]]|-;2|[0,7,[1,0,4],[1,0,-1]]|-;3|[0]|-;");
+	check_int(query("old12.db", "SELECT count(*) FROM sqlite_schema "
+			"WHERE name = 'mapping_run_gfn'"), ==, 1);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir))
@@ -424,5 +479,6 @@ int main(void)
 	TEST(t_span_and_commit(), "runs span at most 65536 seqs and no commit");
 	TEST(t_bad_row(), "a run row with the wrong residuals is refused by name");
 	TEST(t_migrate(), "a schema 8 database's events and intervals read the same migrated");
+	TEST(t_migrate_open(), "a schema 12 database's open runs keep their starts migrated");
 	return test_done();
 }
