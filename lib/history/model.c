@@ -654,7 +654,7 @@ int hmodel_range_add(struct msc_history *h, unsigned int as_id, uint64_t gfn, un
 		return hmodel_range_apply(h);
 	i = rg->first + rg->nr;
 	if (n && i < HNODE_ENTRIES && gfn == n->base + i && level == 1 && as_id == rg->as_id &&
-	    cause == rg->cause && n->spte[i] == old_spte) {
+	    cause == rg->cause && n->spte[i] == old_spte && is_present(h, old_spte)) {
 		rg->ts[rg->nr] = h->last_ts;
 		rg->spte[rg->nr++] = range_value(h, new_spte);
 		return 1;

@@ -239,6 +239,8 @@ def vcpu_passes(name, kvm_run):
     out.append(stats(t, IOCTL, "repopulate", 0, 1, 0)); t += 100
     write(name, out)
 
+HOLE = range(200, 216)
+
 def two_vms(name, ioctls, overlap=False, small=False):
     out = []
     head(out, ["Two VMs of one process, one after the other: each faults its memory in (the",
@@ -246,8 +248,9 @@ def two_vms(name, ioctls, overlap=False, small=False):
                + ("is created." if not overlap else "exists: here it is created while the first still runs."),
                ("KVM_CREATE_VM traced: the VMs begin there." if ioctls else
                 "No ioctls: the second VM begins at its first fault after the teardown."),
-               *(["The first VM's memory is 512 4K pages: its teardown frees them one after",
-                  "another, a range to the model, after which nothing is mapped."] if small else []),
+               *(["The first VM's memory is 496 4K pages of one table (a hole of 16): its",
+                  "teardown freezes the table's 512 entries one after another, the leaves",
+                  "ranges to the model, after which nothing is mapped."] if small else []),
                "Generated for tests/cli/analyze-rules.sh."], "6.12.0")
     t = 1000
     if ioctls:
@@ -257,12 +260,14 @@ def two_vms(name, ioctls, overlap=False, small=False):
     out.append(spte(t, VCPU, 0, 4, NP, ROOT, cpu=1)); t += 100
     out.append(spte(t, VCPU, 0x40000, 3, NP, L3, cpu=1)); t += 100
     if small:
-        # 4K pages: a table at 2M, its 512 leaves faulted in one after another
+        # 4K pages: a table at 2M, its leaves faulted in one after another
+        # but for a hole of 16, never touched
         out.append(spte(t, VCPU, 0x40000, 2, NP, L2T, cpu=1)); t += 100
         for i in range(512):
-            out.append(spte(t, VCPU, 0x40000 + i, 1, NP, ((0x40000 + i) << 12) | 0xe67, cpu=1))
-            t += 100
-        out.append(stats(t, IOCTL, "populate_vm1", 512, 0, 0)); t += 1 * MS
+            if i not in HOLE:
+                out.append(spte(t, VCPU, 0x40000 + i, 1, NP, ((0x40000 + i) << 12) | 0xe67, cpu=1))
+                t += 100
+        out.append(stats(t, IOCTL, "populate_vm1", 512 - len(HOLE), 0, 0)); t += 1 * MS
     else:
         out.append(spte(t, VCPU, 0x40000, 2, NP, 0x40000ee7, cpu=1)); t += 100
         out.append(stats(t, IOCTL, "populate_vm1", 0, 1, 0)); t += 1 * MS
@@ -273,9 +278,15 @@ def two_vms(name, ioctls, overlap=False, small=False):
         out.append(spte(t, IOCTL, 0, 4, ROOT, NP)); t += 100
         out.append(spte(t, IOCTL, 0x40000, 3, L3, NP | 0x5a0)); t += 100
         if small:
-            # the 512 leaves: the storm the model takes as one range
+            # all 512 entries frozen, as KVM does under the shared lock, the
+            # hole's too: the leaves' storm the model takes as ranges, the
+            # hole's non-present entries are not among them
             out.append(spte(t, IOCTL, 0x40000, 2, L2T, NP | 0x5a0)); t += 100
-            t = children(out, t, 0x40000, 0xe67, new=NP | 0x5a0)
+            out.append(page(t, IOCTL, "prepare_zap_page", 0x40000, 0x3781)); t += 100
+            for i in range(512):
+                f = (0x40000 + i) << 12
+                out.append(spte(t, IOCTL, 0x40000 + i, 1, NP if i in HOLE else f | 0xe67, NP | 0x5a0))
+                t += 10
         else:
             out.append(spte(t, IOCTL, 0x40000, 2, 0x40000ee7, NP | 0x5a0)); t += 100
         out.append(stats(t, IOCTL, "destroy_vm1", 0, 0, 0)); t += 1 * MS
