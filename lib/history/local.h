@@ -59,6 +59,7 @@ struct hcell {
 #define HCELL_SETTLE (1U << 6)	/* in h->settle: recomputed when the event is applied */
 
 struct hrun;
+struct harena;
 
 struct hnode {
 	uint8_t level;		/* level of the entries */
@@ -231,6 +232,7 @@ struct msc_history {
 	struct hnode *root[HMAX_AS];
 	struct hnode *cache[HMAX_AS][HTOP_LEVEL + 1];	/* last node used per level */
 	uint64_t nodes;			/* allocated, for the memory figure */
+	struct harena *arenas;		/* where the nodes are (model.c) */
 	bool loading;			/* resuming: rebuild state, write no rows */
 
 	/* pending runs (lib/history/model.c) */

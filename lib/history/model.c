@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "local.h"
 #include "mmuscope/util.h"
@@ -27,10 +28,69 @@ static inline uint64_t node_span(unsigned int level)
 	return 512ULL * msc_level_pages(level);
 }
 
+/*
+ * Nodes come from arenas of HARENA_SIZE bytes, mapped anonymous (zeroed by
+ * the kernel) and with transparent huge pages where the kernel gives them:
+ * a storm makes a node for every 2M region it splits, tens of thousands,
+ * and a fault per 2 MiB costs far less than one per 4 KiB.  Nodes are never
+ * freed one by one; the arenas go with the model (hmodel_free()).
+ */
+#define HARENA_SIZE (2UL << 20)
+
+struct harena {
+	struct harena *next;
+	size_t used;		/* bytes handed out, this header included */
+};
+
+static void *arena_map(void)
+{
+	/* twice the size, to keep the huge-page-aligned half */
+	char *p = mmap(NULL, 2 * HARENA_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+	char *a;
+
+	if (p == MAP_FAILED)
+		return NULL;
+	a = (char *)(((uintptr_t)p + HARENA_SIZE - 1) & ~(HARENA_SIZE - 1));
+	if (a > p)
+		munmap(p, (size_t)(a - p));
+	munmap(a + HARENA_SIZE, (size_t)(p + HARENA_SIZE - a));
+	madvise(a, HARENA_SIZE, MADV_HUGEPAGE);	/* a hint: without it, 4K pages */
+	return a;
+}
+
+/* Zeroed memory for a node. */
+static struct hnode *node_alloc(struct msc_history *h)
+{
+	size_t size = (sizeof(struct hnode) + 15) & ~(size_t)15;
+	struct harena *a = h->arenas;
+
+	if (!a || a->used + size > HARENA_SIZE) {
+		a = arena_map();
+		if (!a)
+			return NULL;
+		a->next = h->arenas;
+		a->used = (sizeof(*a) + 15) & ~(size_t)15;
+		h->arenas = a;
+	}
+	a->used += size;
+	return (struct hnode *)((char *)a + a->used - size);
+}
+
+static void arenas_free(struct msc_history *h)
+{
+	while (h->arenas) {
+		struct harena *a = h->arenas;
+
+		h->arenas = a->next;
+		munmap(a, HARENA_SIZE);
+	}
+}
+
 static struct hnode *node_new(struct msc_history *h, unsigned int as_id, unsigned int level,
 			      uint64_t base, struct hnode *parent)
 {
-	struct hnode *n = calloc(1, sizeof(*n));
+	struct hnode *n = node_alloc(h);
 
 	if (!n)
 		return NULL;
@@ -38,24 +98,23 @@ static struct hnode *node_new(struct msc_history *h, unsigned int as_id, unsigne
 	n->as_id = (uint8_t)as_id;
 	n->base = base;
 	n->parent = parent;
-	for (unsigned int i = 0; i < HNODE_ENTRIES; i++)
-		n->spte[i] = h->layout.nonpresent;
+	if (h->layout.nonpresent)
+		for (unsigned int i = 0; i < HNODE_ENTRIES; i++)
+			n->spte[i] = h->layout.nonpresent;
 	if (level > 1) {
 		n->child = calloc(HNODE_ENTRIES, sizeof(*n->child));
 		if (!n->child)
-			goto err;
+			return NULL;	/* the node stays in its arena, unlinked */
 	}
 	if (level == 2) {
 		n->cells = calloc(HNODE_ENTRIES, sizeof(*n->cells));
-		if (!n->cells)
-			goto err;
+		if (!n->cells) {
+			free(n->child);
+			return NULL;
+		}
 	}
 	h->nodes++;
 	return n;
-err:
-	free(n->child);
-	free(n);
-	return NULL;
 }
 
 /**
@@ -109,6 +168,7 @@ static void runs_free(struct hrun *r, bool pending)
 	}
 }
 
+/* What node @n and those under it hold outside their arenas. */
 static void node_free(struct hnode *n)
 {
 	if (!n)
@@ -118,7 +178,6 @@ static void node_free(struct hnode *n)
 			node_free(n->child[i]);
 	free(n->child);
 	free(n->cells);
-	free(n);
 }
 
 void hmodel_free(struct msc_history *h)
@@ -127,6 +186,8 @@ void hmodel_free(struct msc_history *h)
 		node_free(h->root[a]);
 		h->root[a] = NULL;
 	}
+	arenas_free(h);
+	h->nodes = 0;
 	memset(h->cache, 0, sizeof(h->cache));
 	runs_free(h->oldest, true);
 	runs_free(h->free_runs, false);
