@@ -139,17 +139,6 @@ static inline int64_t *msc_store_rows_slot(struct msc_store_rows *r)
 	return r->v[r->n];
 }
 
-static inline int msc_store_rows_put(struct msc_store *s, struct msc_store_rows *r,
-				     uint32_t nulls)
-{
-	int ret = msc_store_begin(s);
-
-	if (ret)
-		return ret;
-	r->nulls[r->n++] = nulls;
-	return r->n == MSC_STORE_MULTI ? msc_store_rows_flush(s, r) : 0;
-}
-
 /*
  * msc_store_rows_put() without its flush of a full batch: the row stays
  * held (and the caller may still change it through msc_store_rows_last())
@@ -165,6 +154,16 @@ static inline int msc_store_rows_hold(struct msc_store *s, struct msc_store_rows
 		return ret;
 	r->nulls[r->n++] = nulls;
 	return 0;
+}
+
+static inline int msc_store_rows_put(struct msc_store *s, struct msc_store_rows *r,
+				     uint32_t nulls)
+{
+	int ret = msc_store_rows_hold(s, r, nulls);
+
+	if (ret)
+		return ret;
+	return r->n == MSC_STORE_MULTI ? msc_store_rows_flush(s, r) : 0;
 }
 
 /* The last row put, while the batch still holds it; NULL: none held. */
