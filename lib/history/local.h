@@ -238,6 +238,9 @@ struct msc_history {
 	/* pending runs (lib/history/model.c) */
 	struct hrun *oldest, *newest;	/* least / most recently used */
 	struct hrun *free_runs;		/* written, kept for reuse */
+	unsigned int nr_runs;		/* allocated, pending or free */
+	size_t run_bytes, run_bytes_peak;	/* their memory, for the memory figure */
+
 	struct hrange range;		/* changes not applied yet (model.c, "Ranges") */
 	/*
 	 * The 2M cells the event being applied changed (model.c, "Cells"),
@@ -250,8 +253,6 @@ struct msc_history {
 		uint16_t i;
 	} *settle;
 	size_t nr_settle, alloc_settle;
-	unsigned int nr_runs;		/* allocated, pending or free */
-	size_t run_bytes, run_bytes_peak;	/* their memory, for the memory figure */
 
 	uint64_t ts_base;		/* entry start words hold ts - ts_base */
 	uint64_t last_ts;		/* last (clamped) event time */
