@@ -500,7 +500,7 @@ static int run_next(struct msc_event_cursor *c, struct table_cursor *t, struct m
 	int r;
 
 	run_event(o);
-	memcpy(ev, &o->ev, MSC_EVENT_PAYLOAD + msc_event_descs[o->ev.type].payload);
+	memcpy(ev, &o->ev, msc_event_size(&o->ev));
 	r = run_advance(c, t, o);
 	if (r)
 		return r;

@@ -767,7 +767,7 @@ int msc_store_add_event(struct msc_store *s, const struct msc_event *ev)
 	} else {
 		held = &s->held[ev->type][s->nr_held[ev->type]++];
 		/* its row reads the payload only: the union's rest is not worth a copy */
-		memcpy(held, ev, MSC_EVENT_PAYLOAD + msc_event_descs[ev->type].payload);
+		memcpy(held, ev, msc_event_size(ev));
 		held->seq = (uint64_t)s->next_seq;
 		if (s->nr_held[ev->type] == MSC_STORE_MULTI) {
 			r = msc_store_flush_type(s, ev->type);

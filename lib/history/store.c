@@ -97,12 +97,26 @@ struct hstore {
 };
 
 /*
- * Schema 13 makes mapping_run_gfn with the table; a bulk load into the
- * empty table goes without it, built after (index_sql).  Only speed
- * depends on this: when it fails (another statement is active), the index
- * is kept up to date instead.
+ * The indexes built after the bulk load: an index costs ~3,000
+ * instructions a row to build, so only what lookups need.  mapping_run_gfn
+ * has one entry per run; (level, n, first) after the page table's GFN let
+ * a GFN's lookup skip the table's runs of one of other entries.  (The open
+ * runs a resumed analysis needs are found by one scan.)
  */
-static void drop_empty_index(struct msc_store *s)
+static const char index_sql[] =
+	"CREATE INDEX IF NOT EXISTS mapping_run_gfn ON mapping_run(gfn, level, n, first);"
+	"CREATE INDEX IF NOT EXISTS region_state_gfn ON region_state(capture_id, as_id, gfn, ts)";
+static const char index_drop_sql[] =
+	"DROP INDEX IF EXISTS mapping_run_gfn; DROP INDEX IF EXISTS region_state_gfn";
+
+/*
+ * While mapping_run holds no row (a new file, or nothing left once a
+ * rebuild has forgotten a file's only capture), the lookup indexes go: the
+ * analysis writes without them and hstore_finish() builds them in one pass
+ * (schema 13 makes mapping_run_gfn with the table).  Only speed depends on
+ * this: where it fails (another statement is active), they are kept up.
+ */
+static void drop_indexes_if_empty(struct msc_store *s)
 {
 	sqlite3_stmt *st;
 	bool empty;
@@ -113,7 +127,7 @@ static void drop_empty_index(struct msc_store *s)
 	empty = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
 	if (empty)
-		sqlite3_exec(s->db, "DROP INDEX IF EXISTS mapping_run_gfn", NULL, NULL, NULL);
+		sqlite3_exec(s->db, index_drop_sql, NULL, NULL, NULL);
 }
 
 int hstore_open(struct msc_store *s, struct hstore **ret)
@@ -145,7 +159,7 @@ int hstore_open(struct msc_store *s, struct hstore **ret)
 		hstore_close(hs);
 		return r;
 	}
-	drop_empty_index(s);
+	drop_indexes_if_empty(s);
 	*ret = hs;
 	return 0;
 }
@@ -211,19 +225,6 @@ static int exec_capture(struct hstore *hs, const char *sql, int64_t capture_id)
 	return r < 0 ? r : 0;
 }
 
-/*
- * The indexes built after the bulk load: an index costs ~3,000
- * instructions a row to build, so only what lookups need.  mapping_run_gfn
- * has one entry per run; (level, n, first) after the page table's GFN let
- * a GFN's lookup skip the table's runs of one of other entries.  (The open
- * runs a resumed analysis needs are found by one scan.)
- */
-static const char index_sql[] =
-	"CREATE INDEX IF NOT EXISTS mapping_run_gfn ON mapping_run(gfn, level, n, first);"
-	"CREATE INDEX IF NOT EXISTS region_state_gfn ON region_state(capture_id, as_id, gfn, ts)";
-static const char index_drop_sql[] =
-	"DROP INDEX IF EXISTS mapping_run_gfn; DROP INDEX IF EXISTS region_state_gfn";
-
 /* Every table the analysis writes, each with a capture_id column. */
 static const char *const analysis_tables[] = {
 	"analysis", "mapping_run", "census", "kvm_stats", "phase", "region", "phase_region",
@@ -250,17 +251,15 @@ int hstore_drop(struct hstore *hs, int64_t capture_id)
 
 	/*
 	 * The capture's rows are every row when it is the file's only one:
-	 * SQLite then drops the tables' pages whole instead of row by row, and
-	 * their indexes go too, built again in one pass by hstore_finish()
-	 * instead of kept up row by row as the analysis writes.
+	 * SQLite then drops the tables' pages whole instead of row by row.
 	 */
-	if (!r && !others)
-		r = msc_store_begin(hs->s) ?: msc_store_exec(hs->s, index_drop_sql);
 	for (size_t i = 0; i < ARRAY_SIZE(analysis_tables) && !r; i++) {
 		snprintf(sql, sizeof(sql), others ? "DELETE FROM %s WHERE capture_id = ?1" :
 			 "DELETE FROM %s", analysis_tables[i]);
 		r = exec_capture(hs, sql, capture_id);
 	}
+	if (!r)
+		drop_indexes_if_empty(hs->s);
 	return r;
 }
 
