@@ -263,12 +263,28 @@ static void learn_frozen(struct msc_history *h, const struct msc_ev_spte *s)
 	h->layout.frozen = v;
 }
 
+/* What a change of @class counts besides HCOST_SPTE, first; -1: nothing. */
+static int class_cost(const struct msc_history *h, enum msc_spte_class class,
+		      unsigned int level, uint64_t old_spte)
+{
+	switch (class) {
+	case MSC_CLASS_MAP: return HCOST_MAP;
+	case MSC_CLASS_PROMOTE: return HCOST_PROMOTE;
+	case MSC_CLASS_WRITE_PROTECT: return HCOST_WP;
+	case MSC_CLASS_UNMAP:
+	case MSC_CLASS_ZAP_SUBTREE: return HCOST_ZAP;
+	case MSC_CLASS_TEARDOWN_CHILD:
+		return msc_spte_leaf(&h->layout, level, old_spte) ? HCOST_ZAP : -1;
+	default: return -1;
+	}
+}
+
 static int apply_spte(struct msc_history *h, const struct msc_event *ev)
 {
 	const struct msc_ev_spte *s = &ev->spte;
 	enum msc_spte_class class = s->class;
 	unsigned int cause;
-	int r;
+	int r, what;
 
 	learn_frozen(h, s);
 	if (s->gfn >= HGFN_END)
@@ -310,30 +326,17 @@ static int apply_spte(struct msc_history *h, const struct msc_event *ev)
 		r = hmodel_change(h, s->as_id, s->gfn, s->level, s->old_spte, s->new_spte, cause);
 	if (r < 0)
 		return r;
+	what = class_cost(h, class, s->level, s->old_spte);
+	if (what >= 0)
+		hphase_cost(h, ev, (unsigned int)what, 1);
 	switch (class) {
 	case MSC_CLASS_SPLIT:
 		hphase_cost(h, ev, HCOST_PAGES_SPLIT, 1);
 		hphase_cost(h, ev, HCOST_SYNTH, HNODE_ENTRIES);
 		return hmodel_split_children(h, s->as_id, s->gfn, s->level, s->old_spte, cause);
 	case MSC_CLASS_LINK:
-		return hmodel_clear_below(h, s->as_id, s->gfn, s->level, MSC_CAUSE_RESYNC, true);
 	case MSC_CLASS_MAP:
-		hphase_cost(h, ev, HCOST_MAP, 1);
 		return hmodel_clear_below(h, s->as_id, s->gfn, s->level, MSC_CAUSE_RESYNC, true);
-	case MSC_CLASS_PROMOTE:
-		hphase_cost(h, ev, HCOST_PROMOTE, 1);
-		return 0;
-	case MSC_CLASS_WRITE_PROTECT:
-		hphase_cost(h, ev, HCOST_WP, 1);
-		return 0;
-	case MSC_CLASS_UNMAP:
-	case MSC_CLASS_ZAP_SUBTREE:
-		hphase_cost(h, ev, HCOST_ZAP, 1);
-		return 0;
-	case MSC_CLASS_TEARDOWN_CHILD:
-		if (msc_spte_leaf(&h->layout, s->level, s->old_spte))
-			hphase_cost(h, ev, HCOST_ZAP, 1);
-		return 0;
 	default:
 		return 0;
 	}
@@ -558,6 +561,66 @@ static int range_apply(struct msc_history *h)
 }
 
 /*
+ * The costs of the changes feed_extends() took, counted.  They are sums and
+ * a GFN range, and nothing reads them before the next event that goes
+ * another way (feed() counts them first) or the end (msc_history_finish()).
+ */
+static void extended_count(struct msc_history *h)
+{
+	if (!h->extended.n)
+		return;
+	hphase_cost_changes(h, &h->extended);
+	h->extended.n = 0;
+}
+
+/*
+ * A storm's change that extends the pending range (model.c, "Ranges"):
+ * what feed_steady() does for it, in fewer steps.  A range pending, the
+ * last event fed went into it, in this stretch; of apply_spte()'s checks
+ * only the values' can fail for the next entry of the range's node, and
+ * learn_frozen() learns nothing from values bad_value() accepts.  Returns
+ * false, having changed nothing, for an event that does not go so.
+ */
+static bool feed_extends(struct msc_history *h, const struct msc_event *ev)
+{
+	const struct msc_ev_spte *s = &ev->spte;
+	enum msc_spte_class class = s->class;
+	struct hchanges *c = &h->extended;
+	int what;
+
+	/* the classes apply_spte() does more for than the change */
+	if (!h->range.node || ev->type != MSC_EV_SPTE_CHANGED || h->st.nr_npf ||
+	    class == MSC_CLASS_NONE || class == MSC_CLASS_ANOMALY || class == MSC_CLASS_SPLIT ||
+	    class == MSC_CLASS_LINK || class == MSC_CLASS_MAP)
+		return false;
+	if (s->old_spte == h->layout.frozen || bad_value(h, s->old_spte) ||
+	    bad_value(h, s->new_spte) || hcensus_due(h, ev->ts) || !hphase_steady(h, ev) ||
+	    !hmodel_range_extend(h, s->as_id, s->gfn, s->level, s->old_spte, s->new_spte,
+				 cause_of(h, ev, class), ev->ts))
+		return false;
+	/* feed_steady(), apply_event() and apply_spte() from here */
+	hphase_steady_event(h, ev);
+	h->last_ts = ev->ts;
+	h->cur_seq = (int64_t)ev->seq;
+	h->sum.spte_events++;
+	what = class_cost(h, class, s->level, s->old_spte);
+	if (c->n && (c->pid != ev->pid || c->class != class || c->what != what))
+		extended_count(h);
+	if (!c->n)
+		*c = (struct hchanges){ .gfn_first = s->gfn, .gfn_last = s->gfn, .pid = ev->pid,
+					.what = what, .class = (uint8_t)class };
+	c->n++;
+	c->gfn_first = min(c->gfn_first, s->gfn);
+	c->gfn_last = max(c->gfn_last, s->gfn);
+	hvm_commit(h, ev);
+	h->sum.events++;
+	h->sum.steady++;
+	h->sum.last_seq = (int64_t)ev->seq;
+	h->sum.last_ts = ev->ts;
+	return true;
+}
+
+/*
  * An SPTE change of a steady stretch (phase.c): what feed() does, with the
  * phase detector's part known beforehand.
  */
@@ -586,6 +649,9 @@ static int feed(struct msc_history *h, const struct msc_event *ev)
 	uint64_t ts = ev->ts;
 	int r;
 
+	if (h->steady && feed_extends(h, ev))
+		return 0;
+	extended_count(h);
 	if (h->steady && !hcensus_due(h, ts) && hphase_steady(h, ev))
 		return feed_steady(h, ev);
 	r = range_apply(h);
@@ -683,7 +749,10 @@ void msc_history_capture_ended(struct msc_history *h)
  */
 int msc_history_finish(struct msc_history *h)
 {
-	int r = h->err ?: range_apply(h);
+	int r;
+
+	extended_count(h);
+	r = h->err ?: range_apply(h);
 
 	hphase_stretch_end(h);
 	if (!r && h->ended) {

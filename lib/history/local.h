@@ -119,6 +119,15 @@ struct hrange {
 	uint64_t spte[HNODE_ENTRIES];
 };
 
+/* Changes of 4K SPTEs by one task, of one class, counted at once (hphase_cost_changes()) */
+struct hchanges {
+	uint64_t n;			/* 0: none */
+	uint64_t gfn_first, gfn_last;
+	int32_t pid;
+	int what;			/* the HCOST_* each counts besides HCOST_SPTE; -1: none */
+	uint8_t class;
+};
+
 /* Counters attributed to a phase (or to the pending tail of one). */
 struct hcost {
 	struct msc_phase_counts count;	/* flushes counted from 0 */
@@ -242,6 +251,7 @@ struct msc_history {
 	size_t run_bytes, run_bytes_peak;	/* their memory, for the memory figure */
 
 	struct hrange range;		/* changes not applied yet (model.c, "Ranges") */
+	struct hchanges extended;	/* the costs of those history.c's feed_extends() took */
 	/*
 	 * The 2M cells the event being applied changed (model.c, "Cells"),
 	 * recomputed once each when it is applied: one region_state row per
@@ -313,6 +323,9 @@ int hmodel_change(struct msc_history *h, unsigned int as_id, uint64_t gfn, unsig
 		  uint64_t old_spte, uint64_t new_spte, unsigned int cause);
 int hmodel_split_children(struct msc_history *h, unsigned int as_id, uint64_t gfn,
 			  unsigned int level, uint64_t huge, unsigned int cause);
+bool hmodel_range_extend(struct msc_history *h, unsigned int as_id, uint64_t gfn,
+			 unsigned int level, uint64_t old_spte, uint64_t new_spte,
+			 unsigned int cause, uint64_t ts);
 int hmodel_range_add(struct msc_history *h, unsigned int as_id, uint64_t gfn, unsigned int level,
 		     uint64_t old_spte, uint64_t new_spte, unsigned int cause);
 int hmodel_range_apply(struct msc_history *h);
@@ -357,6 +370,7 @@ bool hcensus_parse_stats(const char *text, char *phase, size_t phase_size,
 bool hphase_steady(const struct msc_history *h, const struct msc_event *ev);
 void hphase_steady_event(struct msc_history *h, const struct msc_event *ev);
 void hphase_stretch_end(struct msc_history *h);
+void hphase_cost_changes(struct msc_history *h, const struct hchanges *c);
 void hphase_cost(struct msc_history *h, const struct msc_event *ev, unsigned int what,
 		 uint64_t n);
 int hphase_event(struct msc_history *h, const struct msc_event *ev);

@@ -696,6 +696,32 @@ static uint64_t range_value(struct msc_history *h, uint64_t new_spte)
 }
 
 /**
+ * hmodel_range_extend - take a change at @ts of the entry after the pending
+ *	range's last
+ *
+ * It is taken when it changes the next 4K entry of the range's node, of the
+ * range's address space, from the present leaf the model holds, with the
+ * range's cause.  Returns whether it was; nothing changes when it was not.
+ */
+bool hmodel_range_extend(struct msc_history *h, unsigned int as_id, uint64_t gfn,
+			 unsigned int level, uint64_t old_spte, uint64_t new_spte,
+			 unsigned int cause, uint64_t ts)
+{
+	struct hrange *rg = &h->range;
+	struct hnode *n = rg->node;
+	unsigned int i = rg->first + rg->nr;
+
+	/* (a value without the present bit is only nothing where the layout has one) */
+	if (!n || i >= HNODE_ENTRIES || gfn != n->base + i || level != 1 || as_id != rg->as_id ||
+	    cause != rg->cause || n->spte[i] != old_spte || !is_present(h, old_spte) ||
+	    (!h->layout.present && !is_present(h, new_spte)))
+		return false;
+	rg->ts[rg->nr] = ts;
+	rg->spte[rg->nr++] = range_value(h, new_spte);
+	return true;
+}
+
+/**
  * hmodel_range_add - take a traced change into the pending range
  *
  * Returns 1 when it is taken; 0 when the caller must apply it itself
@@ -706,21 +732,16 @@ int hmodel_range_add(struct msc_history *h, unsigned int as_id, uint64_t gfn, un
 		     uint64_t old_spte, uint64_t new_spte, unsigned int cause)
 {
 	struct hrange *rg = &h->range;
-	struct hnode *n = rg->node;
+	struct hnode *n;
 	unsigned int i;
 	int r;
 
+	if (hmodel_range_extend(h, as_id, gfn, level, old_spte, new_spte, cause, h->last_ts))
+		return 1;
+	r = hmodel_range_apply(h);
 	/* a value without the present bit is only nothing where the layout has one */
 	if (!h->layout.present && !is_present(h, new_spte))
-		return hmodel_range_apply(h);
-	i = rg->first + rg->nr;
-	if (n && i < HNODE_ENTRIES && gfn == n->base + i && level == 1 && as_id == rg->as_id &&
-	    cause == rg->cause && n->spte[i] == old_spte && is_present(h, old_spte)) {
-		rg->ts[rg->nr] = h->last_ts;
-		rg->spte[rg->nr++] = range_value(h, new_spte);
-		return 1;
-	}
-	r = hmodel_range_apply(h);
+		return r;
 	if (r || level != 1 || h->loading || !is_present(h, old_spte))
 		return r;
 	n = hmodel_node(h, as_id, gfn, 1, false);

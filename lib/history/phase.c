@@ -103,6 +103,18 @@ static void cost_reset(struct hcost *c)
 	c->count.gfn_first = UINT64_MAX;
 }
 
+/* GFNs @first to @last were changed */
+static void cost_gfns(struct hcost *c, uint64_t first, uint64_t last)
+{
+	if (c->count.gfn_first > c->count.gfn_last) {
+		c->count.gfn_first = first;
+		c->count.gfn_last = last;
+	} else {
+		c->count.gfn_first = min(c->count.gfn_first, first);
+		c->count.gfn_last = max(c->count.gfn_last, last);
+	}
+}
+
 static void cost_event(struct hcost *c, const struct msc_event *ev, unsigned int what, uint64_t n)
 {
 	cost_add(c, what, n);
@@ -110,17 +122,18 @@ static void cost_event(struct hcost *c, const struct msc_event *ev, unsigned int
 	    (ev->spte.level == 2 || ev->spte.level == 3))
 		c->count.pages_split_level[ev->spte.level] += (int64_t)n;
 	if (what == HCOST_SPTE && ev && ev->type == MSC_EV_SPTE_CHANGED) {
-		uint64_t last = ev->spte.gfn + msc_level_pages(ev->spte.level) - 1;
-
 		c->count.by_class[ev->spte.class < MSC_CLASS_NR ? ev->spte.class : MSC_CLASS_OTHER]++;
-		if (c->count.gfn_first > c->count.gfn_last) {
-			c->count.gfn_first = ev->spte.gfn;
-			c->count.gfn_last = last;
-		} else {
-			c->count.gfn_first = min(c->count.gfn_first, ev->spte.gfn);
-			c->count.gfn_last = max(c->count.gfn_last, last);
-		}
+		cost_gfns(c, ev->spte.gfn, ev->spte.gfn + msc_level_pages(ev->spte.level) - 1);
 	}
+}
+
+static void cost_changes(struct hcost *c, const struct hchanges *ch)
+{
+	cost_add(c, HCOST_SPTE, ch->n);
+	c->count.by_class[ch->class < MSC_CLASS_NR ? ch->class : MSC_CLASS_OTHER] += (int64_t)ch->n;
+	cost_gfns(c, ch->gfn_first, ch->gfn_last);
+	if (ch->what >= 0)
+		cost_add(c, (unsigned int)ch->what, ch->n);
 }
 
 /*
@@ -150,6 +163,24 @@ void hphase_cost(struct msc_history *h, const struct msc_event *ev, unsigned int
 			cost_event(&ph->pending, ev, what, n);
 		else
 			cost_event(&ph->cost, ev, what, n);
+	}
+}
+
+/** hphase_cost_changes - what hphase_cost() counts for each of the changes @c, at once */
+void hphase_cost_changes(struct msc_history *h, const struct hchanges *c)
+{
+	hact_count(h, c->pid, HCOST_SPTE, c->n);
+	if (c->what >= 0)
+		hact_count(h, c->pid, (unsigned int)c->what, c->n);
+	if (h->stretch) {
+		cost_changes(&h->batch, c);
+		return;
+	}
+	for (size_t i = 0; i < h->nr_phases; i++) {
+		struct hphase *ph = &h->phases[i];
+
+		if (ph->open)
+			cost_changes(trails(h, i) ? &ph->pending : &ph->cost, c);
 	}
 }
 
