@@ -1089,44 +1089,16 @@ int hstore_load_phases(struct hstore *hs, int64_t capture_id, struct hphase **re
 
 /**
  * hstore_build_regions - regions from the 2M cells seen, and each phase's
- *	coverage of them at its end
- *
- * A region is a run of 2M cells with no gap; coverage is read back from
- * region_state (the last row of each cell at the phase's end).
+ *	coverage of them at its end (regions.c)
  */
 int hstore_build_regions(struct hstore *hs, int64_t capture_id)
 {
-	static const char *const sql[] = {
-		"DELETE FROM region WHERE capture_id = ?1",
-		"DELETE FROM phase_region WHERE capture_id = ?1",
-		"CREATE INDEX IF NOT EXISTS region_state_gfn ON region_state(capture_id, as_id, gfn, ts)",
-		/* islands of consecutive 2M cells */
-		"INSERT INTO region (capture_id, id, as_id, gfn_first, gfn_end, exact) "
-		"SELECT ?1, row_number() OVER (ORDER BY as_id, grp), as_id, min(gfn), max(gfn) + 512, 0 "
-		"FROM (SELECT as_id, gfn, gfn / 512 - row_number() OVER (PARTITION BY as_id ORDER BY gfn) AS grp "
-		"      FROM (SELECT DISTINCT as_id, gfn FROM region_state WHERE capture_id = ?1)) "
-		"GROUP BY as_id, grp",
-		/* per phase and cell, one index seek to the cell's last state by the phase's end */
-		"INSERT INTO phase_region "
-		"SELECT ?1, p.id, r.id, "
-		"  sum(CASE WHEN s.kind = 1 THEN s.mapped ELSE 0 END), "
-		"  sum(CASE WHEN s.kind = 2 THEN 1 ELSE 0 END), "
-		"  sum(CASE WHEN s.kind = 3 THEN 1 ELSE 0 END) "
-		"FROM phase p JOIN region r ON r.capture_id = p.capture_id "
-		"JOIN (SELECT DISTINCT as_id, gfn FROM region_state WHERE capture_id = ?1) c "
-		"  ON c.as_id = r.as_id AND c.gfn >= r.gfn_first AND c.gfn < r.gfn_end "
-		"JOIN region_state s ON s.rowid = (SELECT y.rowid FROM region_state y "
-		"  WHERE y.capture_id = ?1 AND y.as_id = c.as_id AND y.gfn = c.gfn "
-		"  AND y.ts <= p.end_ts ORDER BY y.ts DESC, y.rowid DESC LIMIT 1) "
-		"WHERE p.capture_id = ?1 GROUP BY p.id, r.id",
-	};
-	int r = 0;
+	int r = exec_capture(hs, "DELETE FROM region WHERE capture_id = ?1", capture_id);
 
-	for (size_t i = 0; i < ARRAY_SIZE(sql) && !r; i++)
-		r = exec_capture(hs, sql[i], capture_id);
-	return r;
+	if (!r)
+		r = exec_capture(hs, "DELETE FROM phase_region WHERE capture_id = ?1", capture_id);
+	return r ?: hregions_build(hs->s, capture_id);
 }
-
 
 /** hstore_finish - write what is held; the indexes unless they are deferred */
 int hstore_finish(struct hstore *hs, bool indexes)

@@ -36,6 +36,27 @@ for dir in "$TRACES"/*/; do
 		"$(q "$db" "SELECT count(*) FROM phase p JOIN (SELECT phase_id, sum(pages_4k) k, sum(pages_2m) m,
 			sum(pages_1g) / 512 g FROM phase_region GROUP BY phase_id) c ON c.phase_id = p.id
 			WHERE c.k != p.after_4k OR c.m != p.after_2m OR c.g != p.after_1g")" 0
+	# regions.c builds both in C; schema/README.md defines them in SQL
+	check_eq "$name: regions are the islands of 2M cells region_state has rows for" \
+		"$(q "$db" "WITH w AS (SELECT capture_id, as_id, min(gfn) f, max(gfn) + 512 e
+			FROM (SELECT capture_id, as_id, gfn, gfn / 512 - row_number() OVER
+			(PARTITION BY capture_id, as_id ORDER BY gfn) AS grp FROM (SELECT DISTINCT
+			capture_id, as_id, gfn FROM region_state)) GROUP BY capture_id, as_id, grp)
+			SELECT (SELECT count(*) FROM (SELECT * FROM w EXCEPT SELECT capture_id, as_id,
+			gfn_first, gfn_end FROM region)) + (SELECT count(*) FROM region) - (SELECT count(*) FROM w)")" 0
+	check_eq "$name: phase_region sums each cell's last region_state row by the phase's end" \
+		"$(q "$db" "WITH w AS (SELECT p.capture_id, p.id phase_id, r.id region_id,
+			sum(CASE WHEN s.kind = 1 THEN s.mapped ELSE 0 END) k,
+			sum(s.kind = 2) m, sum(s.kind = 3) g
+			FROM phase p JOIN region r ON r.capture_id = p.capture_id
+			JOIN (SELECT DISTINCT capture_id, as_id, gfn FROM region_state) c
+			ON c.capture_id = r.capture_id AND c.as_id = r.as_id AND c.gfn >= r.gfn_first
+			AND c.gfn < r.gfn_end JOIN region_state s ON s.rowid = (SELECT y.rowid
+			FROM region_state y WHERE y.capture_id = c.capture_id AND y.as_id = c.as_id
+			AND y.gfn = c.gfn AND y.ts <= p.end_ts ORDER BY y.ts DESC, y.rowid DESC LIMIT 1)
+			GROUP BY p.capture_id, p.id, r.id)
+			SELECT (SELECT count(*) FROM (SELECT * FROM w EXCEPT SELECT * FROM phase_region))
+			+ (SELECT count(*) FROM phase_region) - (SELECT count(*) FROM w)")" 0
 	# an event writes a cell's state once: a split's 512 children or a zapped
 	# subtree leave one row at its time, the one "state at T" reads
 	check_eq "$name: one region_state row per 2M cell and time" \

@@ -1,0 +1,246 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * Regions and each phase's coverage of them (schema/002-analysis.sql:
+ * region, phase_region), built once the capture's region_state rows are
+ * written.
+ *
+ * A region is an island of consecutive 2M cells of one address space, the
+ * cells being those region_state has rows for; regions are numbered from 1
+ * in (as_id, gfn) order.  A phase's coverage of a region sums, over its
+ * cells, the state each was in at the phase's end: the cell's last row with
+ * ts <= end_ts, the last written of equal ones (schema/README.md,
+ * "region_state").  A cell with no such row adds nothing, and a region
+ * none of whose cells has one gets no phase_region row.
+ *
+ * The rows are read once, in the table's order, and sorted here by cell
+ * and time: one pass then answers every phase, where one index seek per
+ * phase and cell in SQL cost ~14,000 instructions each.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sqlite3.h>
+
+#include "local.h"
+#include "mmuscope/util.h"
+#include "store-local.h"
+
+/* A region_state row; rows are read in rowid order, so @order breaks ts ties */
+struct cell_row {
+	uint64_t gfn;
+	uint64_t ts;
+	uint32_t order;
+	uint16_t mapped;
+	uint8_t as_id;
+	uint8_t kind;
+};
+
+struct phase_end {
+	int64_t id;
+	int64_t end_ts;
+};
+
+/* Coverage of one region at one phase's end */
+struct coverage {
+	int64_t pages_4k, pages_2m, pages_1g;
+	bool any;	/* a cell of the region had a row by then */
+};
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct cell_row *x = a, *y = b;
+
+	if (x->as_id != y->as_id)
+		return x->as_id < y->as_id ? -1 : 1;
+	if (x->gfn != y->gfn)
+		return x->gfn < y->gfn ? -1 : 1;
+	if (x->ts != y->ts)
+		return x->ts < y->ts ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int read_rows(struct msc_store *s, int64_t capture_id, struct cell_row **ret,
+		     size_t *ret_nr)
+{
+	struct cell_row *v = NULL;
+	size_t nr = 0, alloc = 0;
+	sqlite3_stmt *st;
+	int r = msc_store_prepare(s, "SELECT as_id, gfn, ts, kind, mapped FROM region_state "
+				  "NOT INDEXED WHERE capture_id = ?1 ORDER BY rowid", &st);
+
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, capture_id);
+	while ((r = msc_store_step(s, st)) == 1) {
+		if (nr == alloc) {
+			size_t n = alloc ? 2 * alloc : 4096;
+			struct cell_row *p = n <= UINT32_MAX ? realloc(v, n * sizeof(*v)) : NULL;
+
+			if (!p) {
+				r = -ENOMEM;
+				break;
+			}
+			v = p;
+			alloc = n;
+		}
+		v[nr] = (struct cell_row){
+			.as_id = (uint8_t)sqlite3_column_int(st, 0),
+			.gfn = (uint64_t)sqlite3_column_int64(st, 1),
+			.ts = (uint64_t)sqlite3_column_int64(st, 2),
+			.kind = (uint8_t)sqlite3_column_int(st, 3),
+			.mapped = (uint16_t)sqlite3_column_int(st, 4),
+			.order = (uint32_t)nr,
+		};
+		nr++;
+	}
+	sqlite3_finalize(st);
+	if (r < 0) {
+		free(v);
+		return r;
+	}
+	qsort(v, nr, sizeof(*v), cmp_row);
+	*ret = v;
+	*ret_nr = nr;
+	return 0;
+}
+
+static int read_phases(struct msc_store *s, int64_t capture_id, struct phase_end **ret,
+		       size_t *ret_nr)
+{
+	struct phase_end *v = NULL;
+	size_t nr = 0;
+	sqlite3_stmt *st;
+	int r = msc_store_prepare(s, "SELECT id, end_ts FROM phase WHERE capture_id = ?1 "
+				  "ORDER BY id", &st);
+
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, capture_id);
+	while ((r = msc_store_step(s, st)) == 1) {
+		struct phase_end *p = realloc(v, (nr + 1) * sizeof(*v));
+
+		if (!p) {
+			r = -ENOMEM;
+			break;
+		}
+		v = p;
+		v[nr].id = sqlite3_column_int64(st, 0);
+		v[nr].end_ts = sqlite3_column_int64(st, 1);
+		nr++;
+	}
+	sqlite3_finalize(st);
+	if (r < 0) {
+		free(v);
+		return r;
+	}
+	*ret = v;
+	*ret_nr = nr;
+	return 0;
+}
+
+/* The cell's rows are @row[0..@n): add its state at each phase's end to @cov */
+static void cover_cell(const struct cell_row *row, size_t n, const struct phase_end *ph,
+		       size_t nr_phases, struct coverage *cov)
+{
+	for (size_t p = 0; p < nr_phases; p++) {
+		const struct cell_row *last = NULL;
+
+		/* rows are few per cell: a walk, as the SQL's seek did */
+		for (size_t k = 0; k < n && (int64_t)row[k].ts <= ph[p].end_ts; k++)
+			last = &row[k];
+		if (!last)
+			continue;
+		cov[p].any = true;
+		if (last->kind == MSC_REGION_4K)
+			cov[p].pages_4k += last->mapped;
+		else if (last->kind == MSC_REGION_2M)
+			cov[p].pages_2m++;
+		else if (last->kind == MSC_REGION_1G)
+			cov[p].pages_1g++;
+	}
+}
+
+static int put_region(struct msc_store *s, sqlite3_stmt *reg, sqlite3_stmt *pr,
+		      int64_t capture_id, int64_t id, const struct cell_row *first,
+		      uint64_t gfn_end, const struct phase_end *ph, size_t nr_phases,
+		      const struct coverage *cov)
+{
+	int r;
+
+	sqlite3_bind_int64(reg, 1, capture_id);
+	sqlite3_bind_int64(reg, 2, id);
+	sqlite3_bind_int64(reg, 3, first->as_id);
+	sqlite3_bind_int64(reg, 4, (int64_t)first->gfn);
+	sqlite3_bind_int64(reg, 5, (int64_t)gfn_end);
+	r = msc_store_step(s, reg);
+	sqlite3_reset(reg);
+	for (size_t p = 0; p < nr_phases && r >= 0; p++) {
+		if (!cov[p].any)
+			continue;
+		sqlite3_bind_int64(pr, 1, capture_id);
+		sqlite3_bind_int64(pr, 2, ph[p].id);
+		sqlite3_bind_int64(pr, 3, id);
+		sqlite3_bind_int64(pr, 4, cov[p].pages_4k);
+		sqlite3_bind_int64(pr, 5, cov[p].pages_2m);
+		sqlite3_bind_int64(pr, 6, cov[p].pages_1g);
+		r = msc_store_step(s, pr);
+		sqlite3_reset(pr);
+	}
+	return r < 0 ? r : 0;
+}
+
+/**
+ * hregions_build - write the capture's regions and phase_region rows
+ *
+ * The caller has deleted the capture's old ones and written every
+ * region_state row.  Returns 0 or a negative error.
+ */
+int hregions_build(struct msc_store *s, int64_t capture_id)
+{
+	struct cell_row *row = NULL;
+	struct phase_end *ph = NULL;
+	struct coverage *cov = NULL;
+	sqlite3_stmt *reg = NULL, *pr = NULL;
+	size_t nr_rows = 0, nr_phases = 0, i = 0;
+	int64_t id = 0;
+	int r = read_rows(s, capture_id, &row, &nr_rows);
+
+	if (!r)
+		r = read_phases(s, capture_id, &ph, &nr_phases);
+	if (!r && !(cov = calloc(nr_phases ? nr_phases : 1, sizeof(*cov))))
+		r = -ENOMEM;
+	if (!r)
+		r = msc_store_prepare(s, "INSERT INTO region (capture_id, id, as_id, gfn_first, "
+				      "gfn_end, exact) VALUES (?1, ?2, ?3, ?4, ?5, 0)", &reg);
+	if (!r)
+		r = msc_store_prepare(s, "INSERT INTO phase_region VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+				      &pr);
+	/* each turn: one region, from row[i], its cells' rows adjacent */
+	while (!r && i < nr_rows) {
+		const struct cell_row *first = &row[i];
+		uint64_t gfn = first->gfn;
+
+		memset(cov, 0, (nr_phases ? nr_phases : 1) * sizeof(*cov));
+		for (;;) {
+			size_t k = i;
+
+			while (k < nr_rows && row[k].as_id == first->as_id && row[k].gfn == gfn)
+				k++;
+			cover_cell(&row[i], k - i, ph, nr_phases, cov);
+			i = k;
+			if (i == nr_rows || row[i].as_id != first->as_id ||
+			    row[i].gfn / HNODE_ENTRIES != gfn / HNODE_ENTRIES + 1)
+				break;
+			gfn = row[i].gfn;
+		}
+		r = put_region(s, reg, pr, capture_id, ++id, first, gfn + HNODE_ENTRIES, ph,
+			       nr_phases, cov);
+	}
+	sqlite3_finalize(reg);
+	sqlite3_finalize(pr);
+	free(cov);
+	free(ph);
+	free(row);
+	return r;
+}
