@@ -7,7 +7,9 @@
  * resolves its entry: the type and tracepoint it is, one slot per field
  * (the tep_format_field it is read from, or the constant it gets) and the
  * record size the fields need.  From then on a record costs a table lookup
- * and one load and store per field.
+ * and one load and store per field; in a file of this machine's byte order,
+ * a field as wide as its member is copied as it is, and fields that lie one
+ * after the other in both the record and the event are copied as one run.
  *
  * Invariant: no tep_record or tep_event pointer outlives a call, except the
  * tep_event/field pointers cached in entries, which live as long as the
@@ -32,9 +34,24 @@
 
 #define MAX_SLOTS MSC_EVENT_MAX_FIELDS
 #define MAX_WARNINGS 64
+#define ZERO_INLINE 64		/* payload bytes cleared by a memset the compiler inlines */
 
-/* What filling one field of an event from a record takes. */
+_Static_assert(sizeof(struct msc_event) - MSC_EVENT_PAYLOAD >= ZERO_INLINE,
+	       "a payload of ZERO_INLINE bytes fits in every event");
+
+/*
+ * What filling one field of an event from a record takes.  The SLOT_COPY*
+ * acts, which come first, copy the size bytes at src_offset of the record
+ * to the member as they are: the record is in this machine's byte order and
+ * every field of the run is as wide as its member.
+ */
 enum slot_act {
+	SLOT_COPY1,
+	SLOT_COPY2,
+	SLOT_COPY4,
+	SLOT_COPY8,
+	SLOT_COPY16_32,		/* 16 to 32 bytes */
+	SLOT_COPY,		/* any other size */
 	SLOT_NUMBER,		/* the value of format field src */
 	SLOT_CONST,		/* value: the tracepoint's tag, or the field's absent value */
 	SLOT_STRING,		/* the text of char[] field src */
@@ -44,13 +61,19 @@ enum slot_act {
 
 struct slot {
 	uint8_t act;		/* enum slot_act */
-	uint8_t size;		/* of the member */
+	uint8_t size;		/* of the member; SLOT_COPY*: of the run of members */
 	bool boolean;		/* MSC_F_BOOL */
-	uint16_t offset;	/* of the member */
+	uint16_t offset;	/* of the member (the run's first) */
+	uint16_t src_offset;	/* SLOT_COPY*: of the field (the run's first) in a record */
 	uint64_t value;
 	const struct msc_field *dst;
 	const struct tep_format_field *src;
 };
+
+struct entry;
+
+typedef void decode_hook_fn(const struct entry *e, const struct tep_record *rec,
+			    struct msc_event *ev);
 
 /* One event id of the capture. */
 struct entry {
@@ -59,9 +82,11 @@ struct entry {
 	const struct msc_tracepoint *tp;
 	uint8_t type;		/* enum msc_event_type */
 	uint8_t nr_slots;
-	struct slot slot[MAX_SLOTS];
+	uint16_t payload;	/* desc->payload */
 	int min_size;		/* a record must hold every field read */
 	uint64_t count;
+	decode_hook_fn *decode;	/* hooks[type].decode */
+	struct slot slot[MAX_SLOTS];
 	int fpf_fixed;		/* fast_page_fault: RET_PF_FIXED, from the print fmt */
 	int fpf_spurious;	/* ... RET_PF_SPURIOUS */
 	struct {
@@ -85,6 +110,8 @@ struct msc_decoder {
 	bool native;		/* the file has this machine's byte order */
 	bool common_tried;
 	bool common;		/* common_type and common_pid are found (native files) */
+	bool type_u16;		/* ... and common_type is an unsigned short */
+	int type_offset, pid_offset;
 	struct tep_format_field *common_type, *common_pid;
 	int common_end;		/* a record holds at least this much */
 	struct entry **entries;	/* indexed by event id */
@@ -154,7 +181,7 @@ static void find_fpf_results(struct entry *e);
  */
 static const struct {
 	void (*resolve)(struct entry *e);
-	void (*decode)(const struct entry *e, const struct tep_record *rec, struct msc_event *ev);
+	decode_hook_fn *decode;
 } hooks[MSC_EV_NR] = {
 	[MSC_EV_FAST_PF] = { find_fpf_results, fpf_result },
 	[MSC_EV_KPROBE] = { NULL, kprobe_args },
@@ -335,6 +362,92 @@ static bool const_slot(const struct entry *e, const struct msc_field *f, struct 
 }
 
 /*
+ * The act that copies field @src to the member of @f as it is, or
+ * SLOT_NUMBER.  SLOT_NUMBER loads the field, extends it to 64 bits and
+ * stores the member's width of that: when the field is as wide as the
+ * member and in this machine's byte order, its very bytes.
+ */
+static uint8_t copy_act(const struct msc_decoder *d, const struct msc_field *f,
+			const struct tep_format_field *src)
+{
+	if (!d->native || src->size != f->size || (f->flags & MSC_F_BOOL) ||
+	    src->offset < 0 || src->offset > UINT16_MAX)
+		return SLOT_NUMBER;
+	switch (f->size) {
+	case 1:
+		return SLOT_COPY1;
+	case 2:
+		return SLOT_COPY2;
+	case 4:
+		return SLOT_COPY4;
+	case 8:
+		return SLOT_COPY8;
+	default:
+		return SLOT_NUMBER;
+	}
+}
+
+static bool is_copy(const struct slot *s)
+{
+	return s->act <= SLOT_COPY;
+}
+
+/* The act of a copy of @size bytes. */
+static uint8_t copy_size_act(unsigned int size)
+{
+	switch (size) {
+	case 1:
+		return SLOT_COPY1;
+	case 2:
+		return SLOT_COPY2;
+	case 4:
+		return SLOT_COPY4;
+	case 8:
+		return SLOT_COPY8;
+	default:
+		return size >= 16 && size <= 32 ? SLOT_COPY16_32 : SLOT_COPY;
+	}
+}
+
+/*
+ * The copies go first, by member, and each joins the one before it when
+ * both their members and their fields follow each other without a gap:
+ * copying a run costs what copying one field does.  The order of the slots
+ * does not matter: the members of a description do not overlap
+ * (t-event-desc checks), so no two slots write the same byte.
+ */
+static void join_copies(struct entry *e)
+{
+	struct slot *s = e->slot;
+	unsigned int n = 0;
+
+	/* insertion sort: copies by offset, then the rest as they were */
+	for (unsigned int i = 1; i < e->nr_slots; i++) {
+		struct slot x = s[i];
+		unsigned int j = i;
+
+		for (; j && is_copy(&x) &&
+		       (!is_copy(&s[j - 1]) || s[j - 1].offset > x.offset); j--)
+			s[j] = s[j - 1];
+		s[j] = x;
+	}
+	for (unsigned int i = 0; i < e->nr_slots; i++) {
+		struct slot *prev = n ? &s[n - 1] : NULL;
+
+		if (prev && is_copy(prev) && is_copy(&s[i]) &&
+		    prev->offset + prev->size == s[i].offset &&
+		    prev->src_offset + prev->size == s[i].src_offset &&
+		    prev->size + s[i].size <= UINT8_MAX) {
+			prev->size += s[i].size;
+			prev->act = copy_size_act(prev->size);
+			continue;
+		}
+		s[n++] = s[i];
+	}
+	e->nr_slots = (uint8_t)n;
+}
+
+/*
  * Each field of the description becomes a slot; false when a required
  * field is missing (the event is then counted, not stored).
  */
@@ -353,7 +466,9 @@ static bool resolve_slots(struct msc_decoder *d, struct entry *e)
 		if (s->src) {
 			s->act = f->flags & MSC_F_SYMBOL ? SLOT_SYMBOL :
 				 f->kind == MSC_K_NAME || f->kind == MSC_K_TEXT ? SLOT_STRING :
-				 SLOT_NUMBER;
+				 copy_act(d, f, s->src);
+			if (is_copy(s))
+				s->src_offset = (uint16_t)s->src->offset;
 			e->min_size = max(e->min_size,
 					  s->src->offset + (s->src->size > 0 ? s->src->size : 0));
 			if (s->act == SLOT_SYMBOL)
@@ -416,6 +531,9 @@ static struct entry *resolve(struct msc_decoder *d, int id)
 		e->desc = NULL;
 		return e;
 	}
+	join_copies(e);
+	e->payload = e->desc->payload;
+	e->decode = hooks[type].decode;
 	if (e->tp->system)
 		warn_unknown_fields(d, e);
 	if (hooks[type].resolve)
@@ -423,7 +541,7 @@ static struct entry *resolve(struct msc_decoder *d, int id)
 	return e;
 }
 
-static struct entry *lookup(struct msc_decoder *d, int id)
+static struct entry *lookup_slow(struct msc_decoder *d, int id)
 {
 	if (id < 0 || id > 65535)
 		return NULL;
@@ -440,6 +558,14 @@ static struct entry *lookup(struct msc_decoder *d, int id)
 	if (!d->entries[id])
 		d->entries[id] = resolve(d, id);
 	return d->entries[id];
+}
+
+/* The entry of event id @id; NULL when it has no format (or no memory). */
+static inline struct entry *lookup(struct msc_decoder *d, int id)
+{
+	if (likely((unsigned int)id < d->nr_entries && d->entries[id]))
+		return d->entries[id];
+	return lookup_slow(d, id);
 }
 
 /*
@@ -513,6 +639,36 @@ static void find_common(struct msc_decoder *d)
 	d->common_pid = pid;
 	d->common_end = max(type->offset + type->size, pid->offset + pid->size);
 	d->common = true;
+	/* as every kernel has it; read_field() would sign-extend a signed one */
+	d->type_u16 = type->size == 2 && !(type->flags & TEP_FIELD_IS_SIGNED);
+	d->type_offset = type->offset;
+	d->pid_offset = pid->offset;
+}
+
+/* The event id of @rec: common_type. */
+static inline int record_type(struct msc_decoder *d, const struct tep_record *rec)
+{
+	uint16_t id;
+
+	if (unlikely(!d->common_tried))
+		find_common(d);
+	if (unlikely(!d->common) || rec->size < d->common_end)
+		return tep_data_type(d->tep, (struct tep_record *)rec);
+	if (!d->type_u16)
+		return (int)read_field(d, d->common_type, rec->data);
+	memcpy(&id, (const char *)rec->data + d->type_offset, sizeof(id));
+	return id;
+}
+
+/* The pid of @rec: common_pid, a native int when d->common. */
+static inline int32_t record_pid(struct msc_decoder *d, const struct tep_record *rec)
+{
+	int32_t pid;
+
+	if (unlikely(!d->common))
+		return tep_data_pid(d->tep, (struct tep_record *)rec);
+	memcpy(&pid, (const char *)rec->data + d->pid_offset, sizeof(pid));
+	return pid;
 }
 
 /**
@@ -560,15 +716,12 @@ void msc_decoder_free(struct msc_decoder *d)
 int msc_decoder_decode(struct msc_decoder *d, const struct tep_record *rec,
 		       struct msc_event *ret_ev)
 {
+	const char *data = rec->data;
+	char *payload = (char *)ret_ev + MSC_EVENT_PAYLOAD;
 	struct entry *e;
 	int id;
 
-	if (unlikely(!d->common_tried))
-		find_common(d);
-	if (likely(d->common) && rec->size >= d->common_end)
-		id = (int)read_field(d, d->common_type, rec->data);
-	else
-		id = tep_data_type(d->tep, (struct tep_record *)rec);
+	id = record_type(d, rec);
 	e = lookup(d, id);
 	if (!e) {
 		snprintf(d->error, sizeof(d->error),
@@ -588,17 +741,46 @@ int msc_decoder_decode(struct msc_decoder *d, const struct tep_record *rec,
 		return 0;
 	ret_ev->ts = rec->ts;
 	ret_ev->cpu = (uint16_t)rec->cpu;
-	ret_ev->pid = likely(d->common) ? (int32_t)read_field(d, d->common_pid, rec->data)
-					: tep_data_pid(d->tep, (struct tep_record *)rec);
+	ret_ev->pid = record_pid(d, rec);
 	ret_ev->type = e->type;
-	memset((char *)ret_ev + MSC_EVENT_PAYLOAD, 0, e->desc->payload);
+	/*
+	 * The payload starts zeroed, padding included (it travels: see
+	 * msc_event_pack()).  Most are at most ZERO_INLINE bytes, which a
+	 * memset of constant size clears without a call; the union is larger,
+	 * so the bytes past a short payload are still this event's.
+	 */
+	if (likely(e->payload <= ZERO_INLINE))
+		memset(payload, 0, ZERO_INLINE);
+	else
+		memset(payload, 0, e->payload);
 	for (const struct slot *s = e->slot, *end = e->slot + e->nr_slots; s < end; s++) {
 		char *dst = (char *)ret_ev + s->offset;
+		const char *src = data + s->src_offset;
 		uint64_t v;
 
 		switch (s->act) {
+		case SLOT_COPY1:
+			*dst = *src;
+			break;
+		case SLOT_COPY2:
+			memcpy(dst, src, 2);
+			break;
+		case SLOT_COPY4:
+			memcpy(dst, src, 4);
+			break;
+		case SLOT_COPY8:
+			memcpy(dst, src, 8);
+			break;
+		case SLOT_COPY16_32:
+			/* the first 16 bytes and the last 16, which overlap below 32 */
+			memcpy(dst, src, 16);
+			memcpy(dst + s->size - 16, src + s->size - 16, 16);
+			break;
+		case SLOT_COPY:
+			memcpy(dst, src, s->size);
+			break;
 		case SLOT_NUMBER:
-			v = read_field(d, s->src, rec->data);
+			v = read_field(d, s->src, data);
 			msc_put_width(dst, s->size, s->boolean ? !!v : v);
 			break;
 		case SLOT_CONST:
@@ -611,12 +793,12 @@ int msc_decoder_decode(struct msc_decoder *d, const struct tep_record *rec,
 			snprintf(dst, s->dst->size, "%s", e->tp->tag);
 			break;
 		case SLOT_SYMBOL:
-			symbol_name(e, read_field(d, s->src, rec->data), dst);
+			symbol_name(e, read_field(d, s->src, data), dst);
 			break;
 		}
 	}
-	if (hooks[e->type].decode)
-		hooks[e->type].decode(e, rec, ret_ev);
+	if (e->decode)
+		e->decode(e, rec, ret_ev);
 	return 1;
 }
 

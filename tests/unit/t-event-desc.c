@@ -17,7 +17,10 @@ static const char *type_name(int t)
 	return msc_event_type_name((enum msc_event_type)t);
 }
 
-/* Every field is a member of the type's own payload; keys and columns appear once. */
+/*
+ * Every field is a member of the type's own payload, and no two overlap (the
+ * decoder fills them in any order); keys and columns appear once.
+ */
 static void t_fields_in_payload(void)
 {
 	for (int t = 0; t < MSC_EV_NR; t++) {
@@ -37,6 +40,11 @@ static void t_fields_in_payload(void)
 				test_fail(__FILE__, __LINE__, "%s.%s: text runs to the end of a line, "
 					  "so it must be last", type_name(t), f->key);
 			for (unsigned int j = 0; j < i; j++) {
+				const struct msc_field *g = &d->fields[j];
+
+				if (f->offset < g->offset + g->size && g->offset < f->offset + f->size)
+					test_fail(__FILE__, __LINE__, "%s: %s and %s overlap",
+						  type_name(t), g->key, f->key);
 				if (!strcmp(d->fields[j].key, f->key))
 					test_fail(__FILE__, __LINE__, "%s: key %s twice",
 						  type_name(t), f->key);
