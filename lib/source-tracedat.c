@@ -91,6 +91,8 @@ struct tracedat_source {
 	struct merge_slot *heap;	/* the CPUs with records left, by next record */
 	int heap_len;			/* -1: not built yet */
 	bool heap_reread;		/* the top CPU was read from: look at it again */
+	bool heap_next_known;		/* ... check_cpu_end() did: its next record is at */
+	unsigned long long heap_next_ts;	/* ... this time */
 	bool started;			/* the first record was looked at, */
 	uint64_t start_ts;		/* ... its time */
 	int next_mark;			/* next CPU mark_unreadable() looks at */
@@ -119,7 +121,7 @@ static bool slot_before(const struct merge_slot *a, const struct merge_slot *b)
 	return a->ts < b->ts || (a->ts == b->ts && a->cpu < b->cpu);
 }
 
-static void heap_down(struct merge_slot *h, int n, int i)
+static inline void heap_down(struct merge_slot *h, int n, int i)
 {
 	for (;;) {
 		int l = 2 * i + 1, m = i;
@@ -210,12 +212,17 @@ static uint64_t cpu_rest(const struct cpu_data *c, uint64_t offset)
 static int check_cpu_end(struct tracedat_source *t, const struct tep_record *rec)
 {
 	struct cpu_data *c = &t->cpus[rec->cpu];
-	struct tep_record *last;
+	struct tep_record *next, *last;
 	bool whole;
 
 	c->last_offset = rec->offset;
-	if (tracecmd_peek_data(t->handle, rec->cpu))
+	next = tracecmd_peek_data(t->handle, rec->cpu);
+	if (next) {
+		/* what merge_next()'s look at the CPU would find: it need not look */
+		t->heap_next_known = t->heap_len > 0 && t->heap[0].cpu == rec->cpu;
+		t->heap_next_ts = next->ts;
 		return 0;
+	}
 	last = tracecmd_read_cpu_last(t->handle, rec->cpu);
 	whole = last && last->offset == rec->offset;
 	if (last)
@@ -312,13 +319,18 @@ static int merge_init(struct tracedat_source *t)
  * at again only now, after check_cpu_end() had its say on it: a peek that
  * found nothing (a damaged page, or a mapping that failed for want of
  * memory) may succeed the next time, and a CPU leaves the heap only when
- * that second look finds nothing either.
+ * that second look finds nothing either.  When check_cpu_end()'s peek
+ * found the CPU's next record, this look is spared: nothing read the CPU
+ * since, so a peek would return the same record (libtracecmd keeps it).
  */
 static struct tep_record *merge_next(struct tracedat_source *t)
 {
 	struct tep_record *next;
 
-	if (t->heap_reread && t->heap_len) {
+	if (t->heap_next_known) {
+		t->heap[0].ts = t->heap_next_ts;
+		heap_down(t->heap, t->heap_len, 0);
+	} else if (t->heap_reread && t->heap_len) {
 		next = tracecmd_peek_data(t->handle, t->heap[0].cpu);
 		if (next)
 			t->heap[0].ts = next->ts;
@@ -326,6 +338,7 @@ static struct tep_record *merge_next(struct tracedat_source *t)
 			t->heap[0] = t->heap[--t->heap_len];
 		heap_down(t->heap, t->heap_len, 0);
 	}
+	t->heap_next_known = false;
 	t->heap_reread = t->heap_len > 0;
 	return t->heap_len ? tracecmd_read_data(t->handle, t->heap[0].cpu) : NULL;
 }
