@@ -29,18 +29,30 @@
 #define RUN_MAX 1024		/* events of a run: its row stays within a page */
 #define OPEN_MAX 8		/* open runs of one type */
 #define TS_LIMIT (1ULL << 62)
+#define STEP_MAX (INT64_MAX / RUN_MAX)	/* k * step fits for every k of a run */
+
+#define MASK_WORDS 8	/* payload bytes the equal fields may span, in words */
 
 struct open_run {
 	struct msc_event first;
-	int64_t last[MSC_EVENT_MAX_FIELDS];	/* the last event's STEP values */
+	int64_t last[MSC_EVENT_MAX_FIELDS];	/* the last event's STEP values (stale once fast) */
 	int64_t step[MSC_EVENT_MAX_FIELDS];	/* by field index; set at n = 2 */
+	/*
+	 * fast (decided at n = 2, kept until closed): the type has a want
+	 * mask, and v0 + k * step fits an int64_t for every STEP field and
+	 * every k < RUN_MAX.  Then want holds the payload words the next
+	 * event has under the mask: the first's equal fields, each STEP
+	 * field v0 + n * step (which no overflow wrapped); inc is what each
+	 * word advances by, a step or 0.  An event within() a fast run
+	 * extends it exactly when its words are these.
+	 */
+	bool fast;
+	uint64_t want[MASK_WORDS], inc[MASK_WORDS];
 	uint64_t grown;				/* tick of its last event */
 	uint32_t n;
 	int64_t seq[RUN_MAX];
 	int64_t ts[RUN_MAX];
 };
-
-#define MASK_WORDS 8	/* payload bytes the equal fields may span, in words */
 
 /* One type's open runs, and the residual text of its held rows. */
 struct msc_store_runs {
@@ -55,6 +67,14 @@ struct msc_store_runs {
 	 */
 	unsigned int mask_words;
 	uint64_t mask[MASK_WORDS];
+	/*
+	 * The mask with the STEP fields' words too, when each STEP field is
+	 * one whole word under it (open_run.want); 0 words: the type's runs
+	 * are never fast.  step_word[i]: the word of STEP field i.
+	 */
+	unsigned int want_words;
+	uint64_t want_mask[MASK_WORDS];
+	uint8_t step_word[MSC_EVENT_MAX_FIELDS];
 	uint64_t tick;
 	unsigned int nr_open, hit;	/* hit: index of the run grown last */
 	struct open_run *open[OPEN_MAX];
@@ -88,6 +108,29 @@ static void equal_mask(struct msc_store_runs *rs)
 		memset(bytes + at, 0xff, f->size);
 		rs->mask_words = max(rs->mask_words, (unsigned int)((at + f->size + 7) / 8));
 	}
+}
+
+/* The want mask: the equal fields' mask and the STEP fields, each a whole word. */
+static void want_mask(struct msc_store_runs *rs)
+{
+	unsigned int words = rs->mask_words;
+
+	if (!words)
+		return;
+	for (unsigned int i = 0; i < rs->nr_steps; i++) {
+		const struct msc_field *f = &rs->d->fields[rs->steps[i]];
+		size_t at = f->offset - MSC_EVENT_PAYLOAD;
+
+		if (f->offset < MSC_EVENT_PAYLOAD || f->size != 8 || at % 8 ||
+		    at + 8 > sizeof(rs->want_mask))
+			return;
+		rs->step_word[i] = (uint8_t)(at / 8);
+		words = max(words, (unsigned int)(at / 8 + 1));
+	}
+	memcpy(rs->want_mask, rs->mask, sizeof(rs->mask));
+	for (unsigned int i = 0; i < rs->nr_steps; i++)
+		rs->want_mask[rs->step_word[i]] = UINT64_MAX;
+	rs->want_words = words;
 }
 
 /* Are the equal fields of @a and @b equal?  Bytes outside them are not read as values. */
@@ -136,8 +179,32 @@ static struct msc_store_runs *runs_of(struct msc_store *s, int type)
 			rs->equal[rs->nr_equal++] = (uint8_t)i;
 	}
 	equal_mask(rs);
+	want_mask(rs);
 	s->runs[type] = rs;
 	return rs;
+}
+
+/* Whether @r may take @ev with @seq, whatever its fields: same task, room, span and ts. */
+static inline bool within(const struct open_run *r, const struct msc_event *ev, int64_t seq)
+{
+	return r->first.cpu == ev->cpu && r->first.pid == ev->pid && r->n != RUN_MAX &&
+	       seq - r->seq[0] < MSC_RUN_SPAN && ev->ts < TS_LIMIT && (uint64_t)r->ts[0] < TS_LIMIT;
+}
+
+/* Are the payload words of @ev under the want mask those a fast @r wants next? */
+static inline bool is_wanted(const struct msc_store_runs *rs, const struct open_run *r,
+			     const struct msc_event *ev)
+{
+	const char *p = (const char *)ev + MSC_EVENT_PAYLOAD;
+	uint64_t diff = 0;
+
+	for (unsigned int w = 0; w < rs->want_words; w++) {
+		uint64_t x;
+
+		memcpy(&x, p + 8 * w, 8);
+		diff |= (x ^ r->want[w]) & rs->want_mask[w];
+	}
+	return !diff;
 }
 
 /*
@@ -149,9 +216,10 @@ static bool extends(const struct msc_store_runs *rs, const struct open_run *r,
 {
 	int64_t k = r->n, d, p;
 
-	if (r->first.cpu != ev->cpu || r->first.pid != ev->pid || r->n == RUN_MAX ||
-	    seq - r->seq[0] >= MSC_RUN_SPAN || ev->ts >= TS_LIMIT || (uint64_t)r->ts[0] >= TS_LIMIT)
+	if (!within(r, ev, seq))
 		return false;
+	if (r->fast)
+		return is_wanted(rs, r, ev);
 	if (!equal_fields(rs, &r->first, ev))
 		return false;
 	for (unsigned int i = 0; i < rs->nr_steps; i++) {
@@ -269,6 +337,7 @@ static int open_run(struct msc_store *s, int type, const struct msc_event *ev, i
 	r->first.seq = (uint64_t)seq;
 	memcpy(r->last, v, sizeof(r->last));
 	r->n = 1;
+	r->fast = false;
 	r->seq[0] = seq;
 	r->ts[0] = (int64_t)ev->ts;
 	r->grown = ++rs->tick;
@@ -276,24 +345,53 @@ static int open_run(struct msc_store *s, int type, const struct msc_event *ev, i
 	return 0;
 }
 
-/**
- * msc_store_run_add - add an event of a type stored as runs
- * @s: the store
- * @ev: the event
- * @seq: its seq
- *
- * It grows the open run it extends, preferring one whose steps are set;
- * else it opens a run (closing the run that grew longest ago when
- * OPEN_MAX are open).  Returns 0 or a negative error.
- */
-int msc_store_run_add(struct msc_store *s, const struct msc_event *ev, int64_t seq)
+/* At n = 2, with its steps set: is @r fast?  If so, what it wants next. */
+static void set_want(const struct msc_store_runs *rs, struct open_run *r)
 {
-	struct msc_store_runs *rs = runs_of(s, ev->type);
+	r->fast = rs->want_words != 0;
+	if (!r->fast)
+		return;
+	memcpy(r->want, (const char *)&r->first + MSC_EVENT_PAYLOAD, 8 * rs->want_words);
+	memset(r->inc, 0, sizeof(r->inc));
+	for (unsigned int i = 0; i < rs->nr_steps; i++) {
+		unsigned int j = rs->steps[i], w = rs->step_word[i];
+		int64_t v0 = (int64_t)r->want[w], end;
+
+		if (r->step[j] > STEP_MAX || r->step[j] < -STEP_MAX ||
+		    __builtin_add_overflow(v0, (RUN_MAX - 1) * r->step[j], &end))
+			r->fast = false;
+		r->inc[w] = (uint64_t)r->step[j];
+		r->want[w] += r->n * r->inc[w];
+	}
+}
+
+/* @r takes @ev with @seq: its seq and ts; the STEP values are the caller's. */
+static inline void append(struct msc_store_runs *rs, struct open_run *r,
+			  const struct msc_event *ev, int64_t seq)
+{
+	r->seq[r->n] = seq;
+	r->ts[r->n] = (int64_t)ev->ts;
+	r->n++;
+	r->grown = ++rs->tick;
+}
+
+/* A fast run took its next event: what it wants next. */
+static inline void grow_want(const struct msc_store_runs *rs, struct open_run *r)
+{
+	for (unsigned int w = 0; w < rs->want_words; w++)
+		r->want[w] += r->inc[w];
+}
+
+/*
+ * msc_store_run_add() for an event the hit run does not take (kept out of
+ * line: the fast path then saves no registers).
+ */
+static __attribute__((noinline)) int add_slow(struct msc_store *s, struct msc_store_runs *rs,
+					      const struct msc_event *ev, int64_t seq)
+{
 	int64_t v[MSC_EVENT_MAX_FIELDS];
 	struct open_run *r = NULL;
 
-	if (!rs)
-		return -ENOMEM;
 	step_values(rs, ev, v);
 	if (s->no_runs) {	/* a run of one each: a row per event, as before schema 9 */
 		int ret = open_run(s, ev->type, ev, seq, v);
@@ -324,11 +422,45 @@ int msc_store_run_add(struct msc_store *s, const struct msc_event *ev, int64_t s
 			r->step[j] = v[j] - r->last[j];
 		r->last[j] = v[j];
 	}
-	r->seq[r->n] = seq;
-	r->ts[r->n] = (int64_t)ev->ts;
-	r->n++;
-	r->grown = ++rs->tick;
+	append(rs, r, ev, seq);
+	if (r->n == 2)
+		set_want(rs, r);
+	else if (r->fast)
+		grow_want(rs, r);
 	return 0;
+}
+
+/**
+ * msc_store_run_add - add an event of a type stored as runs
+ * @s: the store
+ * @ev: the event
+ * @seq: its seq
+ *
+ * It grows the open run it extends, preferring one whose steps are set;
+ * else it opens a run (closing the run that grew longest ago when
+ * OPEN_MAX are open).  Returns 0 or a negative error.
+ */
+int msc_store_run_add(struct msc_store *s, const struct msc_event *ev, int64_t seq)
+{
+	struct msc_store_runs *rs = runs_of(s, ev->type);
+	struct open_run *r;
+
+	if (!rs)
+		return -ENOMEM;
+	/*
+	 * A storm grows one run: the run the last event grew.  When it is
+	 * fast, it has its steps set and is preferred, so the event is its
+	 * when is_wanted() says so, whatever the other runs are.
+	 */
+	if (rs->hit < rs->nr_open) {
+		r = rs->open[rs->hit];
+		if (r->fast && within(r, ev, seq) && is_wanted(rs, r, ev)) {
+			append(rs, r, ev, seq);
+			grow_want(rs, r);
+			return 0;
+		}
+	}
+	return add_slow(s, rs, ev, seq);
 }
 
 /** msc_store_runs_close - close every open run (before the held rows are written) */
