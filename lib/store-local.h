@@ -198,19 +198,30 @@ static inline int64_t column_int_or(sqlite3_stmt *st, int i, int64_t none)
  * mapping run's element is (i, 0, s) since schema 13: lib/history/store.c.)
  */
 
-/* Decimal @v at @p; returns its end. */
+/* Decimal @v at @p; returns its end.  Its digits are counted first, then written in pairs. */
 static inline char *msc_put_dec(char *p, int64_t v)
 {
-	char buf[24], *b = buf + sizeof(buf);
+	static const char pairs[] =
+		"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+		"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+		"8081828384858687888990919293949596979899";
 	uint64_t u = v < 0 ? -(uint64_t)v : (uint64_t)v;
+	char *end;
 
-	do
-		*--b = (char)('0' + u % 10);
-	while (u /= 10);
 	if (v < 0)
 		*p++ = '-';
-	memcpy(p, b, (size_t)(buf + sizeof(buf) - b));
-	return p + (buf + sizeof(buf) - b);
+	end = p + 1;
+	for (uint64_t t = u; t >= 10; t /= 10)
+		end++;
+	for (p = end; u >= 100; u /= 100) {
+		p -= 2;
+		memcpy(p, &pairs[2 * (u % 100)], 2);
+	}
+	if (u >= 10)
+		memcpy(p - 2, &pairs[2 * u], 2);
+	else
+		p[-1] = (char)('0' + u);
+	return end;
 }
 
 /* The decimal integer at @p into *@ret; returns its end, or NULL: none, or out of range. */
