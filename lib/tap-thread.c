@@ -22,6 +22,7 @@
 
 #define TAP_BATCH 1024		/* events per hand-over */
 #define TAP_SLOTS 8		/* batches in flight, one of them being filled */
+#define TAP_COPY 64		/* bytes copied at least: a constant size is a few moves */
 
 struct msc_tap_thread {
 	struct msc_tap inner;		/* the real tap; its event() runs on the worker */
@@ -143,16 +144,24 @@ static int thread_begin(void *ctx, const struct msc_tap_begin *b)
 static int thread_push(void *ctx, const struct msc_event *ev)
 {
 	struct msc_tap_thread *t = ctx;
+	struct msc_event *slot;
+	size_t size = msc_event_size(ev);
 	int r = tap_error(t);
 
+	_Static_assert(TAP_COPY <= sizeof(*ev), "a whole event holds TAP_COPY bytes");
 	if (r)
 		return r;
 	/*
 	 * The slot being filled is never the worker's: the ring keeps one free.
 	 * Only what a reader may look at is copied (a sixth of the struct for
 	 * an SPTE change); the rest of the slot is undefined, as a source's.
+	 * A short event is copied as TAP_COPY bytes: moves, not a call.
 	 */
-	memcpy(&t->batch[t->tail][t->cur_n++], ev, msc_event_size(ev));
+	slot = &t->batch[t->tail][t->cur_n++];
+	if (size <= TAP_COPY)
+		memcpy(slot, ev, TAP_COPY);
+	else
+		memcpy(slot, ev, size);
 	if (t->cur_n == TAP_BATCH)
 		hand_over(t);
 	return 0;
