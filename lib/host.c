@@ -342,6 +342,7 @@ int msc_host_guess_apply(const struct msc_host_guess *g, struct msc_host *host, 
 struct msc_teardown {
 	uint64_t first[6];	/* per SP level: first GFN covered */
 	uint64_t end[6];	/* one past the last; first == end: none */
+	bool any;		/* some level's range is not empty */
 };
 
 /** msc_classifier_init - a classifier for one host's SPTE layout */
@@ -453,6 +454,7 @@ int msc_classifier_apply(struct msc_classifier *c, struct msc_event *ev)
 		if (role.level >= 1 && role.level < ARRAY_SIZE(t->first)) {
 			t->first[role.level] = ev->sp.gfn;
 			t->end[role.level] = ev->sp.gfn + 512 * msc_level_pages(role.level);
+			t->any = true;
 		}
 		return 0;
 	}
@@ -465,7 +467,7 @@ int msc_classifier_apply(struct msc_classifier *c, struct msc_event *ev)
 		teardown = s->gfn >= t->first[s->level] && s->gfn < t->end[s->level];
 	if (teardown)
 		learn_frozen(c, s->new_spte);
-	else
+	else if (t->any)
 		memset(t, 0, sizeof(*t));	/* a teardown is one uninterrupted run */
 	count_install(c, s);
 	s->class = (uint8_t)msc_spte_classify(&c->layout, s->level, s->old_spte, s->new_spte,
