@@ -432,36 +432,33 @@ static struct msc_teardown *cpu_ctx(struct msc_classifier *c, unsigned int cpu)
 	return &c->cpus[cpu];
 }
 
-/**
- * msc_classifier_apply - set the class of a spte_changed event
- * @c: the classifier; sees every event of the stream in order
- * @ev: any event; only spte_changed is modified
- *
- * Returns 0 or -ENOMEM.
- */
-int msc_classifier_apply(struct msc_classifier *c, struct msc_event *ev)
+/* A kvm_mmu_prepare_zap_page: the range of its page table is torn down next. */
+static __attribute__((noinline)) int note_zap(struct msc_classifier *c,
+					      const struct msc_event *ev)
 {
-	struct msc_teardown *t;
+	struct msc_teardown *t = cpu_ctx(c, ev->cpu);
 	struct msc_sp_role role;
 
-	if (ev->type != MSC_EV_SPTE_CHANGED && ev->type != MSC_EV_ZAP_PAGE)
-		return 0;
-	t = cpu_ctx(c, ev->cpu);
 	if (!t)
 		return -ENOMEM;
-	if (ev->type == MSC_EV_ZAP_PAGE) {
-		msc_sp_role_decode(&c->layout, ev->sp.role, &role);
-		if (role.level >= 1 && role.level < ARRAY_SIZE(t->first)) {
-			t->first[role.level] = ev->sp.gfn;
-			t->end[role.level] = ev->sp.gfn + 512 * msc_level_pages(role.level);
-			t->any = true;
-		}
-		return 0;
+	msc_sp_role_decode(&c->layout, ev->sp.role, &role);
+	if (role.level >= 1 && role.level < ARRAY_SIZE(t->first)) {
+		t->first[role.level] = ev->sp.gfn;
+		t->end[role.level] = ev->sp.gfn + 512 * msc_level_pages(role.level);
+		t->any = true;
 	}
+	return 0;
+}
 
-	struct msc_ev_spte *s = &ev->spte;
+/* A spte_changed event: its class. */
+static __attribute__((noinline)) int classify(struct msc_classifier *c, struct msc_ev_spte *s,
+					      unsigned int cpu)
+{
+	struct msc_teardown *t = cpu_ctx(c, cpu);
 	bool teardown = false;
 
+	if (!t)
+		return -ENOMEM;
 	/* a child of a removed table: covered by it, and made non-present */
 	if (s->level < ARRAY_SIZE(t->first) && !msc_spte_present(&c->layout, s->new_spte))
 		teardown = s->gfn >= t->first[s->level] && s->gfn < t->end[s->level];
@@ -472,5 +469,22 @@ int msc_classifier_apply(struct msc_classifier *c, struct msc_event *ev)
 	count_install(c, s);
 	s->class = (uint8_t)msc_spte_classify(&c->layout, s->level, s->old_spte, s->new_spte,
 					      teardown);
+	return 0;
+}
+
+/**
+ * msc_classifier_apply - set the class of a spte_changed event
+ * @c: the classifier; sees every event of the stream in order
+ * @ev: any event; only spte_changed is modified
+ *
+ * Returns 0 or -ENOMEM.
+ */
+int msc_classifier_apply(struct msc_classifier *c, struct msc_event *ev)
+{
+	/* the work is out of line: the other events cost a test, not a prologue */
+	if (ev->type == MSC_EV_SPTE_CHANGED)
+		return classify(c, &ev->spte, ev->cpu);
+	if (ev->type == MSC_EV_ZAP_PAGE)
+		return note_zap(c, ev);
 	return 0;
 }

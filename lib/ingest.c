@@ -15,6 +15,7 @@
 #include "mmuscope/source.h"
 #include "mmuscope/store.h"
 #include "mmuscope/util.h"
+#include "event-desc.h"
 
 /*
  * The tasks of the stored events: an open-addressing set (0 marks a free
@@ -69,12 +70,11 @@ static int pid_set_grow(struct pid_set *p)
 	return 0;
 }
 
-static int pid_set_add(struct pid_set *p, int32_t pid)
+/* pid_set_add() of a pid other than the last added (kept out of its caller's loop). */
+static __attribute__((noinline)) int pid_set_insert(struct pid_set *p, int32_t pid)
 {
 	size_t h;
 
-	if (pid == p->last && p->nr)
-		return 0;
 	p->last = pid;
 	if (!pid) {
 		p->has_zero = true;
@@ -88,6 +88,13 @@ static int pid_set_add(struct pid_set *p, int32_t pid)
 	p->slot[h] = pid;
 	p->nr++;
 	return 0;
+}
+
+static inline int pid_set_add(struct pid_set *p, int32_t pid)
+{
+	if (pid == p->last && p->nr)
+		return 0;
+	return pid_set_insert(p, pid);
 }
 
 static int by_pid(const void *a, const void *b)
@@ -250,7 +257,8 @@ int msc_ingest_step(struct msc_ingest *ing, size_t max_events)
 			continue;
 		}
 		msc_host_guess_add(&ing->guess, &ev);
-		ing->held[ing->nr_held++] = ev;
+		/* as a source's, the event is its header and payload: copied so */
+		memcpy(&ing->held[ing->nr_held++], &ev, msc_event_size(&ev));
 		if (host_known(&ing->host) || msc_host_guess_settled(&ing->guess, &ing->host) ||
 		    ing->nr_held == MSC_INGEST_MAX_HOLD) {
 			r = start(ing);

@@ -156,14 +156,12 @@ static bool equal_fields(const struct msc_store_runs *rs, const struct msc_event
 	return true;
 }
 
-static struct msc_store_runs *runs_of(struct msc_store *s, int type)
+/* The first event of @type: its open runs (kept out of line, as add_slow()). */
+static __attribute__((noinline)) struct msc_store_runs *runs_new(struct msc_store *s, int type)
 {
 	const struct msc_event_desc *d = &msc_event_descs[type];
-	struct msc_store_runs *rs = s->runs[type];
+	struct msc_store_runs *rs = calloc(1, sizeof(*rs));
 
-	if (rs)
-		return rs;
-	rs = calloc(1, sizeof(*rs));
 	s->held_run[type] = calloc(MSC_STORE_MULTI, sizeof(*s->held_run[type]));
 	if (!rs || !s->held_run[type]) {
 		free(rs);
@@ -184,11 +182,15 @@ static struct msc_store_runs *runs_of(struct msc_store *s, int type)
 	return rs;
 }
 
-/* Whether @r may take @ev with @seq, whatever its fields: same task, room, span and ts. */
+/*
+ * Whether @r may take @ev with @seq, whatever its fields: same task, room,
+ * span and ts (the first's ts is below TS_LIMIT once n > 1).
+ */
 static inline bool within(const struct open_run *r, const struct msc_event *ev, int64_t seq)
 {
 	return r->first.cpu == ev->cpu && r->first.pid == ev->pid && r->n != RUN_MAX &&
-	       seq - r->seq[0] < MSC_RUN_SPAN && ev->ts < TS_LIMIT && (uint64_t)r->ts[0] < TS_LIMIT;
+	       seq - r->seq[0] < MSC_RUN_SPAN && ev->ts < TS_LIMIT &&
+	       (r->n > 1 || (uint64_t)r->ts[0] < TS_LIMIT);
 }
 
 /* Are the payload words of @ev under the want mask those a fast @r wants next? */
@@ -442,7 +444,7 @@ static __attribute__((noinline)) int add_slow(struct msc_store *s, struct msc_st
  */
 int msc_store_run_add(struct msc_store *s, const struct msc_event *ev, int64_t seq)
 {
-	struct msc_store_runs *rs = runs_of(s, ev->type);
+	struct msc_store_runs *rs = s->runs[ev->type] ?: runs_new(s, ev->type);
 	struct open_run *r;
 
 	if (!rs)
