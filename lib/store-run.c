@@ -210,6 +210,30 @@ static inline bool is_wanted(const struct msc_store_runs *rs, const struct open_
 }
 
 /*
+ * is_wanted(), and then the words @r wants after @ev: they advance as they
+ * are compared, and are taken back when @ev is not the one.
+ */
+static inline bool take_wanted(const struct msc_store_runs *rs, struct open_run *r,
+			       const struct msc_event *ev)
+{
+	const char *p = (const char *)ev + MSC_EVENT_PAYLOAD;
+	uint64_t diff = 0;
+
+	for (unsigned int w = 0; w < rs->want_words; w++) {
+		uint64_t x;
+
+		memcpy(&x, p + 8 * w, 8);
+		diff |= (x ^ r->want[w]) & rs->want_mask[w];
+		r->want[w] += r->inc[w];
+	}
+	if (likely(!diff))
+		return true;
+	for (unsigned int w = 0; w < rs->want_words; w++)
+		r->want[w] -= r->inc[w];
+	return false;
+}
+
+/*
  * Whether @ev (its STEP values @v) is the next event of @r, with @seq: the
  * invariants above hold with it.
  */
@@ -452,13 +476,12 @@ int msc_store_run_add(struct msc_store *s, const struct msc_event *ev, int64_t s
 	/*
 	 * A storm grows one run: the run the last event grew.  When it is
 	 * fast, it has its steps set and is preferred, so the event is its
-	 * when is_wanted() says so, whatever the other runs are.
+	 * when take_wanted() says so, whatever the other runs are.
 	 */
 	if (rs->hit < rs->nr_open) {
 		r = rs->open[rs->hit];
-		if (r->fast && within(r, ev, seq) && is_wanted(rs, r, ev)) {
+		if (r->fast && within(r, ev, seq) && take_wanted(rs, r, ev)) {
 			append(rs, r, ev, seq);
-			grow_want(rs, r);
 			return 0;
 		}
 	}

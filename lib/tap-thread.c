@@ -32,7 +32,7 @@ struct msc_tap_thread {
 	struct msc_event (*batch)[TAP_BATCH];	/* TAP_SLOTS batches */
 	size_t fill[TAP_SLOTS];		/* events in each full batch */
 	unsigned int head, tail, count;	/* ring of full batches; tail is being filled */
-	size_t cur_n;			/* events in the batch being filled */
+	struct msc_event *next, *end;	/* in batch[tail]: the next event's slot, its end */
 	int err;			/* the tap's first error (set by the worker) */
 	bool closing;
 };
@@ -107,6 +107,8 @@ int msc_tap_thread_start(const struct msc_tap *inner, struct msc_tap_thread **re
 		destroy(t);
 		return -ENOMEM;
 	}
+	t->next = t->batch[0];
+	t->end = t->batch[0] + TAP_BATCH;
 	r = pthread_create(&t->thread, NULL, worker, t);
 	if (r) {
 		destroy(t);
@@ -119,17 +121,18 @@ int msc_tap_thread_start(const struct msc_tap *inner, struct msc_tap_thread **re
 /* Hand the batch being filled to the worker; waits while the ring is full. */
 static void hand_over(struct msc_tap_thread *t)
 {
-	if (!t->cur_n)
+	if (t->next == t->batch[t->tail])
 		return;
 	pthread_mutex_lock(&t->lock);
-	t->fill[t->tail] = t->cur_n;
+	t->fill[t->tail] = (size_t)(t->next - t->batch[t->tail]);
 	t->tail = (t->tail + 1) % TAP_SLOTS;
 	t->count++;
 	pthread_cond_signal(&t->more);
 	while (t->count == TAP_SLOTS)
 		pthread_cond_wait(&t->room, &t->lock);
 	pthread_mutex_unlock(&t->lock);
-	t->cur_n = 0;
+	t->next = t->batch[t->tail];
+	t->end = t->next + TAP_BATCH;
 }
 
 /* The worker has taken no event yet: its tap is the caller's to begin. */
@@ -144,7 +147,7 @@ static int thread_begin(void *ctx, const struct msc_tap_begin *b)
 static int thread_push(void *ctx, const struct msc_event *ev)
 {
 	struct msc_tap_thread *t = ctx;
-	struct msc_event *slot;
+	struct msc_event *slot = t->next;
 	size_t size = msc_event_size(ev);
 	int r = tap_error(t);
 
@@ -157,12 +160,11 @@ static int thread_push(void *ctx, const struct msc_event *ev)
 	 * an SPTE change); the rest of the slot is undefined, as a source's.
 	 * A short event is copied as TAP_COPY bytes: moves, not a call.
 	 */
-	slot = &t->batch[t->tail][t->cur_n++];
 	if (size <= TAP_COPY)
 		memcpy(slot, ev, TAP_COPY);
 	else
 		memcpy(slot, ev, size);
-	if (t->cur_n == TAP_BATCH)
+	if (++t->next == t->end)
 		hand_over(t);
 	return 0;
 }
