@@ -19,7 +19,7 @@ rule() { # rule DESC HEADER-REGEX ALLOWED-REGEX
 rule "libtraceevent only in the decoder, sources and writers" 'traceevent/' '^lib/(decode|source[a-z-]*|synth/[a-z-]*|tracedat-write|ringbuf[a-z-]*)\.c$'
 rule "libtracefs only in the live source" 'tracefs/' '^lib/source-tracefs[a-z-]*\.c$'
 rule "libtracecmd only in the trace.dat reader and writer" 'trace-cmd/' '^lib/(source-tracedat|tracedat-write)\.c$'
-rule "SQLite only in the store (and the analyzer's own SQL)" 'sqlite3\.h' '^lib/(store[a-z-]*|history/store)\.(c|h)$'
+rule "SQLite only in the store (and the analyzer's own SQL)" 'sqlite3\.h' '^lib/(store[a-z-]*|history/store[a-z-]*)\.(c|h)$'
 rule "ncurses only in the TUI's display files" 'n?curses' '^tui/(display|loop|input|view[a-z-]*)\.c$'
 n=$((n + 1))
 bad=$(grep -lE '#include "(cli|tui|collector|analyzer)/' lib/*.c lib/*.h lib/*/*.c lib/*/*.h \

@@ -448,7 +448,7 @@ int hanomaly(struct msc_history *h, enum msc_anomaly_kind kind, unsigned int as_
 	     uint64_t gfn, unsigned int level, uint64_t old_spte, uint64_t new_spte,
 	     const char *fmt, ...) __attribute__((format(printf, 8, 9)));
 
-/* lib/history/regions.c */
+/* lib/history/store-regions.c */
 int hregions_build(struct msc_store *s, int64_t capture_id);
 
 /* lib/history/store.c: rows of the analysis tables */

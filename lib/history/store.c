@@ -1089,7 +1089,7 @@ int hstore_load_phases(struct hstore *hs, int64_t capture_id, struct hphase **re
 
 /**
  * hstore_build_regions - regions from the 2M cells seen, and each phase's
- *	coverage of them at its end (regions.c)
+ *	coverage of them at its end (store-regions.c)
  */
 int hstore_build_regions(struct hstore *hs, int64_t capture_id)
 {

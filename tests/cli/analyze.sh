@@ -36,7 +36,7 @@ for dir in "$TRACES"/*/; do
 		"$(q "$db" "SELECT count(*) FROM phase p JOIN (SELECT phase_id, sum(pages_4k) k, sum(pages_2m) m,
 			sum(pages_1g) / 512 g FROM phase_region GROUP BY phase_id) c ON c.phase_id = p.id
 			WHERE c.k != p.after_4k OR c.m != p.after_2m OR c.g != p.after_1g")" 0
-	# regions.c builds both in C; schema/README.md defines them in SQL
+	# store-regions.c builds both in C; schema/README.md defines them in SQL
 	check_eq "$name: regions are the islands of 2M cells region_state has rows for" \
 		"$(q "$db" "WITH w AS (SELECT capture_id, as_id, min(gfn) f, max(gfn) + 512 e
 			FROM (SELECT capture_id, as_id, gfn, gfn / 512 - row_number() OVER
