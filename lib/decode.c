@@ -361,37 +361,6 @@ static bool const_slot(const struct entry *e, const struct msc_field *f, struct 
 	return s->value != 0;	/* the payload starts zeroed */
 }
 
-/*
- * The act that copies field @src to the member of @f as it is, or
- * SLOT_NUMBER.  SLOT_NUMBER loads the field, extends it to 64 bits and
- * stores the member's width of that: when the field is as wide as the
- * member and in this machine's byte order, its very bytes.
- */
-static uint8_t copy_act(const struct msc_decoder *d, const struct msc_field *f,
-			const struct tep_format_field *src)
-{
-	if (!d->native || src->size != f->size || (f->flags & MSC_F_BOOL) ||
-	    src->offset < 0 || src->offset > UINT16_MAX)
-		return SLOT_NUMBER;
-	switch (f->size) {
-	case 1:
-		return SLOT_COPY1;
-	case 2:
-		return SLOT_COPY2;
-	case 4:
-		return SLOT_COPY4;
-	case 8:
-		return SLOT_COPY8;
-	default:
-		return SLOT_NUMBER;
-	}
-}
-
-static bool is_copy(const struct slot *s)
-{
-	return s->act <= SLOT_COPY;
-}
-
 /* The act of a copy of @size bytes. */
 static uint8_t copy_size_act(unsigned int size)
 {
@@ -408,6 +377,28 @@ static uint8_t copy_size_act(unsigned int size)
 		return size >= 16 && size <= 32 ? SLOT_COPY16_32 : SLOT_COPY;
 	}
 }
+
+/*
+ * The act that copies field @src to the member of @f as it is, or
+ * SLOT_NUMBER.  SLOT_NUMBER loads the field, extends it to 64 bits and
+ * stores the member's width of that: when the field is as wide as the
+ * member and in this machine's byte order, its very bytes.
+ */
+static uint8_t copy_act(const struct msc_decoder *d, const struct msc_field *f,
+			const struct tep_format_field *src)
+{
+	if (!d->native || src->size != f->size || (f->flags & MSC_F_BOOL) ||
+	    src->offset < 0 || src->offset > UINT16_MAX ||
+	    (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8))
+		return SLOT_NUMBER;
+	return copy_size_act(f->size);
+}
+
+static bool is_copy(const struct slot *s)
+{
+	return s->act <= SLOT_COPY;
+}
+
 
 /*
  * The copies go first, by member, and each joins the one before it when
