@@ -479,6 +479,8 @@ int hstore_put_task_activity(struct hstore *hs, int64_t capture_id, uint64_t ts,
 int hstore_add_anomaly(struct hstore *hs, int64_t capture_id, const struct msc_anomaly *a);
 int hstore_put_phases(struct hstore *hs, int64_t capture_id, const struct hphase *ph,
 		      size_t nr);
+int hstore_read_phases(struct msc_store *s, int64_t capture_id, struct msc_phase **ret,
+		       bool **ret_open, size_t *ret_nr);
 int hstore_load_phases(struct hstore *hs, int64_t capture_id, struct hphase **ret,
 		       size_t *ret_nr);
 int hstore_put_vms(struct hstore *hs, int64_t capture_id, const struct msc_vm *vms, size_t nr);

@@ -36,11 +36,6 @@ struct cell_row {
 	uint8_t kind;
 };
 
-struct phase_end {
-	int64_t id;
-	int64_t end_ts;
-};
-
 /* Coverage of one region at one phase's end */
 struct coverage {
 	int64_t pages_4k, pages_2m, pages_1g;
@@ -105,49 +100,15 @@ static int read_rows(struct msc_store *s, int64_t capture_id, struct cell_row **
 	return 0;
 }
 
-static int read_phases(struct msc_store *s, int64_t capture_id, struct phase_end **ret,
-		       size_t *ret_nr)
-{
-	struct phase_end *v = NULL;
-	size_t nr = 0;
-	sqlite3_stmt *st;
-	int r = msc_store_prepare(s, "SELECT id, end_ts FROM phase WHERE capture_id = ?1 "
-				  "ORDER BY id", &st);
-
-	if (r)
-		return r;
-	sqlite3_bind_int64(st, 1, capture_id);
-	while ((r = msc_store_step(s, st)) == 1) {
-		struct phase_end *p = realloc(v, (nr + 1) * sizeof(*v));
-
-		if (!p) {
-			r = -ENOMEM;
-			break;
-		}
-		v = p;
-		v[nr].id = sqlite3_column_int64(st, 0);
-		v[nr].end_ts = sqlite3_column_int64(st, 1);
-		nr++;
-	}
-	sqlite3_finalize(st);
-	if (r < 0) {
-		free(v);
-		return r;
-	}
-	*ret = v;
-	*ret_nr = nr;
-	return 0;
-}
-
 /* The cell's rows are @row[0..@n): add its state at each phase's end to @cov */
-static void cover_cell(const struct cell_row *row, size_t n, const struct phase_end *ph,
+static void cover_cell(const struct cell_row *row, size_t n, const struct msc_phase *ph,
 		       size_t nr_phases, struct coverage *cov)
 {
 	for (size_t p = 0; p < nr_phases; p++) {
 		const struct cell_row *last = NULL;
 
 		/* rows are few per cell: a walk, as the SQL's seek did */
-		for (size_t k = 0; k < n && (int64_t)row[k].ts <= ph[p].end_ts; k++)
+		for (size_t k = 0; k < n && (int64_t)row[k].ts <= (int64_t)ph[p].end_ts; k++)
 			last = &row[k];
 		if (!last)
 			continue;
@@ -163,7 +124,7 @@ static void cover_cell(const struct cell_row *row, size_t n, const struct phase_
 
 static int put_region(struct msc_store *s, sqlite3_stmt *reg, sqlite3_stmt *pr,
 		      int64_t capture_id, int64_t id, const struct cell_row *first,
-		      uint64_t gfn_end, const struct phase_end *ph, size_t nr_phases,
+		      uint64_t gfn_end, const struct msc_phase *ph, size_t nr_phases,
 		      const struct coverage *cov)
 {
 	int r;
@@ -199,7 +160,7 @@ static int put_region(struct msc_store *s, sqlite3_stmt *reg, sqlite3_stmt *pr,
 int hregions_build(struct msc_store *s, int64_t capture_id)
 {
 	struct cell_row *row = NULL;
-	struct phase_end *ph = NULL;
+	struct msc_phase *ph = NULL;
 	struct coverage *cov = NULL;
 	sqlite3_stmt *reg = NULL, *pr = NULL;
 	size_t nr_rows = 0, nr_phases = 0, i = 0;
@@ -207,7 +168,7 @@ int hregions_build(struct msc_store *s, int64_t capture_id)
 	int r = read_rows(s, capture_id, &row, &nr_rows);
 
 	if (!r)
-		r = read_phases(s, capture_id, &ph, &nr_phases);
+		r = hstore_read_phases(s, capture_id, &ph, NULL, &nr_phases);
 	if (!r && !(cov = calloc(nr_phases ? nr_phases : 1, sizeof(*cov))))
 		r = -ENOMEM;
 	if (!r)

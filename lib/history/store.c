@@ -1011,7 +1011,11 @@ static void read_phase(sqlite3_stmt *st, struct msc_phase *p, bool *ret_open)
 	p->after.ts = p->end_ts;
 }
 
-static int load_phases(struct msc_store *s, int64_t capture_id, struct msc_phase **ret,
+/**
+ * hstore_read_phases - the capture's phases, by id
+ * @ret_open: whether each is still open, or NULL
+ */
+int hstore_read_phases(struct msc_store *s, int64_t capture_id, struct msc_phase **ret,
 		       bool **ret_open, size_t *ret_nr)
 {
 	struct msc_phase *v = NULL, *p;
@@ -1060,7 +1064,7 @@ int hstore_load_phases(struct hstore *hs, int64_t capture_id, struct hphase **re
 	struct hphase *ph;
 	bool *open;
 	size_t nr;
-	int r = load_phases(hs->s, capture_id, &p, &open, &nr);
+	int r = hstore_read_phases(hs->s, capture_id, &p, &open, &nr);
 
 	if (r)
 		return r;
@@ -1269,7 +1273,7 @@ int msc_hview_census_at(struct msc_hview *v, uint64_t ts, struct msc_census *ret
 /** msc_hview_phases - every phase, by id (start order) */
 int msc_hview_phases(struct msc_hview *v, struct msc_phase **ret, size_t *ret_nr)
 {
-	return load_phases(v->s, v->capture_id, ret, NULL, ret_nr);
+	return hstore_read_phases(v->s, v->capture_id, ret, NULL, ret_nr);
 }
 
 /* Fill the zeroed array element @row from the current row of @st. */
