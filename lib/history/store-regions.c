@@ -26,10 +26,13 @@
 #include "mmuscope/util.h"
 #include "store-local.h"
 
-/* A region_state row; rows are read in rowid order, so @order breaks ts ties */
+/*
+ * A region_state row; rows are read in rowid order, so @order breaks ts
+ * ties.  ts is compared as SQL compares it: a signed integer.
+ */
 struct cell_row {
 	uint64_t gfn;
-	uint64_t ts;
+	int64_t ts;
 	uint32_t order;
 	uint16_t mapped;
 	uint8_t as_id;
@@ -82,7 +85,7 @@ static int read_rows(struct msc_store *s, int64_t capture_id, struct cell_row **
 		v[nr] = (struct cell_row){
 			.as_id = (uint8_t)sqlite3_column_int(st, 0),
 			.gfn = (uint64_t)sqlite3_column_int64(st, 1),
-			.ts = (uint64_t)sqlite3_column_int64(st, 2),
+			.ts = sqlite3_column_int64(st, 2),
 			.kind = (uint8_t)sqlite3_column_int(st, 3),
 			.mapped = (uint16_t)sqlite3_column_int(st, 4),
 			.order = (uint32_t)nr,
@@ -108,7 +111,7 @@ static void cover_cell(const struct cell_row *row, size_t n, const struct msc_ph
 		const struct cell_row *last = NULL;
 
 		/* rows are few per cell: a walk, as the SQL's seek did */
-		for (size_t k = 0; k < n && (int64_t)row[k].ts <= (int64_t)ph[p].end_ts; k++)
+		for (size_t k = 0; k < n && row[k].ts <= (int64_t)ph[p].end_ts; k++)
 			last = &row[k];
 		if (!last)
 			continue;
