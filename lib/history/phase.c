@@ -1107,7 +1107,10 @@ int hphase_tick(struct msc_history *h, uint64_t ts, const struct msc_event *ev)
  * the open dirty-log phase, vcpu_event() with the open pass: h->steady),
  * makes the next change of the same task, class and level go the same way,
  * as long as time does not end something first: the census or activity
- * bucket, or the sweep going quiet.  Such a change (hphase_steady()) skips
+ * bucket, or the sweep going quiet.  After a vCPU event of the open pass,
+ * a vCPU's fault (NPF exit or fast_page_fault) goes on with the pass too,
+ * unless it is the sweep's task's or something else would see it (see
+ * fault_steady()).  Such an event (hphase_steady()) skips
  * the detector: hphase_steady_event() does what it would have done besides
  * taking the change in, its costs gather in h->batch (hphase_cost()), and
  * the phase reaches the stretch's last change once, at its end
@@ -1118,6 +1121,31 @@ int hphase_tick(struct msc_history *h, uint64_t ts, const struct msc_event *ev)
  * off; tests/cli/analyze-steady.sh checks that the tables are the same.
  */
 
+static bool is_fault(const struct msc_event *ev)
+{
+	return ev->type == MSC_EV_PAGE_FAULT || ev->type == MSC_EV_FAST_PF;
+}
+
+/*
+ * A fault after a vCPU event of the open pass: phase_event() would only
+ * count it and go on with the pass (vcpu_event()), as long as it does not
+ * end a disable or move the sweep's task (not the sweep's task), teach it a
+ * vCPU (a known one, or no room), begin a VM (vm_gone: hvm_event()), or
+ * find a range pending or the activity bucket's task table due to be
+ * written (hact_tick()).  The caller has checked the time.
+ */
+static bool fault_steady(const struct msc_history *h, const struct msc_event *ev,
+			 const struct hphase *ph)
+{
+	if (h->steady != HSTEADY_PASS || h->st.cur_pass < 0 || ev->pid == h->st.sweep_pid ||
+	    h->st.vm_gone || h->range.node || h->nr_tasks >= HTASK_SLOTS / 4)
+		return false;
+	if (ev->type == MSC_EV_PAGE_FAULT && !hphase_is_vcpu(h, ev->pid) &&
+	    h->st.nr_vcpu_pids < ARRAY_SIZE(h->st.vcpu_pids))
+		return false;
+	return !ph || sweep_alive(h, ph, ev->ts);
+}
+
 /** hphase_steady - would @ev, next after the last event fed, go as that one did? */
 bool hphase_steady(const struct msc_history *h, const struct msc_event *ev)
 {
@@ -1125,9 +1153,12 @@ bool hphase_steady(const struct msc_history *h, const struct msc_event *ev)
 	const struct hphase *ph = h->st.cur_dirty >= 0 ? &h->phases[h->st.cur_dirty] : NULL;
 	uint64_t ts = ev->ts;
 
+	if (ts < h->last_ts || ts - h->st.act_bucket >= bucket || ts < h->st.act_bucket)
+		return false;
+	if (is_fault(ev))
+		return fault_steady(h, ev, ph);
 	if (ev->type != MSC_EV_SPTE_CHANGED || ev->pid != h->steady_pid ||
-	    ev->spte.class != h->steady_class || ev->spte.level != h->steady_level ||
-	    ts < h->last_ts || ts - h->st.act_bucket >= bucket || ts < h->st.act_bucket)
+	    ev->spte.class != h->steady_class || ev->spte.level != h->steady_level)
 		return false;
 	if (h->st.vm_gone && (ev->spte.class == MSC_CLASS_MAP || ev->spte.class == MSC_CLASS_LINK))
 		return false;	/* hvm_event(): a new VM */
@@ -1153,6 +1184,12 @@ void hphase_steady_event(struct msc_history *h, const struct msc_event *ev)
 	}
 	if (ev->pid == h->st.sweep_pid)
 		h->st.sweep_task_moved = h->steady != HSTEADY_SWEEP;
+	if (is_fault(ev)) {
+		/* phase_event() and hact_tick() */
+		h->st.faults_since_sweep++;
+		hact_task(h, ev->pid)->vcpu = ev->type == MSC_EV_PAGE_FAULT ?
+					      (int32_t)ev->pf.vcpu : ev->fast_pf.vcpu;
+	}
 }
 
 /** hphase_stretch_end - the stretch's costs reach its phases; they reach its last event */
