@@ -33,11 +33,21 @@ static unsigned int census_flags(const struct msc_history *h)
 }
 
 /** hcensus_due - would hcensus_flush(@now) write (or look for) rows? */
-bool hcensus_due(const struct msc_history *h, uint64_t now)
+static bool hcensus_due(const struct msc_history *h, uint64_t now)
 {
 	uint64_t bucket = h->opts.census_bucket_ns ?: DEFAULT_CENSUS_BUCKET_NS;
 
 	return !h->loading && (now == MSC_TS_OPEN || now - h->census_row_ts >= bucket);
+}
+
+/** hcensus_due_at - the first time hcensus_due() is true for, as things are now */
+uint64_t hcensus_due_at(const struct msc_history *h)
+{
+	uint64_t bucket = h->opts.census_bucket_ns ?: DEFAULT_CENSUS_BUCKET_NS;
+
+	if (h->loading || h->census_row_ts > MSC_TS_OPEN - bucket)
+		return MSC_TS_OPEN;
+	return h->census_row_ts + bucket;
 }
 
 /**

@@ -594,7 +594,7 @@ static bool feed_extends(struct msc_history *h, const struct msc_event *ev)
 	    class == MSC_CLASS_LINK || class == MSC_CLASS_MAP)
 		return false;
 	if (s->old_spte == h->layout.frozen || bad_value(h, s->old_spte) ||
-	    bad_value(h, s->new_spte) || hcensus_due(h, ev->ts) || !hphase_steady(h, ev) ||
+	    bad_value(h, s->new_spte) || !hphase_steady(h, ev) ||
 	    !hmodel_range_extend(h, s->as_id, s->gfn, s->level, s->old_spte, s->new_spte,
 				 cause_of(h, ev, class), ev->ts))
 		return false;
@@ -652,8 +652,9 @@ static int feed(struct msc_history *h, const struct msc_event *ev)
 	if (h->steady && feed_extends(h, ev))
 		return 0;
 	extended_count(h);
-	if (h->steady && !hcensus_due(h, ts) && hphase_steady(h, ev))
+	if (h->steady && hphase_steady(h, ev))
 		return feed_steady(h, ev);
+	h->steady_until = 0;	/* the detector sees this event */
 	r = range_apply(h);
 	if (r)
 		return r;

@@ -300,6 +300,7 @@ struct msc_history {
 	int32_t steady_pid;		/* ... its task, class and level */
 	uint8_t steady_class, steady_level;	/* MSC_CLASS_NR, 0: a fault */
 	uint8_t stretch;		/* HSTEADY_* of the stretch under way; 0: none */
+	uint64_t steady_until;		/* when it ends at the latest; 0: not known yet */
 	struct hcost batch;		/* its costs so far */
 
 	/* the activity bucket's tasks, by pid (activity.c) */
@@ -354,7 +355,7 @@ static inline uint8_t hcensus_quant(unsigned int n)
 
 void hcensus_add(struct msc_history *h, unsigned int as_id, unsigned int level, int delta);
 int hcensus_flush(struct msc_history *h, uint64_t now);
-bool hcensus_due(const struct msc_history *h, uint64_t now);
+uint64_t hcensus_due_at(const struct msc_history *h);
 void hcensus_total(const struct msc_history *h, struct msc_census *ret);
 int hcensus_marker(struct msc_history *h, const struct msc_event *ev);
 int hcensus_cell_update(struct msc_history *h, unsigned int as_id, struct hnode *n2,
@@ -367,7 +368,7 @@ bool hcensus_parse_stats(const char *text, char *phase, size_t phase_size,
 #define HSTEADY_SWEEP 1U	/* activity of the open dirty-log phase: it reaches the event */
 #define HSTEADY_PASS 2U		/* a vCPU event of the open pass: the pass reaches it */
 
-bool hphase_steady(const struct msc_history *h, const struct msc_event *ev);
+bool hphase_steady(struct msc_history *h, const struct msc_event *ev);
 void hphase_steady_event(struct msc_history *h, const struct msc_event *ev);
 void hphase_stretch_end(struct msc_history *h);
 void hphase_cost_changes(struct msc_history *h, const struct hchanges *c);

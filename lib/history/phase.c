@@ -1132,45 +1132,62 @@ static bool is_fault(const struct msc_event *ev)
  * end a disable or move the sweep's task (not the sweep's task), teach it a
  * vCPU (a known one, or no room), begin a VM (vm_gone: hvm_event()), or
  * find a range pending or the activity bucket's task table due to be
- * written (hact_tick()).  The caller has checked the time.
+ * written (hact_tick()).  hphase_steady() has checked the time.
  */
-static bool fault_steady(const struct msc_history *h, const struct msc_event *ev,
-			 const struct hphase *ph)
+static bool fault_steady(const struct msc_history *h, const struct msc_event *ev)
 {
 	if (h->steady != HSTEADY_PASS || h->st.cur_pass < 0 || ev->pid == h->st.sweep_pid ||
 	    h->st.vm_gone || h->range.node || h->nr_tasks >= HTASK_SLOTS / 4)
 		return false;
-	if (ev->type == MSC_EV_PAGE_FAULT && !hphase_is_vcpu(h, ev->pid) &&
-	    h->st.nr_vcpu_pids < ARRAY_SIZE(h->st.vcpu_pids))
-		return false;
-	return !ph || sweep_alive(h, ph, ev->ts);
+	return ev->type != MSC_EV_PAGE_FAULT || hphase_is_vcpu(h, ev->pid) ||
+	       h->st.nr_vcpu_pids >= ARRAY_SIZE(h->st.vcpu_pids);
+}
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/*
+ * The time the stretch ends at, whatever its events are: the activity or
+ * the census bucket ends, or (a pass's stretch) the open sweep goes quiet
+ * (sweep_alive()).  What it depends on changes only when the detector sees
+ * an event, and feed() forgets it then (h->steady_until = 0).
+ */
+static uint64_t stretch_until(const struct msc_history *h)
+{
+	const struct hphase *ph = h->st.cur_dirty >= 0 ? &h->phases[h->st.cur_dirty] : NULL;
+	uint64_t until = min(hcensus_due_at(h), add_sat(h->st.act_bucket, hact_bucket_ns(h)));
+
+	if (h->steady == HSTEADY_PASS && ph && !h->st.dirty_log_open && !h->st.ioctl_open &&
+	    ph->p.kind != MSC_PHASE_DISABLE)
+		until = min(until, add_sat(ph->pending.last_ts, SWEEP_GAP_NS + 1));
+	return until;
 }
 
 /** hphase_steady - would @ev, next after the last event fed, go as that one did? */
-bool hphase_steady(const struct msc_history *h, const struct msc_event *ev)
+bool hphase_steady(struct msc_history *h, const struct msc_event *ev)
 {
-	uint64_t bucket = hact_bucket_ns(h);
 	const struct hphase *ph = h->st.cur_dirty >= 0 ? &h->phases[h->st.cur_dirty] : NULL;
 	uint64_t ts = ev->ts;
 
-	if (ts < h->last_ts || ts - h->st.act_bucket >= bucket || ts < h->st.act_bucket)
+	if (!h->steady_until)
+		h->steady_until = stretch_until(h);
+	/* act_bucket <= last_ts: the bucket began before */
+	if (ts < h->last_ts || ts >= h->steady_until)
 		return false;
 	if (is_fault(ev))
-		return fault_steady(h, ev, ph);
+		return fault_steady(h, ev);
 	if (ev->type != MSC_EV_SPTE_CHANGED || ev->pid != h->steady_pid ||
 	    ev->spte.class != h->steady_class || ev->spte.level != h->steady_level)
 		return false;
 	if (h->st.vm_gone && (ev->spte.class == MSC_CLASS_MAP || ev->spte.class == MSC_CLASS_LINK))
 		return false;	/* hvm_event(): a new VM */
-	if (h->steady == HSTEADY_PASS && h->st.cur_pass < 0)
-		return false;
-	if (!ph)
-		return h->steady == HSTEADY_PASS;
+	if (h->steady == HSTEADY_PASS)
+		return h->st.cur_pass >= 0;
 	/* the sweep reached the last event (a stretch defers it: pending.last_ts is behind) */
-	if (h->steady == HSTEADY_SWEEP)
-		return h->st.dirty_log_open || h->st.ioctl_open || ph->p.kind == MSC_PHASE_DISABLE ||
-		       ts - h->last_ts <= SWEEP_GAP_NS;
-	return sweep_alive(h, ph, ts);
+	return ph && (h->st.dirty_log_open || h->st.ioctl_open || ph->p.kind == MSC_PHASE_DISABLE ||
+		      ts - h->last_ts <= SWEEP_GAP_NS);
 }
 
 /** hphase_steady_event - what hphase_tick() and hphase_event() do with a steady @ev */
