@@ -292,9 +292,10 @@ struct msc_history {
 	 * Steady stretches (phase.c, "Steady stretches"): an SPTE change of the
 	 * task, class and level of the one just fed, which the phase detector
 	 * took as more of the open phase's activity, is taken the same way
-	 * without asking it again; so is a vCPU's fault after a pass event.  The stretch's costs gather in `batch' and
-	 * reach the open phases when it ends: before any other event is fed,
-	 * before the set of open phases changes, and before anything is written.
+	 * without asking it again; so is a vCPU's fault after a pass event.
+	 * The stretch's costs gather in `batch' and reach the open phases when
+	 * it ends: before any other event is fed, before the set of open
+	 * phases changes, and before anything is written.
 	 */
 	uint8_t steady;			/* HSTEADY_*: how the last event fed was taken; 0 */
 	int32_t steady_pid;		/* ... its task, class and level */
