@@ -69,6 +69,13 @@ check_match "k612-npt_tdp_32m: its storms go in stretches" "$(cat "$T/k612-npt_t
 	'^[1-9][0-9]{3,}$'
 check_match "synth1: most of the enable goes in stretches" "$(cat "$T/synth1.steady")" \
 	'^[1-9][0-9]{4,}$'
+# a dirty pass's faults go in the pass's stretches: more events are steady
+# than there are SPTE changes, which were all that could be before
+for name in synth1 synth3; do
+	changes=$(sqlite3 "$T/$name.db" "SELECT count(*) FROM spte_change")
+	check "$name: the dirty passes' faults go in stretches ($(cat "$T/$name.steady") steady, $changes SPTE changes)" \
+		test "$(cat "$T/$name.steady")" -gt "$changes"
+done
 # ... and the model applies the write-protection storms as ranges (lib/history/model.c,
 # "Ranges"), so the comparisons above are of ranges against changes one by one
 check_match "k612-npt_tdp_32m: its write-protections are applied as ranges" \
