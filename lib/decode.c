@@ -399,7 +399,6 @@ static bool is_copy(const struct slot *s)
 	return s->act <= SLOT_COPY;
 }
 
-
 /*
  * The copies go first, by member, and each joins the one before it when
  * both their members and their fields follow each other without a gap:

@@ -32,10 +32,15 @@ static unsigned int census_flags(const struct msc_history *h)
 	       (h->after_lost ? MSC_CENSUS_AFTER_LOST : 0);
 }
 
+static uint64_t census_bucket_ns(const struct msc_history *h)
+{
+	return h->opts.census_bucket_ns ?: DEFAULT_CENSUS_BUCKET_NS;
+}
+
 /** hcensus_due - would hcensus_flush(@now) write (or look for) rows? */
 static bool hcensus_due(const struct msc_history *h, uint64_t now)
 {
-	uint64_t bucket = h->opts.census_bucket_ns ?: DEFAULT_CENSUS_BUCKET_NS;
+	uint64_t bucket = census_bucket_ns(h);
 
 	return !h->loading && (now == MSC_TS_OPEN || now - h->census_row_ts >= bucket);
 }
@@ -43,7 +48,7 @@ static bool hcensus_due(const struct msc_history *h, uint64_t now)
 /** hcensus_due_at - the first time hcensus_due() is true for, as things are now */
 uint64_t hcensus_due_at(const struct msc_history *h)
 {
-	uint64_t bucket = h->opts.census_bucket_ns ?: DEFAULT_CENSUS_BUCKET_NS;
+	uint64_t bucket = census_bucket_ns(h);
 
 	if (h->loading || h->census_row_ts > MSC_TS_OPEN - bucket)
 		return MSC_TS_OPEN;

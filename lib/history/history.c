@@ -697,14 +697,16 @@ static int feed(struct msc_history *h, const struct msc_event *ev)
 	h->sum.last_seq = (int64_t)ev->seq;
 	h->sum.last_ts = ts;
 	/* what the next event may go as steadily (h->steady is the detector's word) */
-	if (h->opts.per_event || (ev->type != MSC_EV_SPTE_CHANGED &&
-				  ev->type != MSC_EV_PAGE_FAULT && ev->type != MSC_EV_FAST_PF)) {
+	if (h->opts.per_event || (ev->type != MSC_EV_SPTE_CHANGED && !hev_fault(ev))) {
 		h->steady = 0;
 		return 0;
 	}
 	h->steady_pid = ev->pid;
-	h->steady_class = ev->type == MSC_EV_SPTE_CHANGED ? ev->spte.class : MSC_CLASS_NR;
-	h->steady_level = ev->type == MSC_EV_SPTE_CHANGED ? ev->spte.level : 0;
+	h->steady_class = MSC_CLASS_NR;	/* after a fault, no SPTE change goes as it did */
+	if (ev->type == MSC_EV_SPTE_CHANGED) {
+		h->steady_class = ev->spte.class;
+		h->steady_level = ev->spte.level;
+	}
 	return 0;
 }
 

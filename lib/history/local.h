@@ -365,6 +365,12 @@ int hcensus_cells_exact(struct msc_history *h, uint64_t ts);
 bool hcensus_parse_stats(const char *text, char *phase, size_t phase_size,
 			 int64_t pages[MSC_HISTORY_MAX_LEVEL + 1]);
 
+/* A vCPU's fault: its NPF exit or fast_page_fault */
+static inline bool hev_fault(const struct msc_event *ev)
+{
+	return ev->type == MSC_EV_PAGE_FAULT || ev->type == MSC_EV_FAST_PF;
+}
+
 /* lib/history/phase.c */
 #define HSTEADY_SWEEP 1U	/* activity of the open dirty-log phase: it reaches the event */
 #define HSTEADY_PASS 2U		/* a vCPU event of the open pass: the pass reaches it */

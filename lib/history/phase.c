@@ -516,14 +516,22 @@ static int open_dirty(struct msc_history *h, const struct msc_event *ev,
 }
 
 /*
- * Is the open dirty-log phase @ph still going at @ts?  Between the patch's
- * _begin and _end it is, however long the kernel pauses; otherwise a sweep
- * ends after SWEEP_GAP_NS without activity.
+ * Does the open dirty-log phase @ph go on however long its activity
+ * pauses?  Between the patch's _begin and _end, inside the KVM ioctl, and
+ * for a disable (its task ends it) it does.
+ */
+static bool sweep_held(const struct msc_history *h, const struct hphase *ph)
+{
+	return h->st.dirty_log_open || h->st.ioctl_open || ph->p.kind == MSC_PHASE_DISABLE;
+}
+
+/*
+ * Is the open dirty-log phase @ph still going at @ts?  Unless it is held,
+ * a sweep ends after SWEEP_GAP_NS without activity.
  */
 static bool sweep_alive(const struct msc_history *h, const struct hphase *ph, uint64_t ts)
 {
-	return h->st.dirty_log_open || h->st.ioctl_open || ph->p.kind == MSC_PHASE_DISABLE ||
-	       ts - ph->pending.last_ts <= SWEEP_GAP_NS;
+	return sweep_held(h, ph) || ts - ph->pending.last_ts <= SWEEP_GAP_NS;
 }
 
 /* What a disable's task does while disabling (the rest ends the disable). */
@@ -1121,11 +1129,6 @@ int hphase_tick(struct msc_history *h, uint64_t ts, const struct msc_event *ev)
  * off; tests/cli/analyze-steady.sh checks that the tables are the same.
  */
 
-static bool is_fault(const struct msc_event *ev)
-{
-	return ev->type == MSC_EV_PAGE_FAULT || ev->type == MSC_EV_FAST_PF;
-}
-
 /*
  * A fault after a vCPU event of the open pass: phase_event() would only
  * count it and go on with the pass (vcpu_event()), as long as it does not
@@ -1159,8 +1162,7 @@ static uint64_t stretch_until(const struct msc_history *h)
 	const struct hphase *ph = h->st.cur_dirty >= 0 ? &h->phases[h->st.cur_dirty] : NULL;
 	uint64_t until = min(hcensus_due_at(h), add_sat(h->st.act_bucket, hact_bucket_ns(h)));
 
-	if (h->steady == HSTEADY_PASS && ph && !h->st.dirty_log_open && !h->st.ioctl_open &&
-	    ph->p.kind != MSC_PHASE_DISABLE)
+	if (h->steady == HSTEADY_PASS && ph && !sweep_held(h, ph))
 		until = min(until, add_sat(ph->pending.last_ts, SWEEP_GAP_NS + 1));
 	return until;
 }
@@ -1168,7 +1170,7 @@ static uint64_t stretch_until(const struct msc_history *h)
 /** hphase_steady - would @ev, next after the last event fed, go as that one did? */
 bool hphase_steady(struct msc_history *h, const struct msc_event *ev)
 {
-	const struct hphase *ph = h->st.cur_dirty >= 0 ? &h->phases[h->st.cur_dirty] : NULL;
+	const struct hphase *ph;
 	uint64_t ts = ev->ts;
 
 	if (!h->steady_until)
@@ -1176,7 +1178,7 @@ bool hphase_steady(struct msc_history *h, const struct msc_event *ev)
 	/* act_bucket <= last_ts: the bucket began before */
 	if (ts < h->last_ts || ts >= h->steady_until)
 		return false;
-	if (is_fault(ev))
+	if (hev_fault(ev))
 		return fault_steady(h, ev);
 	if (ev->type != MSC_EV_SPTE_CHANGED || ev->pid != h->steady_pid ||
 	    ev->spte.class != h->steady_class || ev->spte.level != h->steady_level)
@@ -1186,8 +1188,8 @@ bool hphase_steady(struct msc_history *h, const struct msc_event *ev)
 	if (h->steady == HSTEADY_PASS)
 		return h->st.cur_pass >= 0;
 	/* the sweep reached the last event (a stretch defers it: pending.last_ts is behind) */
-	return ph && (h->st.dirty_log_open || h->st.ioctl_open || ph->p.kind == MSC_PHASE_DISABLE ||
-		      ts - h->last_ts <= SWEEP_GAP_NS);
+	ph = cur_dirty(h);
+	return ph && (sweep_held(h, ph) || ts - h->last_ts <= SWEEP_GAP_NS);
 }
 
 /** hphase_steady_event - what hphase_tick() and hphase_event() do with a steady @ev */
@@ -1201,7 +1203,7 @@ void hphase_steady_event(struct msc_history *h, const struct msc_event *ev)
 	}
 	if (ev->pid == h->st.sweep_pid)
 		h->st.sweep_task_moved = h->steady != HSTEADY_SWEEP;
-	if (is_fault(ev)) {
+	if (hev_fault(ev)) {
 		/* phase_event() and hact_tick() */
 		h->st.faults_since_sweep++;
 		hact_task(h, ev->pid)->vcpu = ev->type == MSC_EV_PAGE_FAULT ?
