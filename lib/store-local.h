@@ -198,6 +198,24 @@ static inline int64_t column_int_or(sqlite3_stmt *st, int i, int64_t none)
  * mapping run's element is (i, 0, s) since schema 13: lib/history/store.c.)
  */
 
+/*
+ * The decimal digits of @u: its bits times log10(2) is the count or one
+ * more (@u | 1 has the same count: no power of ten above 1 is odd).
+ */
+static inline unsigned int msc_dec_digits(uint64_t u)
+{
+	static const uint64_t pow10[20] = {
+		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+		100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL,
+		1000000000000ULL, 10000000000000ULL, 100000000000000ULL,
+		1000000000000000ULL, 10000000000000000ULL, 100000000000000000ULL,
+		1000000000000000000ULL, 10000000000000000000ULL,
+	};
+	unsigned int t = ((64U - (unsigned int)__builtin_clzll(u | 1)) * 1233U) >> 12;
+
+	return t + 1 - ((u | 1) < pow10[t]);
+}
+
 /* Decimal @v at @p; returns its end.  Its digits are counted first, then written in pairs. */
 static inline char *msc_put_dec(char *p, int64_t v)
 {
@@ -210,9 +228,7 @@ static inline char *msc_put_dec(char *p, int64_t v)
 
 	if (v < 0)
 		*p++ = '-';
-	end = p + 1;
-	for (uint64_t t = u; t >= 10; t /= 10)
-		end++;
+	end = p + msc_dec_digits(u);
 	for (p = end; u >= 100; u /= 100) {
 		p -= 2;
 		memcpy(p, &pairs[2 * (u % 100)], 2);

@@ -11,6 +11,7 @@
 #include <sqlite3.h>
 
 #include "lib/schema.h"
+#include "lib/store-local.h"
 #include "mmuscope/error.h"
 #include "mmuscope/event.h"
 #include "mmuscope/host.h"
@@ -442,7 +443,9 @@ static void t_migrate_open(void)
 	     i++)
 		check_int(sqlite3_exec(db, msc_schema_steps[i].sql, NULL, NULL, &err), ==,
 			  SQLITE_OK);
-	snprintf(sql, sizeof(sql), "PRAGMA user_version = 12; PRAGMA application_id = %d; %s",
+	/* as an analysis finished at step 12 leaves it */
+	snprintf(sql, sizeof(sql), "PRAGMA user_version = 12; PRAGMA application_id = %d; %s"
+		 "CREATE INDEX region_state_gfn ON region_state(capture_id, as_id, gfn, ts);",
 		 0x6d736331, old_rows);
 	if (!check_int(sqlite3_exec(db, sql, NULL, NULL, &err), ==, SQLITE_OK))
 		fprintf(stderr, "# %s\n", err);
@@ -467,18 +470,46 @@ static void t_migrate_open(void)
 		  "1|[0,[5,1],[1,-2,3]]|-;2|[0,7,[1,0,4],[1,0,-1]]|-;3|[0]|-;");
 	check_int(query("old12.db", "SELECT count(*) FROM sqlite_schema "
 			"WHERE name = 'mapping_run_gfn'"), ==, 1);
+	/* step 14: the region_state lookups' index leads with the GFN */
+	check_str(rows("old12.db", "SELECT name FROM pragma_index_info('region_state_gfn') "
+		       "ORDER BY seqno", buf, sizeof(buf)), "gfn;capture_id;as_id;ts;");
+}
+
+/* The numbers of the runs' text as printf writes them, at every digit count's edges. */
+static void check_dec(int64_t v)
+{
+	char got[32], want[32];
+
+	*msc_put_dec(got, v) = 0;
+	snprintf(want, sizeof(want), "%lld", (long long)v);
+	check_str(got, want);
+}
+
+static void t_put_dec(void)
+{
+	check_dec(0);
+	check_dec(INT64_MAX);
+	check_dec(INT64_MIN);
+	check_dec(INT64_MIN + 1);
+	for (int64_t p = 1; p <= INT64_MAX / 10; p *= 10) {
+		for (int64_t d = -1; d <= 1; d++) {
+			check_dec(p * 10 + d);
+			check_dec(-(p * 10 + d));
+		}
+	}
 }
 
 int main(void)
 {
 	if (!mkdtemp(dir))
 		return 1;
+	TEST(t_put_dec(), "the runs' numbers are written as printf writes them");
 	TEST(t_sweep(), "a sweep is stored as runs of at most 1024 and reads back exactly");
 	TEST(t_interleaved(), "interleaved streams are runs of their own and merge back in order");
 	TEST(t_overflow(), "steps the views' arithmetic would overflow are not joined");
 	TEST(t_span_and_commit(), "runs span at most 65536 seqs and no commit");
 	TEST(t_bad_row(), "a run row with the wrong residuals is refused by name");
 	TEST(t_migrate(), "a schema 8 database's events and intervals read the same migrated");
-	TEST(t_migrate_open(), "a schema 12 database's open runs keep their starts migrated");
+	TEST(t_migrate_open(), "a schema 12 database's open runs keep their starts migrated, its index led by gfn");
 	return test_done();
 }
