@@ -7,7 +7,7 @@
  * Writes join the store's current transaction (msc_store_begin()); the
  * store's own batching or msc_history_analyze() commits.  Reads are index
  * lookups: census by (capture, as, ts), mapping_run by the base GFN of a
- * page table, region_state by (capture, as, gfn, ts), activity and phases
+ * page table, region_state by (gfn, capture, as, ts), activity and phases
  * by their primary keys.
  *
  * A run's intervals are its first entry's index and times (idx0, t0, e0),
@@ -105,7 +105,7 @@ struct hstore {
  */
 static const char index_sql[] =
 	"CREATE INDEX IF NOT EXISTS mapping_run_gfn ON mapping_run(gfn, level, n, first);"
-	"CREATE INDEX IF NOT EXISTS region_state_gfn ON region_state(capture_id, as_id, gfn, ts)";
+	"CREATE INDEX IF NOT EXISTS region_state_gfn ON region_state(gfn, capture_id, as_id, ts)";
 static const char index_drop_sql[] =
 	"DROP INDEX IF EXISTS mapping_run_gfn; DROP INDEX IF EXISTS region_state_gfn";
 
@@ -113,7 +113,7 @@ static const char index_drop_sql[] =
  * While mapping_run holds no row (a new file, or nothing left once a
  * rebuild has forgotten a file's only capture), the lookup indexes go: the
  * analysis writes without them and hstore_finish() builds them in one pass
- * (schema 13 makes mapping_run_gfn with the table).  Only speed depends on
+ * (schema steps 13 and 14 make them with the tables).  Only speed depends on
  * this: where it fails (another statement is active), they are kept up.
  */
 static void drop_indexes_if_empty(struct msc_store *s)
@@ -1142,8 +1142,9 @@ int msc_history_merge(struct msc_store *dst, const char *analysis_path)
 	if (r < 0)
 		return r;
 	r = msc_store_exec(dst, "BEGIN");
-	/* built after, like region_state_gfn (schema 13 makes it with the table) */
-	r = r ?: msc_store_exec(dst, "DROP INDEX IF EXISTS main.mapping_run_gfn");
+	/* built after (schema steps 13 and 14 make them with the tables) */
+	r = r ?: msc_store_exec(dst, "DROP INDEX IF EXISTS main.mapping_run_gfn;"
+				"DROP INDEX IF EXISTS main.region_state_gfn");
 	for (size_t i = 0; i < ARRAY_SIZE(analysis_tables) && !r; i++) {
 		/* table names are the constants above, never data */
 		snprintf(sql, sizeof(sql), "INSERT INTO main.%s SELECT * FROM analysis.%s",
