@@ -6,8 +6,9 @@
  * per-thread cache that free() fills, so a loop that callocs one block and
  * frees it pays the arena both ways once the cache is full.  libtracecmd
  * callocs a record for every event it reads and import frees it: 380 of
- * the reader child's 1,660 instructions an event (callgrind, BENCHMARKS.md).
- * malloc() takes the block from the cache that free() put it in.
+ * the reader child's 1,660 instructions an event went to the pair, about
+ * 200 go now (callgrind, BENCHMARKS.md): malloc() takes the block from the
+ * cache that free() put it in.
  *
  * Only the program does this (the library leaves its host's allocator
  * alone); a block larger than the cache holds is the next calloc()'s (the
