@@ -77,6 +77,8 @@ struct synth_thread {
 	unsigned int cpu;
 	int vcpu;			/* -1 for the main thread */
 	uint64_t clock;			/* ns: when its next event happens */
+	uint64_t next_gfn, end_gfn;	/* a vCPU's share of a guest pass still to touch */
+	bool started;			/* ... and whether it has entered the guest */
 };
 
 /* A page table: 512 SPTEs, and for upper levels the tables they point to. */
@@ -85,6 +87,7 @@ struct synth_pt {
 	struct synth_pt **child;	/* NULL for level-1 tables */
 	uint64_t pfn;			/* host frame of the table */
 	uint64_t gfn;			/* first GFN it maps */
+	uint64_t linked;		/* ns: when the walks could first reach it */
 	unsigned int level;		/* level of its entries */
 };
 

@@ -21,6 +21,13 @@
  *
  * Walks visit entries in GFN order, parents before children, as
  * for_each_tdp_pte() does.
+ *
+ * The vCPUs take their steps in time order (model.c), each step whole: a
+ * vCPU whose clock is behind may find a table that another linked in a
+ * step which ran on past that clock.  Its walk then waits for the link
+ * (reach()).  Invariant: no event of a thread reads or changes an entry of
+ * a table before that table's link event, which a trace merged by time
+ * shows first, as a kernel's would.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -140,6 +147,14 @@ static uint64_t entry_gfn(const struct synth_pt *pt, unsigned int i)
 	return pt->gfn + i * pages(pt->level);
 }
 
+/* Table @pt, as @t's walk comes to it: not before it was linked. */
+static struct synth_pt *reach(struct synth_thread *t, struct synth_pt *pt)
+{
+	if (pt && t->clock < pt->linked)
+		t->clock = pt->linked;
+	return pt;
+}
+
 /* ---- events ---- */
 
 static void ev_spte(struct synth_model *m, struct synth_thread *t, uint64_t gfn,
@@ -240,11 +255,15 @@ void synth_mmu_release(struct synth_model *m)
  */
 void synth_mmu_load(struct synth_model *m, struct synth_thread *t)
 {
-	if (m->root)
+	if (m->root) {
+		reach(t, m->root);
 		return;
+	}
 	m->root = pt_new(m, 4, 0);
-	if (m->root)
+	if (m->root) {
 		ev_sp(m, t, MSC_EV_GET_PAGE, m->root, T_TABLE);
+		m->root->linked = t->clock;
+	}
 }
 
 /* Largest page KVM may map @gfn with: the backing, the slot, dirty logging. */
@@ -293,6 +312,7 @@ static struct synth_pt *split_entry(struct synth_model *m, struct synth_thread *
 	ev_spte(m, t, gfn, level, huge, table_spte(m, child), T_WALK);
 	set_entry(m, pt, i, table_spte(m, child));
 	pt->child[i] = child;
+	child->linked = t->clock;
 	e = synth_event(m, MSC_EV_SPLIT);
 	e->split = (struct msc_ev_split){ .gfn = gfn, .spte = huge, .level = (int32_t)level };
 	synth_emit(m, t, T_WALK);
@@ -360,6 +380,7 @@ static struct synth_pt *link_table(struct synth_model *m, struct synth_thread *t
 	ev_spte(m, t, entry_gfn(pt, i), pt->level, pt->spte[i], table_spte(m, child), T_WALK);
 	set_entry(m, pt, i, table_spte(m, child));
 	pt->child[i] = child;
+	child->linked = t->clock;
 	return child;
 }
 
@@ -388,7 +409,7 @@ static void slow_map(struct synth_model *m, struct synth_thread *t, uint64_t gfn
 			synth_flush(m, t, true, false);
 			set_entry(m, pt, i, m->l.nonpresent);
 		}
-		pt = present(m, pt->spte[i]) ? pt->child[i] : link_table(m, t, pt, i);
+		pt = present(m, pt->spte[i]) ? reach(t, pt->child[i]) : link_table(m, t, pt, i);
 	}
 	if (!pt)
 		return;
@@ -434,7 +455,7 @@ uint64_t synth_mmu_access(struct synth_model *m, struct synth_thread *t, uint64_
 		s = pt->spte[i];
 		if (!present(m, s) || leaf(m, level, s))
 			break;
-		pt = pt->child[i];
+		pt = reach(t, pt->child[i]);
 	}
 	if (leaf(m, level, s) && (!write || (s & m->l.writable))) {
 		bool pml = m->o->pml && m->logging && gfn >= m->slot_gfn;

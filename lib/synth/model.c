@@ -9,7 +9,8 @@
  *   disable_dirty_logging, repopulate  (x cycles), teardown
  *
  * The VMM's main thread issues the ioctls on CPU 0; vCPU i runs on CPU
- * (1 + i) mod cpus, each writing its own share of the slot, all at once.
+ * (1 + i) mod cpus, each writing its own share of the slot, all at once
+ * (their steps interleaved in time order, guest_pass()).
  * Time is simulated: each thread has a clock that every event advances by
  * the cost of the step it marks (jittered by a seeded generator, so a seed
  * gives the same trace); a CPU shared by threads runs them one after the
@@ -423,29 +424,56 @@ static uint64_t zero_cost(const struct synth_model *m)
 	return cost[m->backing_level];
 }
 
-/* Each vCPU stores one byte to every @stride-th page of its share. */
-static void guest_pass(struct synth_model *m, uint64_t stride, bool first_touch)
+/* One step of a guest pass: entering the guest, or a store to the next page of the share. */
+static void vcpu_step(struct synth_model *m, struct synth_thread *t, uint64_t stride,
+		      bool first_touch)
 {
-	vcpus_start(m);
-	for (unsigned int v = 0; v < m->o->vcpus && !m->r; v++) {
-		struct synth_thread *t = &m->vcpus[v];
-		uint64_t gfn, end;
+	uint64_t before, n;
 
+	if (!t->started) {
+		t->started = true;
 		synth_mmu_load(m, t);
 		/* the first instruction fetch maps dirtylog's code page */
 		synth_mmu_access(m, t, 1, false, true);
-		share(m, v, &gfn, &end);
-		while (gfn < end && !m->r) {
-			uint64_t before = m->leaves[1] + m->leaves[2] + m->leaves[3];
-			uint64_t n = synth_mmu_access(m, t, gfn, true, false);
+		return;
+	}
+	before = m->leaves[1] + m->leaves[2] + m->leaves[3];
+	n = synth_mmu_access(m, t, t->next_gfn, true, false);
+	if (first_touch && m->leaves[1] + m->leaves[2] + m->leaves[3] != before)
+		t->clock += synth_cost(m, zero_cost(m));
+	/* the stores a writable huge page lets through, at guest speed */
+	n = max(stride, n - n % stride);
+	t->clock += T_GUEST_STORE * (n / stride);
+	t->next_gfn += n;
+}
 
-			if (first_touch && m->leaves[1] + m->leaves[2] + m->leaves[3] != before)
-				t->clock += synth_cost(m, zero_cost(m));
-			/* the stores a writable huge page lets through, at guest speed */
-			n = max(stride, n - n % stride);
-			t->clock += T_GUEST_STORE * (n / stride);
-			gfn += n;
+/*
+ * Each vCPU stores one byte to every @stride-th page of its share.  The
+ * vCPUs take their steps in time order, the earliest clock first (of equal
+ * ones, the lowest vCPU), so that the fault which comes first links the
+ * tables the others find (mmu.c, reach()).
+ */
+static void guest_pass(struct synth_model *m, uint64_t stride, bool first_touch)
+{
+	vcpus_start(m);
+	for (unsigned int v = 0; v < m->o->vcpus; v++) {
+		struct synth_thread *t = &m->vcpus[v];
+
+		share(m, v, &t->next_gfn, &t->end_gfn);
+		t->started = false;
+	}
+	while (!m->r) {
+		struct synth_thread *t = NULL;
+
+		for (unsigned int v = 0; v < m->o->vcpus; v++) {
+			struct synth_thread *u = &m->vcpus[v];
+
+			if ((!u->started || u->next_gfn < u->end_gfn) && (!t || u->clock < t->clock))
+				t = u;
 		}
+		if (!t)
+			break;
+		vcpu_step(m, t, stride, first_touch);
 	}
 	vcpus_join(m);
 }
