@@ -107,18 +107,33 @@ check_match "dump --gfn junk: refused" "$("$MSC" dump --gfn xyz trace.db 2>&1)" 
 check_match "dump -F: a name that is no event type is refused by name" \
 	"$("$MSC" dump -F spte_change trace.db 2>&1)" "^mmuscope dump: --event spte_change: not an event type"
 
-# a long import on a terminal says how far it got; not with -q, not into a pipe
-"$MSC" synth -q -o big.dat --guest-gib 3 --passes 2
+# a long import on a terminal says how far it got; not with -q, not into a
+# pipe.  The input comes slowly, whatever the machine's speed: a text trace
+# through a FIFO that stops for 2 s, past the first second a progress line
+# waits for, after its first 10,000 lines.
+"$MSC" dump trace.db >slow.txt
+paced() {
+	rm -f slow.fifo
+	mkfifo -m 600 slow.fifo
+	# (bounded: a writer whose reader never came would wait for ever)
+	timeout 60 sh -c 'exec >slow.fifo; head -n 10000 slow.txt; sleep 2
+		tail -n +10001 slow.txt' &
+}
 tty() { script -qec "$*" /dev/null </dev/null; }
-out=$(tty "'$MSC' import big.dat -o big1.db" | tr '\r' '\n' | sed 's/\x1b\[K//g')
+paced
+out=$(tty "'$MSC' import --text slow.fifo -o big1.db" | tr '\r' '\n' | sed 's/\x1b\[K//g')
 check_match "import on a terminal: a progress line" "$out" \
-	'^mmuscope import: big.dat: [0-9,]+ events in [0-9]+ s \([0-9.]+ M events/s\)'
+	'^mmuscope import: slow.fifo: [0-9,]+ events in [0-9]+ s \([0-9.]+ M events/s\)'
+paced
 check_eq "... and not with -q" \
-	"$(tty "'$MSC' import -q big.dat -o big2.db" | tr '\r' '\n' | grep -c 'events in')" 0
+	"$(tty "'$MSC' import -q --text slow.fifo -o big2.db" | tr '\r' '\n' | grep -c 'events in')" 0
+paced
 check_eq "... nor into a pipe (not even an erase)" \
-	"$("$MSC" import big.dat -o big3.db 2>&1 | grep -c "M events/s)\|$(printf '\033')")" 0
-check_eq "... nor with -q into a pipe" "$("$MSC" import -q big.dat -o big4.db 2>&1)" ""
-rm -f big.dat big1.db big2.db big3.db big4.db
+	"$("$MSC" import --text slow.fifo -o big3.db 2>&1 | grep -c "M events/s)\|$(printf '\033')")" 0
+paced
+check_eq "... nor with -q into a pipe" "$("$MSC" import -q --text slow.fifo -o big4.db 2>&1)" ""
+wait
+rm -f slow.txt slow.fifo big1.db big2.db big3.db big4.db
 
 # --infer-only starts over: the phases are inferred even where analyzed before
 "$MSC" import -q "$TRACES/k612msc-npt_tdp_32m" -o msc.db
