@@ -387,11 +387,12 @@ static uint8_t copy_size_act(unsigned int size)
 static uint8_t copy_act(const struct msc_decoder *d, const struct msc_field *f,
 			const struct tep_format_field *src)
 {
+	uint8_t act = copy_size_act(f->size);	/* a number is 1, 2, 4 or 8 bytes */
+
 	if (!d->native || src->size != f->size || (f->flags & MSC_F_BOOL) ||
-	    src->offset < 0 || src->offset > UINT16_MAX ||
-	    (f->size != 1 && f->size != 2 && f->size != 4 && f->size != 8))
+	    src->offset < 0 || src->offset > UINT16_MAX || act > SLOT_COPY8)
 		return SLOT_NUMBER;
-	return copy_size_act(f->size);
+	return act;
 }
 
 static bool is_copy(const struct slot *s)
