@@ -118,6 +118,7 @@ struct synth_model {
 	/* threads and time */
 	struct synth_thread main;
 	struct synth_thread *vcpus;
+	struct synth_thread **ready;	/* guest_pass(): a min-heap of the vCPUs with steps left */
 	uint64_t *cpu_clock;		/* last timestamp of each CPU */
 	uint64_t rng;
 

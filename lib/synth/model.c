@@ -447,6 +447,31 @@ static void vcpu_step(struct synth_model *m, struct synth_thread *t, uint64_t st
 	t->next_gfn += n;
 }
 
+/* Which of two vCPUs steps first: the earlier clock; of equal ones, the lower vCPU. */
+static bool steps_before(const struct synth_thread *a, const struct synth_thread *b)
+{
+	return a->clock < b->clock || (a->clock == b->clock && a->vcpu < b->vcpu);
+}
+
+static void ready_down(struct synth_thread **h, unsigned int n, unsigned int i)
+{
+	for (;;) {
+		unsigned int l = 2 * i + 1, m = i;
+		struct synth_thread *tmp;
+
+		if (l < n && steps_before(h[l], h[m]))
+			m = l;
+		if (l + 1 < n && steps_before(h[l + 1], h[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		tmp = h[i];
+		h[i] = h[m];
+		h[m] = tmp;
+		i = m;
+	}
+}
+
 /*
  * Each vCPU stores one byte to every @stride-th page of its share.  The
  * vCPUs take their steps in time order, the earliest clock first (of equal
@@ -455,25 +480,26 @@ static void vcpu_step(struct synth_model *m, struct synth_thread *t, uint64_t st
  */
 static void guest_pass(struct synth_model *m, uint64_t stride, bool first_touch)
 {
+	struct synth_thread **h = m->ready;
+	unsigned int n = m->o->vcpus;
+
 	vcpus_start(m);
-	for (unsigned int v = 0; v < m->o->vcpus; v++) {
+	for (unsigned int v = 0; v < n; v++) {
 		struct synth_thread *t = &m->vcpus[v];
 
 		share(m, v, &t->next_gfn, &t->end_gfn);
 		t->started = false;
+		h[v] = t;
 	}
-	while (!m->r) {
-		struct synth_thread *t = NULL;
+	for (unsigned int i = n / 2; i-- > 0;)
+		ready_down(h, n, i);
+	while (n && !m->r) {
+		struct synth_thread *t = h[0];
 
-		for (unsigned int v = 0; v < m->o->vcpus; v++) {
-			struct synth_thread *u = &m->vcpus[v];
-
-			if ((!u->started || u->next_gfn < u->end_gfn) && (!t || u->clock < t->clock))
-				t = u;
-		}
-		if (!t)
-			break;
 		vcpu_step(m, t, stride, first_touch);
+		if (t->started && t->next_gfn >= t->end_gfn)
+			h[0] = h[--n];	/* its share is done */
+		ready_down(h, n, 0);	/* its clock moved on */
 	}
 	vcpus_join(m);
 }
@@ -649,8 +675,9 @@ static int setup(struct synth_model *m)
 			   o->backing == MSC_SYNTH_BACKING_2M ? 2 : 1;
 	m->rng = o->seed ? o->seed : 1;
 	m->vcpus = calloc(o->vcpus, sizeof(*m->vcpus));
+	m->ready = calloc(o->vcpus, sizeof(*m->ready));
 	m->cpu_clock = calloc(cpus, sizeof(*m->cpu_clock));
-	if (!m->vcpus || !m->cpu_clock)
+	if (!m->vcpus || !m->ready || !m->cpu_clock)
 		return -ENOMEM;
 	m->main = (struct synth_thread){ .pid = MAIN_PID, .cpu = 0, .vcpu = -1,
 					 .clock = 1000000000ULL };
@@ -695,6 +722,7 @@ int msc_synth_run(const struct msc_synth_opts *o, const struct msc_synth_formats
 	ret->remote_tlb_flush_requests = m.flushes;
 	synth_mmu_release(&m);
 	free(m.vcpus);
+	free(m.ready);
 	free(m.cpu_clock);
 	return r;
 }
