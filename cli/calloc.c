@@ -14,7 +14,8 @@
  * alone); a block larger than the cache holds is the next calloc()'s (the
  * C library's, or a sanitizer's or valgrind's that replaced it), whose
  * fresh pages need no clearing.  Sanitizer builds keep theirs for every
- * block.
+ * block (ThreadSanitizer's runtime callocs for a thread before it may run
+ * instrumented code).
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -22,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifndef __SANITIZE_ADDRESS__
+#if !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
 
 #define CACHED_MAX 1024		/* glibc's thread cache: blocks to 1,032 bytes */
 

@@ -19,22 +19,16 @@
 
 #include "mmuscope/event.h"
 #include "event-desc.h"
+#include "event-ring.h"
 
-#define TAP_BATCH 1024		/* events per hand-over */
-#define TAP_SLOTS 8		/* batches in flight, one of them being filled */
 #define TAP_COPY 64		/* bytes copied at least: a constant size is a few moves */
 
 struct msc_tap_thread {
 	struct msc_tap inner;		/* the real tap; its event() runs on the worker */
 	pthread_t thread;
-	pthread_mutex_t lock;
-	pthread_cond_t more, room;
-	struct msc_event (*batch)[TAP_BATCH];	/* TAP_SLOTS batches */
-	size_t fill[TAP_SLOTS];		/* events in each full batch */
-	unsigned int head, tail, count;	/* ring of full batches; tail is being filled */
-	struct msc_event *next, *end;	/* in batch[tail]: the next event's slot, its end */
+	struct event_ring ring;		/* the caller produces, the worker consumes */
+	char *start, *next;		/* the batch being filled, where the next event goes */
 	int err;			/* the tap's first error (set by the worker) */
-	bool closing;
 };
 
 static int tap_error(struct msc_tap_thread *t)
@@ -45,41 +39,33 @@ static int tap_error(struct msc_tap_thread *t)
 static void *worker(void *arg)
 {
 	struct msc_tap_thread *t = arg;
+	const char *p, *end;
+	size_t n;
 
-	pthread_mutex_lock(&t->lock);
-	for (;;) {
-		unsigned int slot;
-		size_t n;
-
-		while (!t->count && !t->closing)
-			pthread_cond_wait(&t->more, &t->lock);
-		if (!t->count)
-			break;
-		slot = t->head;
-		n = t->fill[slot];
-		pthread_mutex_unlock(&t->lock);
-		for (size_t i = 0; i < n && !tap_error(t); i++) {
-			int r = t->inner.ops->event(t->inner.ctx, &t->batch[slot][i]);
+	while ((n = event_ring_take(&t->ring, &p))) {
+		for (end = p + n; p < end && !tap_error(t);) {
+			const struct msc_event *ev = (const struct msc_event *)p;
+			int r = t->inner.ops->event(t->inner.ctx, ev);
 
 			if (r)
 				__atomic_store_n(&t->err, r, __ATOMIC_RELEASE);
+			p += event_ring_step(ev);
 		}
-		pthread_mutex_lock(&t->lock);
-		t->head = (t->head + 1) % TAP_SLOTS;
-		t->count--;
-		pthread_cond_signal(&t->room);
+		event_ring_release(&t->ring);
 	}
-	pthread_mutex_unlock(&t->lock);
 	return NULL;
 }
 
 static void destroy(struct msc_tap_thread *t)
 {
-	pthread_mutex_destroy(&t->lock);
-	pthread_cond_destroy(&t->more);
-	pthread_cond_destroy(&t->room);
-	free(t->batch);
+	event_ring_destroy(&t->ring);
 	free(t);
+}
+
+/* Point the producer at the batch being filled. */
+static void filling(struct msc_tap_thread *t)
+{
+	t->start = t->next = event_ring_filling(&t->ring);
 }
 
 /**
@@ -99,16 +85,12 @@ int msc_tap_thread_start(const struct msc_tap *inner, struct msc_tap_thread **re
 	if (!t)
 		return -ENOMEM;
 	t->inner = *inner;
-	pthread_mutex_init(&t->lock, NULL);
-	pthread_cond_init(&t->more, NULL);
-	pthread_cond_init(&t->room, NULL);
-	t->batch = malloc(sizeof(*t->batch) * TAP_SLOTS);
-	if (!t->batch) {
-		destroy(t);
-		return -ENOMEM;
+	r = event_ring_init(&t->ring);
+	if (r) {
+		free(t);
+		return r;
 	}
-	t->next = t->batch[0];
-	t->end = t->batch[0] + TAP_BATCH;
+	filling(t);
 	r = pthread_create(&t->thread, NULL, worker, t);
 	if (r) {
 		destroy(t);
@@ -121,18 +103,8 @@ int msc_tap_thread_start(const struct msc_tap *inner, struct msc_tap_thread **re
 /* Hand the batch being filled to the worker; waits while the ring is full. */
 static void hand_over(struct msc_tap_thread *t)
 {
-	if (t->next == t->batch[t->tail])
-		return;
-	pthread_mutex_lock(&t->lock);
-	t->fill[t->tail] = (size_t)(t->next - t->batch[t->tail]);
-	t->tail = (t->tail + 1) % TAP_SLOTS;
-	t->count++;
-	pthread_cond_signal(&t->more);
-	while (t->count == TAP_SLOTS)
-		pthread_cond_wait(&t->room, &t->lock);
-	pthread_mutex_unlock(&t->lock);
-	t->next = t->batch[t->tail];
-	t->end = t->next + TAP_BATCH;
+	event_ring_hand_over(&t->ring, (size_t)(t->next - t->start));
+	filling(t);
 }
 
 /* The worker has taken no event yet: its tap is the caller's to begin. */
@@ -147,7 +119,6 @@ static int thread_begin(void *ctx, const struct msc_tap_begin *b)
 static int thread_push(void *ctx, const struct msc_event *ev)
 {
 	struct msc_tap_thread *t = ctx;
-	struct msc_event *slot = t->next;
 	size_t size = msc_event_size(ev);
 	int r = tap_error(t);
 
@@ -155,16 +126,17 @@ static int thread_push(void *ctx, const struct msc_event *ev)
 	if (r)
 		return r;
 	/*
-	 * The slot being filled is never the worker's: the ring keeps one free.
 	 * Only what a reader may look at is copied (a sixth of the struct for
-	 * an SPTE change); the rest of the slot is undefined, as a source's.
-	 * A short event is copied as TAP_COPY bytes: moves, not a call.
+	 * an SPTE change), packed (event-ring.h: the fill point has room for a
+	 * whole event).  A short event is copied as TAP_COPY bytes: moves, not
+	 * a call; the next event overwrites what is past its size.
 	 */
 	if (size <= TAP_COPY)
-		memcpy(slot, ev, TAP_COPY);
+		memcpy(t->next, ev, TAP_COPY);
 	else
-		memcpy(slot, ev, size);
-	if (++t->next == t->end)
+		memcpy(t->next, ev, size);
+	t->next += event_ring_step(ev);
+	if (t->next - t->start >= EVENT_RING_BYTES)
 		hand_over(t);
 	return 0;
 }
@@ -194,10 +166,7 @@ int msc_tap_thread_finish(struct msc_tap_thread *t)
 	if (!t)
 		return 0;
 	hand_over(t);
-	pthread_mutex_lock(&t->lock);
-	t->closing = true;
-	pthread_cond_signal(&t->more);
-	pthread_mutex_unlock(&t->lock);
+	event_ring_end(&t->ring);
 	pthread_join(t->thread, NULL);
 	r = tap_error(t);
 	destroy(t);

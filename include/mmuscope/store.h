@@ -80,6 +80,14 @@ int msc_store_events_open(struct msc_store *s, int64_t first_seq, int64_t last_s
 int msc_store_events_next(struct msc_event_cursor *c, struct msc_event *ret_ev);
 void msc_store_events_close(struct msc_event_cursor *c);
 
+/* The same walk, read ahead on a thread of its own (lib/store-readahead.c) */
+struct msc_store_readahead;
+
+int msc_store_readahead_open(struct msc_store *s, int64_t first_seq, int64_t last_seq,
+			     struct msc_store_readahead **ret);
+int msc_store_readahead_next(struct msc_store_readahead *ra, const struct msc_event **ret_ev);
+void msc_store_readahead_close(struct msc_store_readahead *ra);
+
 /* Test builds only: fail the n-th SQLite step from now with SQLITE_FULL. */
 void msc_store_fail_after(struct msc_store *s, long n);
 

@@ -905,6 +905,40 @@ void msc_history_tap_free(struct msc_history_tap *t)
 	free(t);
 }
 
+/*
+ * The events of [first, last] to msc_history_feed(), read ahead on a thread
+ * where the store allows (msc_store_readahead_open()), else here.
+ */
+static int feed_range(struct msc_history *h, struct msc_store *s, int64_t first, int64_t last)
+{
+	struct msc_store_readahead *ra = NULL;
+	struct msc_event_cursor *cur = NULL;
+	const struct msc_event *ev;
+	struct msc_event buf;
+	uint64_t n = 0;
+	int r;
+
+	r = msc_store_readahead_open(s, first, last, &ra);
+	if (r == -EAGAIN)
+		r = msc_store_events_open(s, first, last, &cur);
+	while (!r) {
+		if (ra) {
+			r = msc_store_readahead_next(ra, &ev);
+		} else {
+			r = msc_store_events_next(cur, &buf);
+			ev = &buf;
+		}
+		if (r != 1)
+			break;
+		r = msc_history_feed(h, ev);
+		if (!r && ++n % ANALYZE_COMMIT_EVERY == 0)
+			r = hstore_commit(h->hs);
+	}
+	msc_store_readahead_close(ra);
+	msc_store_events_close(cur);
+	return r;
+}
+
 /**
  * msc_history_analyze - analyze the events of a capture not analyzed yet
  * @s: the store, writable
@@ -919,10 +953,7 @@ int msc_history_analyze(struct msc_store *s, int64_t capture_id,
 			const struct msc_history_opts *opts, struct msc_history_summary *ret)
 {
 	struct msc_capture_row cap;
-	struct msc_event_cursor *cur = NULL;
 	struct msc_history *h = NULL;
-	struct msc_event ev;
-	uint64_t n = 0;
 	int r;
 
 	r = find_capture(s, capture_id, &cap);
@@ -931,14 +962,7 @@ int msc_history_analyze(struct msc_store *s, int64_t capture_id,
 	if (r)
 		return r;
 	if (cap.first_seq >= 0)
-		r = msc_store_events_open(s, max(cap.first_seq, msc_history_resume_seq(h)),
-					  cap.last_seq, &cur);
-	while (!r && cur && (r = msc_store_events_next(cur, &ev)) == 1) {
-		r = msc_history_feed(h, &ev);
-		if (!r && ++n % ANALYZE_COMMIT_EVERY == 0)
-			r = hstore_commit(h->hs);
-	}
-	msc_store_events_close(cur);
+		r = feed_range(h, s, max(cap.first_seq, msc_history_resume_seq(h)), cap.last_seq);
 	if (!r && cap.complete)
 		msc_history_capture_ended(h);
 	if (!r)

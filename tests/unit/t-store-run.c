@@ -4,6 +4,7 @@
  * exactly, through the cursor and through the views, however the runs
  * interleave, and whatever values would overflow the views' arithmetic.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -85,34 +86,65 @@ static int store(const char *name, unsigned int batch)
 	return r;
 }
 
-/* evs[first..last] read back from @name in order, each equal; false otherwise. */
+/* A walk of the events: the cursor's, or the read-ahead one's (@ahead). */
+struct walk {
+	struct msc_event_cursor *c;
+	struct msc_store_readahead *ra;
+	struct msc_event buf;
+};
+
+static int walk_open(struct msc_store *s, bool ahead, int64_t first, int64_t last,
+		     struct walk *w)
+{
+	*w = (struct walk){ 0 };
+	return ahead ? msc_store_readahead_open(s, first, last, &w->ra) :
+		       msc_store_events_open(s, first, last, &w->c);
+}
+
+static int walk_next(struct walk *w, const struct msc_event **ret)
+{
+	*ret = &w->buf;
+	return w->ra ? msc_store_readahead_next(w->ra, ret) : msc_store_events_next(w->c, &w->buf);
+}
+
+static void walk_close(struct walk *w)
+{
+	msc_store_readahead_close(w->ra);
+	msc_store_events_close(w->c);
+}
+
+/* evs[first..last] read back from @name in order, each equal, either way; false otherwise. */
 static bool reads_back(const char *name, int64_t first, int64_t last)
 {
 	char want[MSC_EVENT_LINE_MAX], got[MSC_EVENT_LINE_MAX];
-	struct msc_event_cursor *c;
-	struct msc_store *s;
-	struct msc_event ev;
-	int64_t i = first;
+	const struct msc_event *ev;
 	bool ok = true;
-	int r;
 
-	if (!check_int(msc_store_open(path(name), MSC_STORE_READONLY, &s), ==, 0))
-		return false;
-	if (!check_int(msc_store_events_open(s, first, last, &c), ==, 0)) {
+	for (int ahead = 0; ahead < 2 && ok; ahead++) {
+		struct msc_store *s;
+		struct walk w;
+		int64_t i = first;
+		int r;
+
+		if (!check_int(msc_store_open(path(name), MSC_STORE_READONLY, &s), ==, 0))
+			return false;
+		if (!check_int(walk_open(s, ahead, first, last, &w), ==, 0)) {
+			msc_store_close(s);
+			return false;
+		}
+		while (ok && (r = walk_next(&w, &ev)) > 0) {
+			ok = check_int(ev->seq, ==, i) && check_uint(ev->ts, ==, evs[i].ts) &&
+			     check_int(ev->cpu, ==, evs[i].cpu) && check_int(ev->pid, ==, evs[i].pid);
+			msc_event_format(&evs[i], want, sizeof(want));
+			msc_event_format(ev, got, sizeof(got));
+			ok = ok && check_str(got, want);
+			i++;
+		}
+		walk_close(&w);
 		msc_store_close(s);
-		return false;
+		ok = ok && check_int(r, ==, 0) && check_int(i, ==, last + 1);
 	}
-	while (ok && (r = msc_store_events_next(c, &ev)) > 0) {
-		ok = check_int(ev.seq, ==, i) && check_uint(ev.ts, ==, evs[i].ts) &&
-		     check_int(ev.cpu, ==, evs[i].cpu) && check_int(ev.pid, ==, evs[i].pid);
-		msc_event_format(&evs[i], want, sizeof(want));
-		msc_event_format(&ev, got, sizeof(got));
-		ok = ok && check_str(got, want);
-		i++;
-	}
-	msc_store_events_close(c);
-	msc_store_close(s);
-	return ok && check_int(r, ==, 0) && check_int(i, ==, last + 1);
+	return ok;
 }
 
 static int64_t query(const char *name, const char *sql)
@@ -303,28 +335,95 @@ static void t_bad_row(void)
 		spte(10 + i, 0, 0x100 + i, 0, 0x1000 + (i << 12), MSC_CLASS_MAP);
 	check_int(store("bad.db", 0), ==, 0);
 	check(reads_back("bad.db", 0, 9));
-	for (size_t b = 0; b < sizeof(bad) / sizeof(bad[0]); b++) {
-		struct msc_event_cursor *c = NULL;
+	for (size_t b = 0; b < sizeof(bad) / sizeof(bad[0]) * 2; b++) {
+		const char *at = bad[b / 2];
+		const struct msc_event *ev;
 		struct msc_store *s;
-		struct msc_event ev;
+		struct walk w;
 		char sql[128];
 		sqlite3 *db;
 		int r;
 
 		check_int(sqlite3_open(path("bad.db"), &db), ==, SQLITE_OK);
-		snprintf(sql, sizeof(sql), "UPDATE spte_change_run SET at = '%s'", bad[b]);
+		snprintf(sql, sizeof(sql), "UPDATE spte_change_run SET at = '%s'", at);
 		check_int(sqlite3_exec(db, sql, NULL, NULL, NULL), ==, SQLITE_OK);
 		sqlite3_close(db);
+		/* the read-ahead cursor tells its reader's error in the caller's store */
 		check_int(msc_store_open(path("bad.db"), MSC_STORE_READONLY, &s), ==, 0);
-		r = msc_store_events_open(s, 0, INT64_MAX, &c);
-		while (!r && (r = msc_store_events_next(c, &ev)) > 0)
+		r = walk_open(s, b % 2, 0, INT64_MAX, &w);
+		while (!r && (r = walk_next(&w, &ev)) > 0)
 			;
 		if (!check_int(r, ==, MSC_ERR_SQL))
-			fprintf(stderr, "# at = %s\n", bad[b]);
+			fprintf(stderr, "# at = %s, read ahead %zu\n", at, b % 2);
 		check_str(msc_store_errmsg(s), "spte_change_run: row 0: at is not 10 residuals");
-		msc_store_events_close(c);
+		walk_close(&w);
 		msc_store_close(s);
 	}
+
+	/*
+	 * A bad row met after ten good events: the reader's error, after as many
+	 * events as the cursor gives (it opens the next row with the tenth).
+	 */
+	for (uint64_t i = 0; i < 10; i++)
+		spte(20 + i, 1, 0x200 + i, 0, 0x1000 + (i << 12), MSC_CLASS_UNMAP);
+	check_int(store("bad2.db", 0), ==, 0);
+	check(reads_back("bad2.db", 0, 19));
+	for (int ahead = 0, first_n = -1; ahead < 2; ahead++) {
+		const struct msc_event *ev;
+		struct msc_store *s;
+		struct walk w;
+		sqlite3 *db;
+		int r, n = 0;
+
+		check_int(sqlite3_open(path("bad2.db"), &db), ==, SQLITE_OK);
+		check_int(sqlite3_exec(db, "UPDATE spte_change_run SET at = '[1]' WHERE seq = 10",
+				       NULL, NULL, NULL), ==, SQLITE_OK);
+		sqlite3_close(db);
+		check_int(msc_store_open(path("bad2.db"), MSC_STORE_READONLY, &s), ==, 0);
+		r = walk_open(s, ahead, 0, INT64_MAX, &w);
+		if (!r)
+			while ((r = walk_next(&w, &ev)) > 0)
+				n++;
+		check_int(r, ==, MSC_ERR_SQL);
+		check_int(n, >=, 9);
+		if (first_n >= 0)
+			check_int(n, ==, first_n);
+		first_n = n;
+		check_str(msc_store_errmsg(s), "spte_change_run: row 10: at is not 10 residuals");
+		walk_close(&w);
+		msc_store_close(s);
+	}
+}
+
+/*
+ * The read-ahead cursor closed with its reader waiting for room, and on a
+ * store that cannot share its reads (not WAL): the caller is told to read
+ * itself.  span.db holds more events than the ring.
+ */
+static void t_readahead_close(void)
+{
+	struct msc_store_readahead *ra = NULL;
+	const struct msc_event *ev;
+	struct msc_store *s;
+	sqlite3 *db;
+
+	check_int(msc_store_open(path("span.db"), MSC_STORE_READONLY, &s), ==, 0);
+	check_int(msc_store_readahead_open(s, 0, INT64_MAX, &ra), ==, 0);
+	for (int i = 0; i < 10 && ra; i++)
+		if (check_int(msc_store_readahead_next(ra, &ev), ==, 1))
+			check_int(ev->seq, ==, i);
+	msc_store_readahead_close(ra);
+	msc_store_close(s);
+
+	check_int(sqlite3_open(path("span.db"), &db), ==, SQLITE_OK);
+	check_int(sqlite3_exec(db, "PRAGMA journal_mode = DELETE", NULL, NULL, NULL), ==,
+		  SQLITE_OK);
+	sqlite3_close(db);
+	check_int(msc_store_open(path("span.db"), MSC_STORE_READONLY, &s), ==, 0);
+	ra = NULL;
+	check_int(msc_store_readahead_open(s, 0, INT64_MAX, &ra), ==, -EAGAIN);
+	check(!ra);
+	msc_store_close(s);
 }
 
 /* The rows of @sql in @name, "|"-separated, rows ";"-terminated, into @buf. */
@@ -509,6 +608,7 @@ int main(void)
 	TEST(t_overflow(), "steps the views' arithmetic would overflow are not joined");
 	TEST(t_span_and_commit(), "runs span at most 65536 seqs and no commit");
 	TEST(t_bad_row(), "a run row with the wrong residuals is refused by name");
+	TEST(t_readahead_close(), "the read-ahead cursor stops early, and only reads beside WAL writers");
 	TEST(t_migrate(), "a schema 8 database's events and intervals read the same migrated");
 	TEST(t_migrate_open(), "a schema 12 database's open runs keep their starts migrated, its index led by gfn");
 	return test_done();
