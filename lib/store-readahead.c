@@ -6,9 +6,11 @@
  * Replay (msc_history_analyze()) spends a third of its time reading runs
  * back and expanding them; on two cores that now runs beside the analysis.
  *
- * The reader sees the database as it was when it started (WAL: a read
+ * The reader sees the database as it was when its read began (WAL: a read
  * transaction is a snapshot), so what the caller's connection writes
  * meanwhile is not among the events; callers write analysis tables only.
+ * A read lasts READAHEAD_SPAN events; between two, what the caller
+ * committed is checkpointed on a thread of its own (store-checkpoint.c).
  * Only a database in WAL mode shares reads with a writer, so the caller's
  * connection must be in it (msc_store_readahead_open() says -EAGAIN).
  *
@@ -27,12 +29,18 @@
 #include "event-ring.h"
 #include "mmuscope/error.h"
 #include "mmuscope/store.h"
+#include "mmuscope/util.h"
 #include "store-local.h"
+
+/* Events read in one read transaction: the WAL is checkpointed between two. */
+#define READAHEAD_SPAN (1 << 20)
 
 struct msc_store_readahead {
 	struct msc_store *s;		/* the caller's: the reader's error is told in it */
 	struct msc_store *rs;		/* the reader's connection */
 	struct msc_event_cursor *cur;	/* on rs; the worker's once it runs */
+	struct store_checkpointer *ck;	/* the caller's checkpoints while it runs, or NULL */
+	int64_t last_seq;
 	pthread_t thread;
 	struct event_ring ring;		/* the worker produces, the caller consumes */
 	const char *next, *end;		/* the caller's: in the batch taken (none: equal) */
@@ -41,15 +49,39 @@ struct msc_store_readahead {
 	bool running;
 };
 
+/*
+ * The read of the span that ended with @seq is over: read on in a new
+ * transaction, and have what the caller committed before it checkpointed
+ * (store-checkpoint.c: no read holds it now).  Returns 0, 1 when @seq
+ * ended the range, or the cursor's error.
+ */
+static int next_span(struct msc_store_readahead *ra, int64_t seq)
+{
+	int r = 1;
+
+	msc_store_events_close(ra->cur);
+	ra->cur = NULL;
+	if (seq < ra->last_seq)
+		r = msc_store_events_open(ra->rs, seq + 1, ra->last_seq, &ra->cur);
+	if (ra->ck)
+		store_checkpointer_ask(ra->ck);
+	return r;
+}
+
 static void *reader(void *arg)
 {
 	struct msc_store_readahead *ra = arg;
 	char *start = event_ring_filling(&ra->ring), *p = start;
+	uint64_t k = 0;
 	int r;
 
 	/* each event is read in place: the fill point has room for a whole one */
 	while ((r = msc_store_events_next(ra->cur, (struct msc_event *)p)) == 1) {
-		p += event_ring_step((struct msc_event *)p);
+		const struct msc_event *ev = (const struct msc_event *)p;
+
+		p += event_ring_step(ev);
+		if (++k % READAHEAD_SPAN == 0 && (r = next_span(ra, (int64_t)ev->seq)))
+			break;
 		if (p - start < EVENT_RING_BYTES)
 			continue;
 		if (!event_ring_hand_over(&ra->ring, (size_t)(p - start))) {
@@ -59,7 +91,7 @@ static void *reader(void *arg)
 		start = p = event_ring_filling(&ra->ring);
 	}
 	event_ring_hand_over(&ra->ring, (size_t)(p - start));
-	ra->err = r;
+	ra->err = min(r, 0);
 	event_ring_end(&ra->ring);
 	return NULL;
 }
@@ -102,6 +134,7 @@ int msc_store_readahead_open(struct msc_store *s, int64_t first_seq, int64_t las
 	if (!ra)
 		return -ENOMEM;
 	ra->s = s;
+	ra->last_seq = last_seq;
 	r = event_ring_init(&ra->ring);
 	if (!r)
 		r = msc_store_open(s->path, MSC_STORE_READONLY, &ra->rs);
@@ -111,6 +144,9 @@ int msc_store_readahead_open(struct msc_store *s, int64_t first_seq, int64_t las
 			snprintf(s->errmsg, sizeof(s->errmsg), "%s", ra->rs->errmsg);
 	}
 	if (!r) {
+		/* without a checkpointer the caller's commits checkpoint, later */
+		if (!(s->flags & MSC_STORE_READONLY))
+			store_checkpointer_start(s, &ra->ck);
 		r = -pthread_create(&ra->thread, NULL, reader, ra);
 		ra->running = !r;
 	}
@@ -165,6 +201,7 @@ void msc_store_readahead_close(struct msc_store_readahead *ra)
 	}
 	msc_store_events_close(ra->cur);
 	msc_store_close(ra->rs);
+	store_checkpointer_stop(ra->ck);
 	event_ring_destroy(&ra->ring);
 	free(ra);
 }

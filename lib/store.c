@@ -167,7 +167,8 @@ int msc_store_begin(struct msc_store *s)
 	return r;
 }
 
-static int64_t query_int(struct msc_store *s, const char *sql, int64_t dflt)
+/* The one integer @sql gives, or @dflt: none, NULL, or an error. */
+int64_t msc_store_query_int(struct msc_store *s, const char *sql, int64_t dflt)
 {
 	sqlite3_stmt *st;
 	int64_t v = dflt;
@@ -192,9 +193,9 @@ static int migrate(struct msc_store *s)
 	char sql[64];
 	int r;
 
-	version = query_int(s, "PRAGMA user_version", -1);
-	app = query_int(s, "PRAGMA application_id", -1);
-	tables = query_int(s, "SELECT count(*) FROM sqlite_schema", -1);
+	version = msc_store_query_int(s, "PRAGMA user_version", -1);
+	app = msc_store_query_int(s, "PRAGMA application_id", -1);
+	tables = msc_store_query_int(s, "SELECT count(*) FROM sqlite_schema", -1);
 	if (version < 0 || app < 0 || tables < 0) {
 		snprintf(s->errmsg, sizeof(s->errmsg), "%s", sqlite3_errmsg(s->db));
 		return msc_store_error(s, sqlite3_errcode(s->db));
@@ -378,7 +379,7 @@ int msc_store_open(const char *path, unsigned int flags, struct msc_store **ret)
 	if (!r)
 		r = migrate(s);
 	if (!r)
-		s->next_seq = query_int(s, "SELECT max(last_seq) FROM capture", -1) + 1;
+		s->next_seq = msc_store_query_int(s, "SELECT max(last_seq) FROM capture", -1) + 1;
 	if (r) {
 		msc_store_close(s);
 		return r;

@@ -17,6 +17,7 @@
 #include "mmuscope/host.h"
 #include "mmuscope/source.h"
 #include "mmuscope/store.h"
+#include "lib/store-local.h"
 #include "test.h"
 
 static char dir[] = "/tmp/msc-t-store.XXXXXX";
@@ -309,6 +310,63 @@ static void t_foreign_and_newer(void)
 	check_int(msc_store_open(path("rt.db"), MSC_STORE_READONLY, &s), ==, MSC_ERR_SCHEMA);
 }
 
+/* Rows of table t in the database file @name alone, without its WAL (-1: none). */
+static int64_t rows_without_wal(const char *name)
+{
+	char cmd[512];
+	sqlite3_stmt *st;
+	sqlite3 *db;
+	int64_t n = -1;
+
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s.copy' && rm -f '%s.copy-wal'", path(name),
+		 path(name), path(name));
+	if (system(cmd))
+		return -1;
+	snprintf(cmd, sizeof(cmd), "%s.copy", path(name));
+	if (sqlite3_open_v2(cmd, &db, SQLITE_OPEN_READONLY, NULL) == SQLITE_OK &&
+	    sqlite3_prepare_v2(db, "SELECT count(*) FROM t", -1, &st, NULL) == SQLITE_OK) {
+		if (sqlite3_step(st) == SQLITE_ROW)
+			n = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	sqlite3_close(db);
+	return n;
+}
+
+/*
+ * A writer's checkpoints on a thread (store-checkpoint.c): while it runs
+ * the writer's commits leave the WAL alone, a checkpoint asked for copies
+ * them into the database file, and the stop gives the setting back.
+ */
+static void t_checkpointer(void)
+{
+	struct store_checkpointer *c;
+	struct msc_store *s;
+
+	remove(path("ck.db"));
+	if (!check_int(msc_store_open(path("ck.db"), MSC_STORE_CREATE, &s), ==, 0))
+		return;
+	check_int(sqlite3_exec(s->db, "CREATE TABLE t (x)", NULL, NULL, NULL), ==, SQLITE_OK);
+	check_int(sqlite3_exec(s->db, "PRAGMA wal_checkpoint", NULL, NULL, NULL), ==, SQLITE_OK);
+	check_int(store_checkpointer_start(s, &c), ==, 0);
+	check_int(msc_store_query_int(s, "PRAGMA wal_autocheckpoint", -1), ==, 0);
+	/* 2,000 pages committed: the writer's own setting would have checkpointed them */
+	check_int(sqlite3_exec(s->db, "WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 "
+			       "FROM k WHERE i < 2000) INSERT INTO t SELECT zeroblob(16000) FROM k",
+			       NULL, NULL, NULL), ==, SQLITE_OK);
+	check_int(rows_without_wal("ck.db"), ==, 0);
+	store_checkpointer_ask(c);
+	store_checkpointer_stop(c);
+	check_int(rows_without_wal("ck.db"), ==, 2000);
+	check_int(msc_store_query_int(s, "PRAGMA wal_autocheckpoint", -1), ==, 1000);
+	msc_store_close(s);
+
+	/* a reader cannot have them */
+	check_int(msc_store_open(path("ck.db"), MSC_STORE_READONLY, &s), ==, 0);
+	check_int(store_checkpointer_start(s, &c), ==, -EINVAL);
+	msc_store_close(s);
+}
+
 int main(void)
 {
 	int r;
@@ -322,6 +380,7 @@ int main(void)
 	TEST(t_append_seq(), "an appended capture continues the seq");
 	TEST(t_failure_keeps_committed(), "a failed write keeps what was committed, marked incomplete");
 	TEST(t_foreign_and_newer(), "foreign files and newer schemas are refused");
+	TEST(t_checkpointer(), "a checkpointer thread takes a writer's checkpoints and gives them back");
 	char cmd[64];
 
 	r = test_done();
