@@ -129,7 +129,7 @@ EOF
 }
 
 # ---- instructions per event, under callgrind
-IR_TOOLS="report import analyze record read synth"
+IR_TOOLS="report import analyze analyze-main record read synth"
 ir() { # NAME CMD...: instructions of CMD into $W/NAME.ir
 	name=$1
 	shift
@@ -138,6 +138,17 @@ ir() { # NAME CMD...: instructions of CMD into $W/NAME.ir
 	# every process of the run: import and analyze read a trace.dat in a child
 	sed -nE 's/.*I +refs: +([0-9,]+).*/\1/p' "$W/$name.cg" | tr -d , |
 		awk '{ s += $1 } END { if (NR) print s }' >"$W/$name.ir"
+}
+ir_main() { # NAME CMD...: instructions of CMD's main thread into $W/NAME.ir
+	name=$1
+	shift
+	rm -rf "$W/$name.threads"
+	mkdir -p "$W/$name.threads"
+	valgrind --tool=callgrind --separate-threads=yes \
+		--callgrind-out-file="$W/$name.threads/cg" "$@" >/dev/null 2>&1 || true
+	# thread 1 is the process's first: the one that waits for nobody
+	sed -nE 's/^summary: ([0-9]+)/\1/p' "$W/$name.threads/cg-01" >"$W/$name.ir" 2>/dev/null || true
+	rm -rf "$W/$name.threads"
 }
 callgrind_pair() {
 	for mib in 64 192; do
@@ -149,6 +160,7 @@ callgrind_pair() {
 		ir "$p.report" trace-cmd report -N -i "$W/$p.dat"
 		ir "$p.import" "$MSC" import -q "$W/$p.dat" -o "$W/$p.db"
 		ir "$p.analyze" "$MSC" analyze -q --rebuild "$W/$p.db"
+		ir_main "$p.analyze-main" "$MSC" analyze -q --rebuild "$W/$p.db"
 		ir "$p.record" "$MSC" record -q --tracing-dir "$W/$p.dir" --instance mmuscope \
 			-o "$W/$p.live.db"
 		ir "$p.read" "$READPAGES" "$W/$p.dir/instances/mmuscope"
@@ -230,6 +242,7 @@ for t in $IR_TOOLS; do
 	report) label="\`trace-cmd report\`" ;;
 	import) label="\`mmuscope import\` (analysis included)" ;;
 	analyze) label="\`mmuscope analyze --rebuild\` (replay)" ;;
+	analyze-main) label="the same, its main thread alone (the analysis: the events are read on a second)" ;;
 	record) label="\`mmuscope record --tracing-dir\` (live drain)" ;;
 	read) label="plain read() of the same pages (user space only: the copy is kernel time)" ;;
 	synth) label="\`mmuscope synth\` (model + pages + trace.dat)" ;;
