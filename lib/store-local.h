@@ -120,6 +120,7 @@ int msc_store_step(struct msc_store *s, sqlite3_stmt *stmt);
 int msc_store_exec(struct msc_store *s, const char *sql);
 int msc_store_prepare(struct msc_store *s, const char *sql, sqlite3_stmt **ret);
 int64_t msc_store_query_int(struct msc_store *s, const char *sql, int64_t dflt);
+int msc_store_begin(struct msc_store *s);
 
 /* A writer's WAL checkpoints on a thread of their own (store-checkpoint.c) */
 struct store_checkpointer;
@@ -127,7 +128,6 @@ struct store_checkpointer;
 int store_checkpointer_start(struct msc_store *s, struct store_checkpointer **ret);
 void store_checkpointer_ask(struct store_checkpointer *c);
 void store_checkpointer_stop(struct store_checkpointer *c);
-int msc_store_begin(struct msc_store *s);
 
 void msc_store_rows_init(struct msc_store *s, struct msc_store_rows *r, const char *head,
 			 unsigned int ncols);

@@ -144,9 +144,8 @@ int msc_store_readahead_open(struct msc_store *s, int64_t first_seq, int64_t las
 			snprintf(s->errmsg, sizeof(s->errmsg), "%s", ra->rs->errmsg);
 	}
 	if (!r) {
-		/* without a checkpointer the caller's commits checkpoint, later */
-		if (!(s->flags & MSC_STORE_READONLY))
-			store_checkpointer_start(s, &ra->ck);
+		/* none for a reader: without one the caller's commits checkpoint, later */
+		store_checkpointer_start(s, &ra->ck);
 		r = -pthread_create(&ra->thread, NULL, reader, ra);
 		ra->running = !r;
 	}
