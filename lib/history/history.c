@@ -106,10 +106,12 @@ static int resume(struct msc_history *h)
 	bool found;
 	int r = hstore_load_analysis(h->hs, h->capture_id, &sum, &st, &found);
 
+	if (!r && found && (sum.last_seq < -1 || st.size != sizeof(st))) {
+		r = hstore_drop(h->hs, h->capture_id);	/* an interrupted or older run */
+		found = false;
+	}
 	if (r || !found)
-		return r;
-	if (sum.last_seq < -1 || st.size != sizeof(st))
-		return hstore_drop(h->hs, h->capture_id);	/* an interrupted or older run */
+		return r ?: hstore_keep_cells(h->hs, h->capture_id);
 	h->sum = sum;
 	h->sum.steady = 0;	/* of this run */
 	h->st = st;

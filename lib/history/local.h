@@ -456,8 +456,13 @@ int hanomaly(struct msc_history *h, enum msc_anomaly_kind kind, unsigned int as_
 	     uint64_t gfn, unsigned int level, uint64_t old_spte, uint64_t new_spte,
 	     const char *fmt, ...) __attribute__((format(printf, 8, 9)));
 
-/* lib/history/store-regions.c */
-int hregions_build(struct msc_store *s, int64_t capture_id);
+/* lib/history/store-regions.c: regions, from region_state rows kept as written */
+struct hcell_log;
+struct hcell_log *hcell_log_new(void);
+void hcell_log_free(struct hcell_log *l);
+int hcell_log_put(struct hcell_log *l, const struct msc_region_cell *c, uint64_t ts,
+		  bool replace);
+int hregions_build(struct msc_store *s, int64_t capture_id, struct hcell_log *log);
 
 /* lib/history/store.c: rows of the analysis tables */
 int hstore_open(struct msc_store *s, struct hstore **ret);
@@ -465,6 +470,7 @@ void hstore_close(struct hstore *hs);
 int hstore_begin(struct hstore *hs);
 int hstore_commit(struct hstore *hs);
 int hstore_drop(struct hstore *hs, int64_t capture_id);
+int hstore_keep_cells(struct hstore *hs, int64_t capture_id);
 int hstore_mark_running(struct hstore *hs, int64_t capture_id);
 int hstore_load_analysis(struct hstore *hs, int64_t capture_id,
 			 struct msc_history_summary *sum, struct hstate *st, bool *ret_found);

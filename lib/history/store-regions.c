@@ -12,9 +12,11 @@
  * "region_state").  A cell with no such row adds nothing, and a region
  * none of whose cells has one gets no phase_region row.
  *
- * The rows are read once, in the table's order, and sorted here by cell
- * and time: one pass then answers every phase, where one index seek per
- * phase and cell in SQL cost ~14,000 instructions each.
+ * The rows are sorted here by cell and time: one pass then answers every
+ * phase, where one index seek per phase and cell in SQL cost ~14,000
+ * instructions each.  An analysis that wrote every row of its capture kept
+ * them as it wrote them (struct hcell_log), so they are not read back; one
+ * that resumed another reads them once, in the table's order.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -27,8 +29,9 @@
 #include "store-local.h"
 
 /*
- * A region_state row; rows are read in rowid order, so @order breaks ts
- * ties.  ts is compared as SQL compares it: a signed integer.
+ * A region_state row; @order is its place in the table's order (rowid),
+ * which breaks ts ties.  ts is compared as SQL compares it: a signed
+ * integer.
  */
 struct cell_row {
 	uint64_t gfn;
@@ -37,6 +40,12 @@ struct cell_row {
 	uint16_t mapped;
 	uint8_t as_id;
 	uint8_t kind;
+};
+
+/* Rows in the table's order (v[i].order == i) until hregions_build() sorts them */
+struct hcell_log {
+	struct cell_row *v;
+	size_t nr, alloc;
 };
 
 /* Coverage of one region at one phase's end */
@@ -58,11 +67,60 @@ static int cmp_row(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static int read_rows(struct msc_store *s, int64_t capture_id, struct cell_row **ret,
-		     size_t *ret_nr)
+/* Room for one more row at the end of @l. */
+static struct cell_row *log_room(struct hcell_log *l)
 {
-	struct cell_row *v = NULL;
-	size_t nr = 0, alloc = 0;
+	if (l->nr == l->alloc) {
+		size_t n = l->alloc ? 2 * l->alloc : 4096;
+		struct cell_row *p = n <= UINT32_MAX ? realloc(l->v, n * sizeof(*p)) : NULL;
+
+		if (!p)
+			return NULL;
+		l->v = p;
+		l->alloc = n;
+	}
+	return &l->v[l->nr];
+}
+
+struct hcell_log *hcell_log_new(void)
+{
+	return calloc(1, sizeof(struct hcell_log));
+}
+
+void hcell_log_free(struct hcell_log *l)
+{
+	if (l)
+		free(l->v);
+	free(l);
+}
+
+/**
+ * hcell_log_put - keep a row as the table gets it
+ * @replace: the row replaces the last one kept (same cell and time)
+ */
+int hcell_log_put(struct hcell_log *l, const struct msc_region_cell *c, uint64_t ts,
+		  bool replace)
+{
+	struct cell_row *row;
+
+	if (replace && l->nr) {
+		row = &l->v[l->nr - 1];
+	} else {
+		row = log_room(l);
+		if (!row)
+			return -ENOMEM;
+		row->order = (uint32_t)l->nr++;
+	}
+	row->gfn = c->gfn;
+	row->ts = (int64_t)ts;
+	row->mapped = c->mapped;
+	row->as_id = c->as_id;
+	row->kind = c->kind;
+	return 0;
+}
+
+static int read_rows(struct msc_store *s, int64_t capture_id, struct hcell_log *l)
+{
 	sqlite3_stmt *st;
 	int r = msc_store_prepare(s, "SELECT as_id, gfn, ts, kind, mapped FROM region_state "
 				  "NOT INDEXED WHERE capture_id = ?1 ORDER BY rowid", &st);
@@ -71,36 +129,19 @@ static int read_rows(struct msc_store *s, int64_t capture_id, struct cell_row **
 		return r;
 	sqlite3_bind_int64(st, 1, capture_id);
 	while ((r = msc_store_step(s, st)) == 1) {
-		if (nr == alloc) {
-			size_t n = alloc ? 2 * alloc : 4096;
-			struct cell_row *p = n <= UINT32_MAX ? realloc(v, n * sizeof(*v)) : NULL;
-
-			if (!p) {
-				r = -ENOMEM;
-				break;
-			}
-			v = p;
-			alloc = n;
-		}
-		v[nr] = (struct cell_row){
+		struct msc_region_cell c = {
 			.as_id = (uint8_t)sqlite3_column_int(st, 0),
 			.gfn = (uint64_t)sqlite3_column_int64(st, 1),
-			.ts = sqlite3_column_int64(st, 2),
 			.kind = (uint8_t)sqlite3_column_int(st, 3),
 			.mapped = (uint16_t)sqlite3_column_int(st, 4),
-			.order = (uint32_t)nr,
 		};
-		nr++;
+
+		r = hcell_log_put(l, &c, (uint64_t)sqlite3_column_int64(st, 2), false);
+		if (r)
+			break;
 	}
 	sqlite3_finalize(st);
-	if (r < 0) {
-		free(v);
-		return r;
-	}
-	qsort(v, nr, sizeof(*v), cmp_row);
-	*ret = v;
-	*ret_nr = nr;
-	return 0;
+	return r < 0 ? r : 0;
 }
 
 /* The cell's rows are @row[0..@n): add its state at each phase's end to @cov */
@@ -157,19 +198,29 @@ static int put_region(struct msc_store *s, sqlite3_stmt *reg, sqlite3_stmt *pr,
 /**
  * hregions_build - write the capture's regions and phase_region rows
  *
+ * @log: every region_state row of the capture as written (left sorted), or
+ *	NULL to read them from the table
+ *
  * The caller has deleted the capture's old ones and written every
  * region_state row.  Returns 0 or a negative error.
  */
-int hregions_build(struct msc_store *s, int64_t capture_id)
+int hregions_build(struct msc_store *s, int64_t capture_id, struct hcell_log *log)
 {
-	struct cell_row *row = NULL;
+	struct hcell_log read = { 0 };
 	struct msc_phase *ph = NULL;
 	struct coverage *cov = NULL;
 	sqlite3_stmt *reg = NULL, *pr = NULL;
-	size_t nr_rows = 0, nr_phases = 0, i = 0;
+	size_t nr_rows, nr_phases = 0, i = 0;
+	const struct cell_row *row;
 	int64_t id = 0;
-	int r = read_rows(s, capture_id, &row, &nr_rows);
+	int r = log ? 0 : read_rows(s, capture_id, &read);
 
+	if (!log)
+		log = &read;
+	if (!r && log->nr)
+		qsort(log->v, log->nr, sizeof(*log->v), cmp_row);
+	row = log->v;
+	nr_rows = log->nr;
 	if (!r)
 		r = hstore_read_phases(s, capture_id, &ph, NULL, &nr_phases);
 	if (!r && !(cov = calloc(nr_phases ? nr_phases : 1, sizeof(*cov))))
@@ -205,6 +256,6 @@ int hregions_build(struct msc_store *s, int64_t capture_id)
 	sqlite3_finalize(pr);
 	free(cov);
 	free(ph);
-	free(row);
+	free(read.v);
 	return r;
 }

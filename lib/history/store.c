@@ -93,6 +93,8 @@ struct hstore {
 	struct msc_store_rows batch[B_NR];
 	int64_t next_id;	/* of the next mapping_run row; 0: not read yet */
 	sqlite3_stmt *prev_st;	/* a closed run by id, to check an open one against */
+	struct hcell_log *cells;	/* every region_state row of cells_capture; NULL: not kept */
+	int64_t cells_capture;
 	char entries[HNODE_ENTRIES * ENTRY_TEXT_MAX + 2];	/* a run's JSON */
 };
 
@@ -171,6 +173,7 @@ void hstore_close(struct hstore *hs)
 	for (int i = 0; i < ST_NR; i++)
 		sqlite3_finalize(hs->st[i]);
 	sqlite3_finalize(hs->prev_st);
+	hcell_log_free(hs->cells);
 	for (int i = 0; i < B_NR; i++)
 		msc_store_rows_release(hs->s, &hs->batch[i]);
 	free(hs);
@@ -769,10 +772,11 @@ int hstore_add_region_state(struct hstore *hs, int64_t capture_id,
 {
 	struct msc_store_rows *b = &hs->batch[B_REGION_STATE];
 	int64_t *v = msc_store_rows_last(b);
+	bool same = v && v[0] == capture_id && v[1] == c->as_id && v[2] == (int64_t)c->gfn &&
+		    v[3] == (int64_t)ts;
 	int r;
 
-	if (!v || v[0] != capture_id || v[1] != c->as_id || v[2] != (int64_t)c->gfn ||
-	    v[3] != (int64_t)ts) {
+	if (!same) {
 		if (b->n == MSC_STORE_MULTI && (r = msc_store_rows_flush(hs->s, b)))
 			return r;
 		r = msc_store_rows_hold(hs->s, b, 0);
@@ -787,7 +791,34 @@ int hstore_add_region_state(struct hstore *hs, int64_t capture_id,
 	v[4] = c->kind;
 	v[5] = c->mapped;
 	v[6] = c->writable;
+	if (hs->cells && capture_id == hs->cells_capture)
+		return hcell_log_put(hs->cells, c, ts, same);
 	return 0;
+}
+
+/**
+ * hstore_keep_cells - keep the capture's region_state rows as they are
+ *	written, for hstore_build_regions(), if the table has none of it yet
+ */
+int hstore_keep_cells(struct hstore *hs, int64_t capture_id)
+{
+	sqlite3_stmt *st;
+	int r = msc_store_prepare(hs->s, "SELECT EXISTS (SELECT 1 FROM region_state "
+				  "WHERE capture_id = ?1)", &st);
+
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, capture_id);
+	r = msc_store_step(hs->s, st);
+	if (r == 1 && !sqlite3_column_int(st, 0)) {
+		hcell_log_free(hs->cells);
+		hs->cells = hcell_log_new();
+		hs->cells_capture = capture_id;
+		if (!hs->cells)
+			r = -ENOMEM;
+	}
+	sqlite3_finalize(st);
+	return r < 0 ? r : 0;
 }
 
 int hstore_put_activity(struct hstore *hs, int64_t capture_id, uint64_t ts,
@@ -1101,7 +1132,13 @@ int hstore_build_regions(struct hstore *hs, int64_t capture_id)
 
 	if (!r)
 		r = exec_capture(hs, "DELETE FROM phase_region WHERE capture_id = ?1", capture_id);
-	return r ?: hregions_build(hs->s, capture_id);
+	if (!r)
+		r = hregions_build(hs->s, capture_id,
+				   capture_id == hs->cells_capture ? hs->cells : NULL);
+	/* sorted now: a later build reads the table */
+	hcell_log_free(hs->cells);
+	hs->cells = NULL;
+	return r;
 }
 
 /** hstore_finish - write what is held; the indexes unless they are deferred */

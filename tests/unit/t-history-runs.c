@@ -163,6 +163,41 @@ static void same_tasks(struct msc_hview *v1, struct msc_hview *v2,
 	free(t2);
 }
 
+/* Run @sql on @db; the first column of its first row (0: no row), or -1. */
+static int64_t sql_int(const char *db, const char *sql)
+{
+	sqlite3 *sdb;
+	sqlite3_stmt *st = NULL;
+	int64_t v = -1;
+
+	if (sqlite3_open(db, &sdb) != SQLITE_OK)
+		return -1;
+	if (sqlite3_prepare_v2(sdb, sql, -1, &st, NULL) == SQLITE_OK) {
+		int r = sqlite3_step(st);
+
+		v = r == SQLITE_ROW ? sqlite3_column_int64(st, 0) : r == SQLITE_DONE ? 0 : -1;
+	}
+	if (v < 0)
+		fprintf(stderr, "# %s: %s\n", sql, sqlite3_errmsg(sdb));
+	sqlite3_finalize(st);
+	sqlite3_close(sdb);
+	return v;
+}
+
+/*
+ * Regions and phase_region of @db, each row folded into one number: each
+ * resumed analysis builds them from every region_state row of the capture,
+ * the ones earlier runs wrote included.
+ */
+static int64_t regions_sum(const char *db)
+{
+	return sql_int(db, "SELECT (SELECT total(((id * 1000003 + as_id) * 7919 + gfn_first) * "
+		       "31 + gfn_end) FROM region) + (SELECT total(((phase_id * 1000003 + "
+		       "region_id) * 7919 + pages_4k) * 31 + pages_2m * 17 + pages_1g) FROM "
+		       "phase_region) + 1e9 * (SELECT count(*) FROM region) + "
+		       "1e6 * (SELECT count(*) FROM phase_region)");
+}
+
 static void t_resume(void)
 {
 	uint64_t cuts[STEPS - 1];
@@ -185,6 +220,8 @@ static void t_resume(void)
 		goto out;
 	check_int(msc_hview_summary(v2, &sum2), ==, 0);
 	check_uint(sum2.intervals, ==, sum1.intervals);
+	check_int(regions_sum(db_steps), ==, regions_sum(db_once));
+	check_int(regions_sum(db_once), >, 1000000000);
 	/* the activity counted in the buckets each cut fell into adds up */
 	check_int(msc_hview_counters(v1, sum1.first_ts, sum1.last_ts + 1, &c1), ==, 0);
 	check_int(msc_hview_counters(v2, sum1.first_ts, sum1.last_ts + 1, &c2), ==, 0);
@@ -351,27 +388,6 @@ out:
 	msc_hview_close(v);
 	msc_store_close(s);
 	return gfns;
-}
-
-/* Run @sql on @db; the first column of its first row (0: no row), or -1. */
-static int64_t sql_int(const char *db, const char *sql)
-{
-	sqlite3 *sdb;
-	sqlite3_stmt *st = NULL;
-	int64_t v = -1;
-
-	if (sqlite3_open(db, &sdb) != SQLITE_OK)
-		return -1;
-	if (sqlite3_prepare_v2(sdb, sql, -1, &st, NULL) == SQLITE_OK) {
-		int r = sqlite3_step(st);
-
-		v = r == SQLITE_ROW ? sqlite3_column_int64(st, 0) : r == SQLITE_DONE ? 0 : -1;
-	}
-	if (v < 0)
-		fprintf(stderr, "# %s: %s\n", sql, sqlite3_errmsg(sdb));
-	sqlite3_finalize(st);
-	sqlite3_close(sdb);
-	return v;
 }
 
 /* The error of reading @gfn's history after @sql changed the runs. */
