@@ -73,6 +73,14 @@ struct hnode {
 	struct hnode **child;	/* level > 1: nodes of level - 1, lazily */
 	struct hcell *cells;	/* level == 2 */
 	int64_t last_run;	/* id of its last closed mapping_run row written; 0 none */
+	/*
+	 * When last_run was written, its entries were last_first ..
+	 * last_first + last_n - 1 in that order, and each one's interval
+	 * began at its end there; starts_set (the writes to start[]) was
+	 * last_stamp then.  last_n 0: not so.
+	 */
+	uint64_t starts_set, last_stamp;
+	uint16_t last_first, last_n;
 };
 
 /* Pending runs at most (the least recently used is written first), per node. */
@@ -102,6 +110,13 @@ struct hrun {
 	uint8_t start_cause, end_cause, flags;
 	uint16_t n, alloc;		/* intervals in e, room in e */
 	struct hrun_entry *e;
+	/*
+	 * gapless: entry k is first + k.  exact: each interval's end reads
+	 * back from the start word set at it (model.c, start_word()).
+	 * stamp0: the node's starts_set when the run began.
+	 */
+	bool gapless, exact;
+	uint64_t stamp0;
 };
 
 /*
@@ -479,7 +494,8 @@ int hstore_save_analysis(struct hstore *hs, const struct msc_history_summary *su
 int hstore_load_open(struct hstore *hs, int64_t capture_id, struct msc_history *h);
 int hstore_load_was_huge(struct hstore *hs, int64_t capture_id, struct msc_history *h);
 int hstore_delete_open(struct hstore *hs, int64_t capture_id);
-int hstore_add_run(struct hstore *hs, int64_t capture_id, const struct hrun *run);
+int hstore_add_run(struct hstore *hs, int64_t capture_id, const struct hrun *run,
+		   bool ends_known);
 int hstore_add_census(struct hstore *hs, int64_t capture_id, unsigned int as_id, uint64_t ts,
 		      int64_t seq, const int64_t *pages, unsigned int flags);
 int hstore_add_kvm_stats(struct hstore *hs, int64_t capture_id,

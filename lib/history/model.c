@@ -228,11 +228,67 @@ static void lru_push(struct msc_history *h, struct hrun *r)
 	h->newest = r;
 }
 
+/* The start time interval_of() reads from the start word @sw */
+static inline uint64_t start_ts(const struct msc_history *h, uint64_t sw)
+{
+	return (sw >> 8) + h->ts_base;
+}
+
+/* A start word holds ts - ts_base in bits 8..63: up to this, it reads back */
+#define START_TS_MAX ((1ULL << 56) - 1)
+
+/* The start word for time @ts, with @flags in bits 0..7 */
+static inline uint64_t start_word(const struct msc_history *h, uint64_t ts, unsigned int flags)
+{
+	return ((ts - h->ts_base) << 8) | flags;
+}
+
+/*
+ * Entry @i's next interval begins: @sw, as interval_of() reads it.  Set
+ * before the interval it ends is written, so that a run written meanwhile
+ * sees where its entries' next intervals begin (run_row()).
+ */
+static inline void set_start(struct hnode *n, unsigned int i, uint64_t sw)
+{
+	n->start[i] = sw;
+	n->starts_set++;
+}
+
+/*
+ * Write @r's row.  A closed run becomes its node's last_run, and the node
+ * notes whether each of its entries' next interval began where the run
+ * ended: so when the run is gapless and exact and no start but its own
+ * ones (one before each interval it took, the first's before it began) was
+ * set since it began.
+ *
+ * An open run (written at the end, from the starts then) begins where
+ * last_run ended, entry for entry, when it holds the same entries in the
+ * same order and no start was set since that note: the store then need not
+ * read last_run back to see it.
+ */
+static int run_row(struct msc_history *h, const struct hrun *r)
+{
+	struct hnode *n = r->node;
+	bool open = r->e[0].end_ts == MSC_TS_OPEN;
+	bool known = open && r->gapless && n->last_n == r->n && n->last_first == r->first &&
+		     n->starts_set == n->last_stamp;
+	int ret = hstore_add_run(h->hs, h->capture_id, r, known);
+
+	if (!ret && !open) {
+		bool own = r->gapless && r->exact && n->starts_set - r->stamp0 == r->n - 1U;
+
+		n->last_n = own ? r->n : 0;
+		n->last_first = r->first;
+		n->last_stamp = n->starts_set;
+	}
+	return ret;
+}
+
 /* Write a pending run and keep it for reuse. */
 static int run_write(struct msc_history *h, struct hrun *r)
 {
 	struct hrun **p = &r->node->runs;
-	int ret = hstore_add_run(h->hs, h->capture_id, r);
+	int ret = run_row(h, r);
 
 	while (*p != r)
 		p = &(*p)->next;
@@ -281,6 +337,8 @@ static void run_init(struct hrun *r, struct hnode *n, unsigned int i,
 	r->end_cause = iv->end_cause;
 	r->flags = iv->flags;
 	r->n = 0;
+	r->gapless = r->exact = true;
+	r->stamp0 = n->starts_set;
 }
 
 /* A run for a new signature: a free one, a new one, or the least recently used. */
@@ -320,6 +378,8 @@ static int run_append(struct msc_history *h, struct hrun *r, unsigned int i,
 		r->e = e;
 		r->alloc = (uint16_t)alloc;
 	}
+	r->gapless &= i == r->first + r->n;
+	r->exact &= iv->end_ts - h->ts_base <= START_TS_MAX;
 	r->e[r->n++] = (struct hrun_entry){ iv->start_ts, iv->end_ts, (uint16_t)i };
 	if (r->n == HNODE_ENTRIES)
 		return run_write(h, r);
@@ -349,7 +409,8 @@ static int run_add(struct msc_history *h, struct hnode *n, unsigned int i,
 		run_init(&one, n, i, iv);
 		one.e = &e;
 		one.n = 1;
-		return hstore_add_run(h->hs, h->capture_id, &one);
+		one.exact = false;	/* not appended: unchecked */
+		return run_row(h, &one);
 	}
 	for (p = &n->runs; (r = *p); p = &r->next, nr++) {
 		if (run_fits(h, r, i, iv)) {
@@ -382,11 +443,12 @@ static int flush_runs(struct msc_history *h)
 	return r;
 }
 
-/* The interval of entry @i, which ends at @end_ts (MSC_TS_OPEN: open). */
+/* The interval of entry @i, begun at @sw, which ends at @end_ts (MSC_TS_OPEN: open). */
 static void interval_of(const struct msc_history *h, const struct hnode *n, unsigned int i,
-			uint64_t end_ts, unsigned int end_cause, struct msc_interval *iv)
+			uint64_t sw, uint64_t end_ts, unsigned int end_cause,
+			struct msc_interval *iv)
 {
-	uint64_t spte = n->spte[i], sw = n->start[i];
+	uint64_t spte = n->spte[i];
 	unsigned int cause = sw & HSTART_CAUSE_MASK;
 
 	*iv = (struct msc_interval){
@@ -398,7 +460,7 @@ static void interval_of(const struct msc_history *h, const struct hnode *n, unsi
 		.dirty = h->layout.dirty ? !!(spte & h->layout.dirty) : -1,
 		.start_cause = (uint8_t)cause,
 		.end_cause = (uint8_t)end_cause,
-		.start_ts = (sw >> 8) + h->ts_base,
+		.start_ts = start_ts(h, sw),
 		.end_ts = end_ts,
 		.spte = spte,
 		.pfn = msc_spte_pfn(&h->layout, spte),
@@ -411,15 +473,15 @@ static void interval_of(const struct msc_history *h, const struct hnode *n, unsi
 		iv->flags |= MSC_IV_RESYNC;
 }
 
-/* Write the interval of entry @i, which ends at @end_ts (MSC_TS_OPEN: open). */
-static int emit(struct msc_history *h, struct hnode *n, unsigned int i, uint64_t end_ts,
-		unsigned int end_cause)
+/* Write the interval of entry @i, begun at @sw, which ends at @end_ts (MSC_TS_OPEN: open). */
+static int emit(struct msc_history *h, struct hnode *n, unsigned int i, uint64_t sw,
+		uint64_t end_ts, unsigned int end_cause)
 {
 	struct msc_interval iv;
 
 	if (h->loading)
 		return 0;
-	interval_of(h, n, i, end_ts, end_cause, &iv);
+	interval_of(h, n, i, sw, end_ts, end_cause, &iv);
 	h->sum.intervals++;
 	return run_add(h, n, i, &iv);
 }
@@ -511,17 +573,18 @@ static int transition(struct msc_history *h, struct hnode *n, unsigned int i,
 	bool was_p = is_present(h, old_spte), is_p = is_present(h, new_spte);
 	bool was_leaf = was_p && is_leaf(h, level, old_spte);
 	bool is_leaf_ = is_p && is_leaf(h, level, new_spte);
+	uint64_t sw = n->start[i];
 	int r = 0;
 
+	set_start(n, i, start_word(h, h->last_ts, HSTART_SEEN | (cause & HSTART_CAUSE_MASK) |
+					start_flags | (h->after_lost ? HSTART_LOST : 0)));
 	if (was_p)
-		r = emit(h, n, i, h->last_ts, cause);
+		r = emit(h, n, i, sw, h->last_ts, cause);
 	if (new_spte == h->layout.frozen && h->layout.frozen != h->layout.nonpresent)
 		h->sum.frozen_completed++;
 	if (!is_p)
 		new_spte = h->layout.nonpresent;
 	n->spte[i] = new_spte;
-	n->start[i] = ((h->last_ts - h->ts_base) << 8) | HSTART_SEEN | (cause & HSTART_CAUSE_MASK) |
-		      start_flags | (h->after_lost ? HSTART_LOST : 0);
 	n->present = (uint16_t)(n->present + is_p - was_p);
 	if (!n->present && n->runs && !r)
 		r = node_write_runs(h, n);	/* the table is gone: its runs are complete */
@@ -603,7 +666,7 @@ static int reconcile(struct msc_history *h, struct hnode *n, unsigned int i, uin
 		int r = transition(h, n, i, old_spte, MSC_CAUSE_TRACE_START, 0);
 
 		/* present since before the trace: its interval starts at the trace start */
-		n->start[i] &= 0xff;
+		set_start(n, i, n->start[i] & 0xff);
 		h->sum.resyncs++;
 		h->census_flags |= MSC_CENSUS_PARTIAL;
 		if (!r && !h->anomalies_by_kind[MSC_ANOMALY_PARTIAL])
@@ -750,13 +813,13 @@ int hmodel_range_add(struct msc_history *h, unsigned int as_id, uint64_t gfn, un
 }
 
 /* Close entry @i's interval at @end_ts into *@run when it fits, else as emit() does. */
-static int range_emit(struct msc_history *h, struct hnode *n, unsigned int i, uint64_t end_ts,
-		      unsigned int end_cause, struct hrun **run)
+static int range_emit(struct msc_history *h, struct hnode *n, unsigned int i, uint64_t sw,
+		      uint64_t end_ts, unsigned int end_cause, struct hrun **run)
 {
 	struct msc_interval iv;
 	int r;
 
-	interval_of(h, n, i, end_ts, end_cause, &iv);
+	interval_of(h, n, i, sw, end_ts, end_cause, &iv);
 	h->sum.intervals++;
 	/* *run, still the node's, is the first of n->runs: run_add() would take it */
 	if (*run && (*run)->node == n && run_fits(h, *run, i, &iv))
@@ -789,11 +852,12 @@ int hmodel_range_apply(struct msc_history *h)
 		uint64_t spte = rg->spte[k];
 		bool gone = spte == h->layout.nonpresent;
 		bool was_w = n->spte[i] & wbit, is_w = !gone && (spte & wbit);
+		uint64_t sw = n->start[i];
 
-		r = range_emit(h, n, i, rg->ts[k], rg->cause, &run);
+		set_start(n, i, start_word(h, rg->ts[k], HSTART_SEEN |
+					   (rg->cause & HSTART_CAUSE_MASK) | lost));
+		r = range_emit(h, n, i, sw, rg->ts[k], rg->cause, &run);
 		n->spte[i] = spte;
-		n->start[i] = ((rg->ts[k] - h->ts_base) << 8) | HSTART_SEEN |
-			      (rg->cause & HSTART_CAUSE_MASK) | lost;
 		if (gone) {
 			removed++;
 			n->present--;
@@ -890,7 +954,7 @@ static int fill_children(struct msc_history *h, struct hnode *n, uint64_t huge, 
 	}
 	for (unsigned int i = 0; i < HNODE_ENTRIES; i++) {
 		n->spte[i] = (huge | (i * step)) & ~clear;
-		n->start[i] = sw;
+		set_start(n, i, sw);
 	}
 	n->present = HNODE_ENTRIES;
 	hcensus_add(h, n->as_id, level, HNODE_ENTRIES);
@@ -1023,8 +1087,8 @@ int hmodel_load_interval(struct msc_history *h, const struct msc_interval *iv)
 		flags |= HSTART_SYNTH;
 	if (iv->flags & MSC_IV_AFTER_LOST)
 		flags |= HSTART_LOST;
-	n->start[i] = ((iv->start_ts - min(iv->start_ts, h->ts_base)) << 8) | HSTART_SEEN |
-		      (iv->start_cause & HSTART_CAUSE_MASK) | flags;
+	set_start(n, i, ((iv->start_ts - min(iv->start_ts, h->ts_base)) << 8) | HSTART_SEEN |
+			(iv->start_cause & HSTART_CAUSE_MASK) | flags);
 	h->sum.intervals--;
 	return r;
 }
@@ -1058,7 +1122,7 @@ static int close_node(struct msc_history *h, struct hnode *n)
 		if (n->child && n->child[i])
 			r = close_node(h, n->child[i]);
 		if (!r && is_present(h, n->spte[i]))
-			r = emit(h, n, i, MSC_TS_OPEN, MSC_CAUSE_NONE);
+			r = emit(h, n, i, n->start[i], MSC_TS_OPEN, MSC_CAUSE_NONE);
 	}
 	return r ?: node_write_runs(h, n);
 }

@@ -529,12 +529,15 @@ static int next_run_id(struct hstore *hs, int64_t *ret)
 
 /*
  * hstore_add_run - write a run (of one or more intervals)
+ * @ends_known: the caller knows that the open @run starts where its node's
+ *	last_run ended, entry for entry (it is not read back then)
  *
  * A closed run becomes its node's last_run; an open one that starts where
  * that run ended (ends_are_starts()) is written without entries, with it
  * as prev.
  */
-int hstore_add_run(struct hstore *hs, int64_t capture_id, const struct hrun *run)
+int hstore_add_run(struct hstore *hs, int64_t capture_id, const struct hrun *run,
+		   bool ends_known)
 {
 	struct msc_store_rows *b = &hs->batch[B_RUN];
 	int64_t *v, id, prev = 0;
@@ -545,7 +548,9 @@ int hstore_add_run(struct hstore *hs, int64_t capture_id, const struct hrun *run
 
 	run_steps(run, &st);
 	if (st.open && run->n > 1 && run->node->last_run) {
-		r = ends_are_starts(hs, capture_id, run, run->node->last_run, &st);
+		/* known: prev's steps are the run's own (its ends are these starts) */
+		st.borrowed = ends_known;
+		r = ends_known ? 1 : ends_are_starts(hs, capture_id, run, run->node->last_run, &st);
 		if (r < 0)
 			return r;
 		if (r)

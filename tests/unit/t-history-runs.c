@@ -18,6 +18,7 @@
 
 #include "mmuscope/error.h"
 #include "mmuscope/history.h"
+#include "mmuscope/host.h"
 #include "mmuscope/ingest.h"
 #include "mmuscope/source.h"
 #include "mmuscope/store.h"
@@ -26,7 +27,7 @@
 #define STEPS 7		/* analysis runs over the capture's events */
 
 static char dir[] = "/tmp/msc-t-history-runs.XXXXXX";
-static char db_once[256], db_steps[256], db_cut[256];
+static char db_once[256], db_steps[256], db_cut[256], db_refault[256];
 
 /* Store the capture's events, analyzed by nobody. */
 static int import(const char *db)
@@ -471,6 +472,104 @@ static void t_open_prev(void)
 	check_int(history_after(db_cut, sql, (uint64_t)gfn), ==, MSC_ERR_SQL);
 }
 
+/* An SPTE change of one event at @ts, stored in @s's capture */
+static int put_spte(struct msc_store *s, uint64_t ts, uint64_t gfn, unsigned int level,
+		    uint64_t old, uint64_t new, int class)
+{
+	struct msc_event ev = {
+		.type = MSC_EV_SPTE_CHANGED, .ts = ts, .pid = 100,
+		.spte = { .gfn = gfn, .old_spte = old, .new_spte = new, .level = (uint8_t)level,
+			  .class = (uint8_t)class },
+	};
+
+	return msc_store_add_event(s, &ev);
+}
+
+/* The times of table @t's events: mapping entry @k, zapping it, mapping it again */
+#define T_MAP(t, k) (1000000000 + 100000 * (t) + 1000 + (k))
+#define T_ZAP(t, k) (1000000000 + 100000 * (t) + 10000 + 2 * (k) + (k) % 3)	/* uneven */
+#define T_REMAP(t, k) (1000000000 + 100000 * (t) + 20000 + 3 * (k))
+
+/*
+ * Two 4K tables' entries mapped, zapped and mapped again.  Table 0 zaps all
+ * 512, so its zap's run is written when it fills; table 1 zaps and maps
+ * again 511, so that run is written at the end, after the maps.  Either
+ * way the open intervals at the end are one run of the zap run's entries
+ * (the node's last written), but they began at their own faults, not where
+ * the zap ended them: the analyzer must not take that run's ends as their
+ * starts (starts were set since that run began).
+ */
+static void t_refault(void)
+{
+	struct msc_capture_info info = { .kind = "text", .path = "unit", .nr_cpus = 1 };
+	/* as 6.12 writes them: non-present, a table, a writable dirty 4K leaf */
+	const uint64_t np = 0x8000000000000000ULL, table = 0x827, leaf = 0xe67;
+	const uint64_t base[2] = { 0x200, 0x400 }, nr[2] = { 512, 511 };
+	struct msc_history_summary sum;
+	struct msc_hview *v = NULL;
+	struct msc_store *s;
+	struct msc_host host;
+	uint64_t wrong = 0, events = 0;
+	int64_t id;
+	int r;
+
+	unlink(db_refault);
+	if (!check_int(msc_store_open(db_refault, MSC_STORE_CREATE, &s), ==, 0))
+		return;
+	msc_host_init(&host);
+	host.vendor = MSC_VENDOR_NPT;
+	host.kver = MSC_KVER(6, 12, 0);
+	host.tdp_mmu = true;
+	r = msc_store_begin_capture(s, &info, &host, &id);
+	for (uint64_t t = 0; t < 2 && !r; t++) {
+		uint64_t pfn = 0x5000 + 0x1000 * t;
+
+		/* the 2M entry becomes a table */
+		r = put_spte(s, T_MAP(t, 0) - 1, base[t], 2, np, table | ((0x4000 + t) << 12),
+			     MSC_CLASS_LINK);
+		for (uint64_t k = 0; k < 512 && !r; k++)
+			r = put_spte(s, T_MAP(t, k), base[t] + k, 1, np, leaf | ((pfn + k) << 12),
+				     MSC_CLASS_MAP);
+		for (uint64_t k = 0; k < nr[t] && !r; k++)
+			r = put_spte(s, T_ZAP(t, k), base[t] + k, 1, leaf | ((pfn + k) << 12), np,
+				     MSC_CLASS_UNMAP);
+		for (uint64_t k = 0; k < nr[t] && !r; k++)
+			r = put_spte(s, T_REMAP(t, k), base[t] + k, 1, np,
+				     leaf | ((pfn + 0x800 + k) << 12), MSC_CLASS_MAP);
+		events += 1 + 512 + 2 * nr[t];
+	}
+	if (!r)
+		r = msc_store_end_capture(s, (int64_t)events);
+	check_int(r, ==, 0);
+	check_int(msc_history_analyze(s, 0, NULL, &sum), ==, 0);
+	check_int(sql_int(db_refault, "SELECT count(*) FROM mapping_run WHERE level = 1 AND "
+			  "e0 IS NULL AND n >= 511"), ==, 2);
+	if (!check_int(msc_hview_open(s, 0, &v), ==, 0))
+		goto out;
+	for (uint64_t t = 0; t < 2; t++) {
+		for (uint64_t k = 0; k < nr[t]; k++) {
+			const struct msc_interval *a = NULL, *b = NULL;	/* its two 4K intervals */
+			struct msc_interval *iv = NULL;
+			size_t n = 0, n4k = 0;
+
+			check_int(msc_hview_gfn_history(v, 0, base[t] + k, &iv, &n), ==, 0);
+			for (size_t j = 0; j < n; j++) {
+				if (iv[j].level != 1)
+					continue;
+				a = n4k++ ? a : &iv[j];
+				b = &iv[j];
+			}
+			wrong += n4k != 2 || a->end_ts != T_ZAP(t, k) ||
+				 b->start_ts != T_REMAP(t, k) || b->end_ts != MSC_TS_OPEN;
+			free(iv);
+		}
+	}
+	check_uint(wrong, ==, 0);
+out:
+	msc_hview_close(v);
+	msc_store_close(s);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir))
@@ -478,11 +577,14 @@ int main(void)
 	snprintf(db_once, sizeof(db_once), "%s/once.db", dir);
 	snprintf(db_steps, sizeof(db_steps), "%s/steps.db", dir);
 	snprintf(db_cut, sizeof(db_cut), "%s/cut.db", dir);
+	snprintf(db_refault, sizeof(db_refault), "%s/refault.db", dir);
 	TEST(t_resume(), "an analysis resumed over open runs at 6 cuts equals one analysis");
 	TEST(t_open_prev(), "open runs read their starts from a closed run: reader and view agree");
+	TEST(t_refault(), "entries mapped again after their zap's run was written keep their own starts");
 	unlink(db_once);
 	unlink(db_steps);
 	unlink(db_cut);
+	unlink(db_refault);
 	rmdir(dir);
 	return test_done();
 }
