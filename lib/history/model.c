@@ -938,8 +938,8 @@ static int fill_children(struct msc_history *h, struct hnode *n, uint64_t huge, 
 			 unsigned int cause)
 {
 	unsigned int level = n->level;
-	uint64_t sw = ((h->last_ts - h->ts_base) << 8) | HSTART_SEEN | HSTART_SYNTH |
-		      (cause & HSTART_CAUSE_MASK) | (h->after_lost ? HSTART_LOST : 0);
+	uint64_t sw = start_word(h, h->last_ts, HSTART_SEEN | HSTART_SYNTH |
+				 (cause & HSTART_CAUSE_MASK) | (h->after_lost ? HSTART_LOST : 0));
 	uint64_t clear = level == 1 ? h->layout.huge : 0;
 	struct hcell *c;
 	int r = 0;
@@ -1087,8 +1087,8 @@ int hmodel_load_interval(struct msc_history *h, const struct msc_interval *iv)
 		flags |= HSTART_SYNTH;
 	if (iv->flags & MSC_IV_AFTER_LOST)
 		flags |= HSTART_LOST;
-	set_start(n, i, ((iv->start_ts - min(iv->start_ts, h->ts_base)) << 8) | HSTART_SEEN |
-			(iv->start_cause & HSTART_CAUSE_MASK) | flags);
+	set_start(n, i, start_word(h, max(iv->start_ts, h->ts_base), HSTART_SEEN |
+				   (iv->start_cause & HSTART_CAUSE_MASK) | flags));
 	h->sum.intervals--;
 	return r;
 }
