@@ -174,6 +174,11 @@ static inline int msc_store_rows_put(struct msc_store *s, struct msc_store_rows 
 	return r->n == MSC_STORE_MULTI ? msc_store_rows_flush(s, r) : 0;
 }
 
+int msc_store_rows_hold_text(struct msc_store *s, struct msc_store_rows *r, uint32_t nulls,
+			     const char *text, size_t len);
+int msc_store_rows_splice_text(struct msc_store_rows *r, size_t keep, const char *text,
+			       size_t len);
+
 /* The last row put, while the batch still holds it; NULL: none held. */
 static inline int64_t *msc_store_rows_last(struct msc_store_rows *r)
 {
@@ -303,6 +308,30 @@ static inline const char *msc_get_residuals(const char *p, int64_t *v, unsigned 
 	memset(v, 0, (n - nr) * sizeof(*v));
 	memcpy(v + n - nr, got, nr * sizeof(*v));
 	return p + 1;
+}
+
+/*
+ * region_state_run (schema/015-region-state-runs.sql): a cell's rows
+ * written one after another, at most MSC_CELL_RUN_MAX; element k of at is
+ * [dt_k, mapped_k, writable_k].  A row with ts at or above
+ * MSC_CELL_TS_LIMIT is a run of its own, so that |dt_k| < 2^62.
+ */
+#define MSC_CELL_RUN_MAX 128
+#define MSC_CELL_TS_LIMIT (1ULL << 62)
+#define MSC_CELL_ELEM_MAX 48	/* "[dt,mapped,writable]" and a separator */
+
+/* Element [@dt, @mapped, @writable] at @p; returns its end. */
+static inline char *msc_cell_elem_put(char *p, int64_t dt, unsigned int mapped,
+				      unsigned int writable)
+{
+	*p++ = '[';
+	p = msc_put_dec(p, dt);
+	*p++ = ',';
+	p = msc_put_dec(p, mapped);
+	*p++ = ',';
+	p = msc_put_dec(p, writable);
+	*p++ = ']';
+	return p;
 }
 
 #endif /* MSC_STORE_LOCAL_H */

@@ -1,55 +1,103 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The TUI's own read helpers (include/mmuscope/hview-extra.h): bulk reads
- * of region_state for the memory map, and KVM's sampled counters.  Read
+ * of region_state (its runs) for the memory map, and KVM's sampled counters.  Read
  * only; every query is a rowid range or an index lookup.
  */
 #include "mmuscope/hview-extra.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
+#include "mmuscope/error.h"
 #include "mmuscope/util.h"
 #include "store-local.h"
 
+_Static_assert(MSC_CELL_STATES_MIN >= MSC_CELL_RUN_MAX, "a run fits msc_cell_states()' room");
+
+/*
+ * The @n rows of a region_state_run row (schema/015-region-state-runs.sql)
+ * from its first row's ts @ts0 and its at text @p into @rows.  Returns 0,
+ * or MSC_ERR_SQL when the text is not what the analyzer writes.
+ */
+static int cell_run_rows(const char *p, int64_t n, int64_t ts0, struct msc_cell_state *rows)
+{
+	int64_t v[3];
+
+	if (!p || *p != '[' || n < 1 || n > MSC_CELL_RUN_MAX ||
+	    (n > 1 && (ts0 < 0 || (uint64_t)ts0 >= MSC_CELL_TS_LIMIT)))
+		return MSC_ERR_SQL;
+	for (int64_t k = 0; k < n; k++) {
+		if (*p++ != (k ? ',' : '[') || *p++ != '[')
+			return MSC_ERR_SQL;
+		for (int i = 0; i < 3; i++) {
+			p = msc_get_dec(p, &v[i]);
+			if (!p || *p++ != (i < 2 ? ',' : ']'))
+				return MSC_ERR_SQL;
+		}
+		/* dt_0 = 0; a later row's ts as the view computes it, within 2^62 */
+		if ((k ? v[0] <= -(int64_t)MSC_CELL_TS_LIMIT || v[0] >= (int64_t)MSC_CELL_TS_LIMIT :
+		     v[0] != 0) || v[1] < 0 || v[1] > 512 || v[2] < 0 || v[2] > v[1])
+			return MSC_ERR_SQL;
+		rows[k].ts = (uint64_t)(ts0 + v[0]);
+		rows[k].mapped = (uint16_t)v[1];
+		rows[k].writable = (uint16_t)v[2];
+	}
+	return *p == ']' && !p[1] ? 0 : MSC_ERR_SQL;
+}
+
 /**
- * msc_tui_cell_states - the next region_state rows of a capture
+ * msc_cell_states - the next region_state rows of a capture
  * @s: the store
  * @capture_id: the capture
  * @io_pos: in: the position after which to read (0: from the start);
  *	out: the position of the last row returned
- * @rows: room for @max rows
- * @ret_nr: rows returned; fewer than @max means the end was reached
+ * @rows: room for @max rows, at least MSC_CELL_STATES_MIN
+ * @ret_nr: rows returned; 0 means the end was reached
  *
- * Rows come in insertion order (rowid), which is the order the analyzer
- * wrote them: for any one cell, time order.  Rows written later (a
- * capture still being analyzed) are found by calling again with the same
- * @io_pos.  Returns 0 or a negative error.
+ * Rows come in the order the analyzer wrote them: for any one cell, time
+ * order.  They are read a run (region_state_run row) at a time, as many
+ * whole runs as fit, so fewer than @max may come before the end.  Rows written later (a capture still being analyzed)
+ * are found by calling again with the same @io_pos.  Returns 0 or a
+ * negative error.
  */
-int msc_tui_cell_states(struct msc_store *s, int64_t capture_id, int64_t *io_pos,
-			struct msc_cell_state *rows, size_t max, size_t *ret_nr)
+int msc_cell_states(struct msc_store *s, int64_t capture_id, int64_t *io_pos,
+		    struct msc_cell_state *rows, size_t max, size_t *ret_nr)
 {
 	sqlite3_stmt *st;
 	size_t nr = 0;
-	int r = msc_store_prepare(s, "SELECT rowid, ts, as_id, gfn, kind, mapped, writable "
-				  "FROM region_state NOT INDEXED WHERE rowid > ?1 AND capture_id = ?2 "
-				  "ORDER BY rowid LIMIT ?3", &st);
+	int r;
 
+	if (max < MSC_CELL_STATES_MIN)
+		return -EINVAL;
+	r = msc_store_prepare(s, "SELECT rowid, ts, as_id, gfn, kind, n, at FROM region_state_run "
+			      "NOT INDEXED WHERE rowid > ?1 AND capture_id = ?2 ORDER BY rowid",
+			      &st);
 	if (r)
 		return r;
 	sqlite3_bind_int64(st, 1, *io_pos);
 	sqlite3_bind_int64(st, 2, capture_id);
-	sqlite3_bind_int64(st, 3, (int64_t)min(max, (size_t)INT64_MAX));
 	while ((r = msc_store_step(s, st)) == 1) {
+		int64_t n = sqlite3_column_int64(st, 5);
+
+		if (n >= 1 && (uint64_t)n > max - nr)
+			break;	/* read by the next call */
+		if (cell_run_rows((const char *)sqlite3_column_text(st, 6), n,
+				  sqlite3_column_int64(st, 1), &rows[nr])) {
+			snprintf(s->errmsg, sizeof(s->errmsg),
+				 "region_state_run: row %lld: at is not %lld rows",
+				 (long long)sqlite3_column_int64(st, 0), (long long)n);
+			r = MSC_ERR_SQL;
+			break;
+		}
+		for (int64_t k = 0; k < n; k++) {
+			rows[nr + k].as_id = (uint8_t)sqlite3_column_int(st, 2);
+			rows[nr + k].gfn = column_u64(st, 3);
+			rows[nr + k].kind = (uint8_t)sqlite3_column_int(st, 4);
+		}
+		nr += (size_t)n;
 		*io_pos = sqlite3_column_int64(st, 0);
-		rows[nr++] = (struct msc_cell_state){
-			.ts = column_u64(st, 1),
-			.as_id = (uint8_t)sqlite3_column_int(st, 2),
-			.gfn = column_u64(st, 3),
-			.kind = (uint8_t)sqlite3_column_int(st, 4),
-			.mapped = (uint16_t)sqlite3_column_int(st, 5),
-			.writable = (uint16_t)sqlite3_column_int(st, 6),
-		};
 	}
 	sqlite3_finalize(st);
 	if (r < 0)
@@ -59,15 +107,15 @@ int msc_tui_cell_states(struct msc_store *s, int64_t capture_id, int64_t *io_pos
 }
 
 /**
- * msc_tui_cell_states_end - the position of the last region_state row
+ * msc_cell_states_end - the position of the last region_state row
  *
- * For progress: msc_tui_cell_states() has read everything written so far
- * when its position reaches this one.  Returns 0 or a negative error.
+ * For progress: msc_cell_states() has read everything written so far when
+ * its position reaches this one.  Returns 0 or a negative error.
  */
-int msc_tui_cell_states_end(struct msc_store *s, int64_t *ret_pos)
+int msc_cell_states_end(struct msc_store *s, int64_t *ret_pos)
 {
 	sqlite3_stmt *st;
-	int r = msc_store_prepare(s, "SELECT max(rowid) FROM region_state", &st);
+	int r = msc_store_prepare(s, "SELECT max(rowid) FROM region_state_run", &st);
 
 	if (r)
 		return r;

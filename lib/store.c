@@ -610,28 +610,70 @@ void msc_store_rows_init_text(struct msc_store *s, struct msc_store_rows *r, con
 	r->text_col = (int)text_col;
 }
 
+/* Room for @len more bytes of text after @off. */
+static int text_room(struct msc_store_rows *r, size_t off, size_t len)
+{
+	size_t alloc;
+	char *p;
+
+	if (off + len <= r->text_alloc)
+		return 0;
+	alloc = max(2 * r->text_alloc, off + len);
+	p = realloc(r->text, alloc);
+	if (!p)
+		return -ENOMEM;
+	r->text = p;
+	r->text_alloc = alloc;
+	return 0;
+}
+
 /**
- * msc_store_rows_put_text - add the row filled in the slot, with @text
- *	(@len bytes, copied) as its text column (NULL when its bit in @nulls
- *	is set: @len 0 then)
+ * msc_store_rows_hold_text - msc_store_rows_hold() the row filled in the
+ *	slot, with @text (@len bytes, copied) as its text column (NULL when its
+ *	bit in @nulls is set: @len 0 then)
  */
+int msc_store_rows_hold_text(struct msc_store *s, struct msc_store_rows *r, uint32_t nulls,
+			     const char *text, size_t len)
+{
+	size_t off = r->n ? r->text_end[r->n - 1] : 0;
+	int ret = text_room(r, off, len);
+
+	if (ret)
+		return ret;
+	memcpy(r->text + off, text, len);
+	r->text_end[r->n] = off + len;
+	return msc_store_rows_hold(s, r, nulls);
+}
+
+/** msc_store_rows_put_text - msc_store_rows_hold_text(), and a full batch flushed */
 int msc_store_rows_put_text(struct msc_store *s, struct msc_store_rows *r, uint32_t nulls,
 			    const char *text, size_t len)
 {
-	size_t off = r->n ? r->text_end[r->n - 1] : 0;
+	int ret = msc_store_rows_hold_text(s, r, nulls, text, len);
 
-	if (off + len > r->text_alloc) {
-		size_t alloc = max(2 * r->text_alloc, off + len);
-		char *p = realloc(r->text, alloc);
+	if (ret)
+		return ret;
+	return r->n == MSC_STORE_MULTI ? msc_store_rows_flush(s, r) : 0;
+}
 
-		if (!p)
-			return -ENOMEM;
-		r->text = p;
-		r->text_alloc = alloc;
-	}
-	memcpy(r->text + off, text, len);
-	r->text_end[r->n] = off + len;
-	return msc_store_rows_put(s, r, nulls);
+/**
+ * msc_store_rows_splice_text - the last held row's text becomes its first
+ *	@keep bytes, then @text (@len bytes, copied)
+ *
+ * For a writer that grows its last row while the batch holds it.  Returns
+ * 0 or -ENOMEM (the text then unchanged).
+ */
+int msc_store_rows_splice_text(struct msc_store_rows *r, size_t keep, const char *text,
+			       size_t len)
+{
+	size_t off = r->n > 1 ? r->text_end[r->n - 2] : 0;
+	int ret = text_room(r, off + keep, len);
+
+	if (ret)
+		return ret;
+	memcpy(r->text + off + keep, text, len);
+	r->text_end[r->n - 1] = off + keep + len;
+	return 0;
 }
 
 /** msc_store_rows_release - unregister a batch (rows not yet flushed are dropped) */

@@ -153,23 +153,21 @@ int tui_cells_add(struct tui_cells *c, const struct msc_cell_state *rows, size_t
 int tui_cells_load(struct tui_cells *c, struct msc_store *s, int64_t capture_id, size_t max_rows)
 {
 	struct msc_cell_state *rows = malloc(CELLS_CHUNK * sizeof(*rows));
-	size_t got = 0;
 	int r;
 
 	if (!rows)
 		return -ENOMEM;
-	r = msc_tui_cell_states_end(s, &c->end);
+	r = msc_cell_states_end(s, &c->end);
 	c->loaded = false;
 	while (!r && max_rows) {
 		size_t n;
 
-		r = msc_tui_cell_states(s, capture_id, &c->pos, rows, min(max_rows, (size_t)CELLS_CHUNK),
-					&n);
+		r = msc_cell_states(s, capture_id, &c->pos, rows,
+				    min(max(max_rows, (size_t)MSC_CELL_STATES_MIN), (size_t)CELLS_CHUNK), &n);
 		if (!r)
 			r = tui_cells_add(c, rows, n);
-		got += n;
 		max_rows -= min(max_rows, n);
-		if (!r && n < CELLS_CHUNK) {
+		if (!r && !n) {
 			c->loaded = true;
 			break;
 		}

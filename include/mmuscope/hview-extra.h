@@ -5,8 +5,8 @@
  * Memory map: asking region_state for each 2M cell costs two index lookups
  * per cell, so redrawing a 96 GiB guest (49,152 cells) at every scrub step
  * would take far longer than a frame.  Instead the TUI reads the region_state rows of
- * a capture once, in chunks (in insertion order, which is time order per
- * cell), and answers "the cells at T" from memory; a capture that is still
+ * a capture once, in chunks (in the order written, which is time order per
+ * cell; the analyzer reads them so too, lib/history/store-regions.c), and answers "the cells at T" from memory; a capture that is still
  * being analyzed is followed by asking only for rows after the last one
  * read.
  *
@@ -33,9 +33,12 @@ struct msc_cell_state {
 	uint16_t writable;		/* of those, writable */
 };
 
-int msc_tui_cell_states(struct msc_store *s, int64_t capture_id, int64_t *io_pos,
-			struct msc_cell_state *rows, size_t max, size_t *ret_nr);
-int msc_tui_cell_states_end(struct msc_store *s, int64_t *ret_pos);
+/* The least room msc_cell_states() takes: a run's rows (schema 15). */
+#define MSC_CELL_STATES_MIN 128
+
+int msc_cell_states(struct msc_store *s, int64_t capture_id, int64_t *io_pos,
+		    struct msc_cell_state *rows, size_t max, size_t *ret_nr);
+int msc_cell_states_end(struct msc_store *s, int64_t *ret_pos);
 
 /* KVM's own counters at a time, summed over the VMs sampled. */
 struct msc_tui_kvm_sample {

@@ -16,7 +16,7 @@
  * phase, where one index seek per phase and cell in SQL cost ~14,000
  * instructions each.  An analysis that wrote every row of its capture kept
  * them as it wrote them (struct hcell_log), so they are not read back; one
- * that resumed another reads them once, in the table's order.
+ * that resumed another reads them once, in the order written.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -25,12 +25,15 @@
 #include <sqlite3.h>
 
 #include "local.h"
+#include "mmuscope/hview-extra.h"
 #include "mmuscope/util.h"
 #include "store-local.h"
 
+#define CELLS_CHUNK 65536	/* rows read back at a time */
+
 /*
- * A region_state row; @order is its place in the table's order (rowid),
- * which breaks ts ties.  ts is compared as SQL compares it: a signed
+ * A region_state row; @order is its place in the order written (the run
+ * table's rowid, then the run's rows), which breaks ts ties.  ts is compared as SQL compares it: a signed
  * integer.
  */
 struct cell_row {
@@ -121,27 +124,29 @@ int hcell_log_put(struct hcell_log *l, const struct msc_region_cell *c, uint64_t
 
 static int read_rows(struct msc_store *s, int64_t capture_id, struct hcell_log *l)
 {
-	sqlite3_stmt *st;
-	int r = msc_store_prepare(s, "SELECT as_id, gfn, ts, kind, mapped FROM region_state "
-				  "NOT INDEXED WHERE capture_id = ?1 ORDER BY rowid", &st);
+	struct msc_cell_state *rows = malloc(CELLS_CHUNK * sizeof(*rows));
+	int64_t pos = 0;
+	size_t nr;
+	int r;
 
-	if (r)
-		return r;
-	sqlite3_bind_int64(st, 1, capture_id);
-	while ((r = msc_store_step(s, st)) == 1) {
-		struct msc_region_cell c = {
-			.as_id = (uint8_t)sqlite3_column_int(st, 0),
-			.gfn = (uint64_t)sqlite3_column_int64(st, 1),
-			.kind = (uint8_t)sqlite3_column_int(st, 3),
-			.mapped = (uint16_t)sqlite3_column_int(st, 4),
-		};
+	if (!rows)
+		return -ENOMEM;
+	while (!(r = msc_cell_states(s, capture_id, &pos, rows, CELLS_CHUNK, &nr)) && nr) {
+		for (size_t i = 0; i < nr && !r; i++) {
+			struct msc_region_cell c = {
+				.as_id = rows[i].as_id,
+				.gfn = rows[i].gfn,
+				.kind = rows[i].kind,
+				.mapped = rows[i].mapped,
+			};
 
-		r = hcell_log_put(l, &c, (uint64_t)sqlite3_column_int64(st, 2), false);
+			r = hcell_log_put(l, &c, rows[i].ts, false);
+		}
 		if (r)
 			break;
 	}
-	sqlite3_finalize(st);
-	return r < 0 ? r : 0;
+	free(rows);
+	return r;
 }
 
 /* The cell's rows are @row[0..@n): add its state at each phase's end to @cov */

@@ -7,8 +7,8 @@
  * Writes join the store's current transaction (msc_store_begin()); the
  * store's own batching or msc_history_analyze() commits.  Reads are index
  * lookups: census by (capture, as, ts), mapping_run by the base GFN of a
- * page table, region_state by (gfn, capture, as, ts), activity and phases
- * by their primary keys.
+ * page table, region_state's runs by (gfn, capture, as, ts), activity and
+ * phases by their primary keys.
  *
  * A run's intervals are its first entry's index and times (idx0, t0, e0),
  * their mean steps, and the JSON text of its entries column: each entry's
@@ -53,6 +53,7 @@ enum { B_RUN, B_CENSUS, B_REGION_STATE, B_ACTIVITY, B_TASK_ACTIVITY, B_NR };
 #define RUN_E0_COL 18		/* mapping_run.e0 */
 #define RUN_ID_COL 20		/* mapping_run.id */
 #define RUN_PREV_COL 21		/* mapping_run.prev */
+#define CELL_AT_COL 6		/* region_state_run.at */
 
 static const struct {
 	const char *head;
@@ -64,8 +65,8 @@ static const struct {
 		    "start_step, e0, end_step, id, prev) VALUES", 22, RUN_ENTRIES_COL },
 	[B_CENSUS] = { "INSERT INTO census (capture_id, as_id, ts, seq, pages_4k, pages_2m, "
 		       "pages_1g, flags) VALUES", 8 },
-	[B_REGION_STATE] = { "INSERT INTO region_state (capture_id, as_id, gfn, ts, kind, mapped, "
-			     "writable) VALUES", 7 },
+	[B_REGION_STATE] = { "INSERT INTO region_state_run (capture_id, as_id, gfn, ts, kind, n, "
+			     "at) VALUES", 7, CELL_AT_COL },
 	/* the counters in enum hact order */
 	[B_ACTIVITY] = { "INSERT INTO activity (capture_id, ts, spte_changes, maps, splits, "
 			 "promotions, zaps, write_protects, faults_slow, faults_fast, flushes) VALUES",
@@ -95,6 +96,13 @@ struct hstore {
 	sqlite3_stmt *prev_st;	/* a closed run by id, to check an open one against */
 	struct hcell_log *cells;	/* every region_state row of cells_capture; NULL: not kept */
 	int64_t cells_capture;
+	/*
+	 * The open region_state run is the last row batch[B_REGION_STATE]
+	 * holds, when it is some cell's: its at text is cell_len bytes, its
+	 * last element (at cell_ts) starts at cell_last.
+	 */
+	size_t cell_len, cell_last;
+	uint64_t cell_ts;
 	char entries[HNODE_ENTRIES * ENTRY_TEXT_MAX + 2];	/* a run's JSON */
 };
 
@@ -107,7 +115,7 @@ struct hstore {
  */
 static const char index_sql[] =
 	"CREATE INDEX IF NOT EXISTS mapping_run_gfn ON mapping_run(gfn, level, n, first);"
-	"CREATE INDEX IF NOT EXISTS region_state_gfn ON region_state(gfn, capture_id, as_id, ts)";
+	"CREATE INDEX IF NOT EXISTS region_state_gfn ON region_state_run(gfn, capture_id, as_id, ts)";
 static const char index_drop_sql[] =
 	"DROP INDEX IF EXISTS mapping_run_gfn; DROP INDEX IF EXISTS region_state_gfn";
 
@@ -231,7 +239,7 @@ static int exec_capture(struct hstore *hs, const char *sql, int64_t capture_id)
 /* Every table the analysis writes, each with a capture_id column. */
 static const char *const analysis_tables[] = {
 	"analysis", "mapping_run", "census", "kvm_stats", "phase", "region", "phase_region",
-	"region_state", "activity", "task_activity", "anomaly", "vm",
+	"region_state_run", "activity", "task_activity", "anomaly", "vm",
 };
 
 /** hstore_drop - forget everything analyzed of a capture */
@@ -767,38 +775,84 @@ int hstore_add_kvm_stats(struct hstore *hs, int64_t capture_id,
 }
 
 /*
- * A cell's row at the same time as the row held before it replaces that
- * row: the state at T is a cell's last row with ts <= T, so the states a
- * cell passes through within one timestamp (a split's children crossing
- * every sixteenth at once) are never the state at any time.
+ * The open run's element from @keep on becomes @c at @ts, the run's last:
+ * "[dt,mapped,writable]]" after a separator when @sep.
+ */
+static int cell_run_put(struct hstore *hs, struct msc_store_rows *b, const int64_t *v,
+			size_t keep, bool sep, const struct msc_region_cell *c, uint64_t ts)
+{
+	char text[MSC_CELL_ELEM_MAX + 2], *p = text;
+	int r;
+
+	if (sep)
+		*p++ = ',';
+	p = msc_cell_elem_put(p, (int64_t)(ts - (uint64_t)v[3]), c->mapped, c->writable);
+	*p++ = ']';
+	r = msc_store_rows_splice_text(b, keep, text, (size_t)(p - text));
+	if (r)
+		return r;
+	hs->cell_last = keep + sep;
+	hs->cell_len = keep + (size_t)(p - text);
+	hs->cell_ts = ts;
+	return 0;
+}
+
+/* A new run of one row: the state @c at @ts, after a full batch is written. */
+static int cell_run_new(struct hstore *hs, struct msc_store_rows *b, int64_t capture_id,
+			const struct msc_region_cell *c, uint64_t ts)
+{
+	int64_t *v;
+	int r = b->n == MSC_STORE_MULTI ? msc_store_rows_flush(hs->s, b) : 0;
+
+	if (r)
+		return r;
+	v = msc_store_rows_slot(b);
+	v[0] = capture_id;
+	v[1] = c->as_id;
+	v[2] = (int64_t)c->gfn;
+	v[3] = (int64_t)ts;
+	v[4] = c->kind;
+	v[5] = 1;
+	r = msc_store_rows_hold_text(hs->s, b, 0, "[", 1);
+	return r ?: cell_run_put(hs, b, v, 1, false, c, ts);
+}
+
+/*
+ * A region_state row: it joins the open run when that is the same cell's
+ * and kind's (schema 15).  A cell's row at the same time as the row held
+ * before it replaces that row: the state at T is a cell's last row with
+ * ts <= T, so the states a cell passes through within one timestamp (a
+ * split's children crossing every sixteenth at once) are never the state
+ * at any time.
  */
 int hstore_add_region_state(struct hstore *hs, int64_t capture_id,
 			    const struct msc_region_cell *c, uint64_t ts)
 {
 	struct msc_store_rows *b = &hs->batch[B_REGION_STATE];
 	int64_t *v = msc_store_rows_last(b);
-	bool same = v && v[0] == capture_id && v[1] == c->as_id && v[2] == (int64_t)c->gfn &&
-		    v[3] == (int64_t)ts;
-	int r;
+	bool open = v && v[0] == capture_id && v[1] == c->as_id && v[2] == (int64_t)c->gfn;
+	bool same = open && hs->cell_ts == ts;
+	int r = 0;
 
-	if (!same) {
-		if (b->n == MSC_STORE_MULTI && (r = msc_store_rows_flush(hs->s, b)))
-			return r;
-		r = msc_store_rows_hold(hs->s, b, 0);
-		if (r)
-			return r;
-		v = msc_store_rows_last(b);
-		v[0] = capture_id;
-		v[1] = c->as_id;
-		v[2] = (int64_t)c->gfn;
-		v[3] = (int64_t)ts;
+	if (same && (v[5] == 1 || v[4] == c->kind)) {
+		/* the last row replaced; a run of one takes the new kind */
+		v[4] = c->kind;
+		r = cell_run_put(hs, b, v, hs->cell_last, false, c, ts);
+	} else if (!same && open && v[4] == c->kind && v[5] < MSC_CELL_RUN_MAX &&
+		   ts < MSC_CELL_TS_LIMIT && (uint64_t)v[3] < MSC_CELL_TS_LIMIT) {
+		r = cell_run_put(hs, b, v, hs->cell_len - 1, true, c, ts);
+		if (!r)
+			v[5]++;
+	} else {
+		/* a new run; a last row this one replaces (another kind) leaves its own */
+		if (same && !(r = msc_store_rows_splice_text(b, hs->cell_last - 1, "]", 1)))
+			v[5]--;
+		if (!r)
+			r = cell_run_new(hs, b, capture_id, c, ts);
 	}
-	v[4] = c->kind;
-	v[5] = c->mapped;
-	v[6] = c->writable;
-	if (hs->cells && capture_id == hs->cells_capture)
+	if (!r && hs->cells && capture_id == hs->cells_capture)
 		return hcell_log_put(hs->cells, c, ts, same);
-	return 0;
+	return r;
 }
 
 /**
@@ -808,7 +862,7 @@ int hstore_add_region_state(struct hstore *hs, int64_t capture_id,
 int hstore_keep_cells(struct hstore *hs, int64_t capture_id)
 {
 	sqlite3_stmt *st;
-	int r = msc_store_prepare(hs->s, "SELECT EXISTS (SELECT 1 FROM region_state "
+	int r = msc_store_prepare(hs->s, "SELECT EXISTS (SELECT 1 FROM region_state_run "
 				  "WHERE capture_id = ?1)", &st);
 
 	if (r)

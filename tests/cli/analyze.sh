@@ -51,9 +51,10 @@ for dir in "$TRACES"/*/; do
 			FROM phase p JOIN region r ON r.capture_id = p.capture_id
 			JOIN (SELECT DISTINCT capture_id, as_id, gfn FROM region_state) c
 			ON c.capture_id = r.capture_id AND c.as_id = r.as_id AND c.gfn >= r.gfn_first
-			AND c.gfn < r.gfn_end JOIN region_state s ON s.rowid = (SELECT y.rowid
+			AND c.gfn < r.gfn_end JOIN region_state s ON s.capture_id = c.capture_id
+			AND s.as_id = c.as_id AND s.gfn = c.gfn AND s.ts = (SELECT max(y.ts)
 			FROM region_state y WHERE y.capture_id = c.capture_id AND y.as_id = c.as_id
-			AND y.gfn = c.gfn AND y.ts <= p.end_ts ORDER BY y.ts DESC, y.rowid DESC LIMIT 1)
+			AND y.gfn = c.gfn AND y.ts <= p.end_ts)
 			GROUP BY p.capture_id, p.id, r.id)
 			SELECT (SELECT count(*) FROM (SELECT * FROM w EXCEPT SELECT * FROM phase_region))
 			+ (SELECT count(*) FROM phase_region) - (SELECT count(*) FROM w)")" 0

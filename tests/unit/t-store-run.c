@@ -529,7 +529,11 @@ static void t_migrate_open(void)
 		"'[0,[5,1],[1,-2,3]]', 0, 100, 0, 200, 10),"
 		"(1, 0, 262144, 1, 1, 0, 322125541, 78643, 0, 1, 6, 0, 0, 4, "
 		"'[0,[7,0],[1,4,0],[1,-1,0]]', 0, 200, 10, NULL, 0),"
-		"(1, 0, 0, 2, 1, 2, 4096, 1, 0, NULL, 1, 0, 0, 1, '[0]', 2, 300, 0, NULL, 0);";
+		"(1, 0, 0, 2, 1, 2, 4096, 1, 0, NULL, 1, 0, 0, 1, '[0]', 2, 300, 0, NULL, 0);"
+		"INSERT INTO region_state VALUES (1, 0, 512, 100, 1, 1, 1), (1, 0, 0, 90, 2, 512, 0),"
+		"(1, 0, 512, 130, 1, 32, 32), (2, 1, 512, -5, 3, 512, 512);";
+	static const char cells[] =
+		"SELECT capture_id, as_id, gfn, ts, kind, mapped, writable FROM region_state";
 	static const char intervals[] =
 		"SELECT gfn, level, start_ts, end_ts, spte, pfn FROM mapping ORDER BY start_ts, gfn";
 	char sql[2048], before[1024], after[1024], buf[256];
@@ -569,9 +573,18 @@ static void t_migrate_open(void)
 		  "1|[0,[5,1],[1,-2,3]]|-;2|[0,7,[1,0,4],[1,0,-1]]|-;3|[0]|-;");
 	check_int(query("old12.db", "SELECT count(*) FROM sqlite_schema "
 			"WHERE name = 'mapping_run_gfn'"), ==, 1);
-	/* step 14: the region_state lookups' index leads with the GFN */
+	/*
+	 * step 14: the region_state lookups' index leads with the GFN; step 15:
+	 * each row a run of one, read back in the order written
+	 */
+	check_str(rows("old12.db", "SELECT tbl_name FROM sqlite_schema WHERE name = "
+		       "'region_state_gfn'", buf, sizeof(buf)), "region_state_run;");
 	check_str(rows("old12.db", "SELECT name FROM pragma_index_info('region_state_gfn') "
 		       "ORDER BY seqno", buf, sizeof(buf)), "gfn;capture_id;as_id;ts;");
+	check_str(rows("old12.db", cells, buf, sizeof(buf)),
+		  "1|0|512|100|1|1|1;1|0|0|90|2|512|0;1|0|512|130|1|32|32;2|1|512|-5|3|512|512;");
+	check_str(rows("old12.db", "SELECT n, at FROM region_state_run", buf, sizeof(buf)),
+		  "1|[[0,1,1]];1|[[0,512,0]];1|[[0,32,32]];1|[[0,512,512]];");
 }
 
 /* The numbers of the runs' text as printf writes them, at every digit count's edges. */
