@@ -7,8 +7,10 @@
 #ifndef MSC_STORE_LOCAL_H
 #define MSC_STORE_LOCAL_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <sqlite3.h>
@@ -17,6 +19,7 @@
 #include "mmuscope/event.h"
 #include "mmuscope/spte.h"
 #include "mmuscope/store.h"
+#include "mmuscope/util.h"
 
 /* Events per transaction by default. */
 #define MSC_STORE_BATCH 65536
@@ -178,6 +181,23 @@ int msc_store_rows_hold_text(struct msc_store *s, struct msc_store_rows *r, uint
 			     const char *text, size_t len);
 int msc_store_rows_splice_text(struct msc_store_rows *r, size_t keep, const char *text,
 			       size_t len);
+
+/* Room for @need bytes at *@buf, of *@alloc (doubled at least); 0 or -ENOMEM. */
+static inline int msc_text_room(char **buf, size_t *alloc, size_t need)
+{
+	size_t a;
+	char *p;
+
+	if (need <= *alloc)
+		return 0;
+	a = max(2 * *alloc, need);
+	p = realloc(*buf, a);
+	if (!p)
+		return -ENOMEM;
+	*buf = p;
+	*alloc = a;
+	return 0;
+}
 
 /* The last row put, while the batch still holds it; NULL: none held. */
 static inline int64_t *msc_store_rows_last(struct msc_store_rows *r)

@@ -267,28 +267,12 @@ static void step_values(const struct msc_store_runs *rs, const struct msc_event 
 	}
 }
 
-static int text_room(struct msc_store_runs *rs, size_t more)
-{
-	size_t alloc;
-	char *p;
-
-	if (rs->text_len + more <= rs->text_alloc)
-		return 0;
-	alloc = max(2 * rs->text_alloc, rs->text_len + more);
-	p = realloc(rs->text, alloc);
-	if (!p)
-		return -ENOMEM;
-	rs->text = p;
-	rs->text_alloc = alloc;
-	return 0;
-}
-
 /* The residuals of @r as JSON, appended to the type's text. */
 static int put_residuals(struct msc_store_runs *rs, const struct open_run *r,
 			 struct msc_run_row *row)
 {
 	char *p;
-	int ret = text_room(rs, 2 + (size_t)r->n * 44);
+	int ret = msc_text_room(&rs->text, &rs->text_alloc, rs->text_len + 2 + (size_t)r->n * 44);
 
 	if (ret)
 		return ret;

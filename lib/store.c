@@ -610,23 +610,6 @@ void msc_store_rows_init_text(struct msc_store *s, struct msc_store_rows *r, con
 	r->text_col = (int)text_col;
 }
 
-/* Room for @len more bytes of text after @off. */
-static int text_room(struct msc_store_rows *r, size_t off, size_t len)
-{
-	size_t alloc;
-	char *p;
-
-	if (off + len <= r->text_alloc)
-		return 0;
-	alloc = max(2 * r->text_alloc, off + len);
-	p = realloc(r->text, alloc);
-	if (!p)
-		return -ENOMEM;
-	r->text = p;
-	r->text_alloc = alloc;
-	return 0;
-}
-
 /**
  * msc_store_rows_hold_text - msc_store_rows_hold() the row filled in the
  *	slot, with @text (@len bytes, copied) as its text column (NULL when its
@@ -636,7 +619,7 @@ int msc_store_rows_hold_text(struct msc_store *s, struct msc_store_rows *r, uint
 			     const char *text, size_t len)
 {
 	size_t off = r->n ? r->text_end[r->n - 1] : 0;
-	int ret = text_room(r, off, len);
+	int ret = msc_text_room(&r->text, &r->text_alloc, off + len);
 
 	if (ret)
 		return ret;
@@ -667,7 +650,7 @@ int msc_store_rows_splice_text(struct msc_store_rows *r, size_t keep, const char
 			       size_t len)
 {
 	size_t off = r->n > 1 ? r->text_end[r->n - 2] : 0;
-	int ret = text_room(r, off + keep, len);
+	int ret = msc_text_room(&r->text, &r->text_alloc, off + keep + len);
 
 	if (ret)
 		return ret;
