@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * The TUI's own read helpers (include/mmuscope/hview-extra.h): bulk reads
- * of region_state (its runs) for the memory map, and KVM's sampled counters.  Read
- * only; every query is a rowid range or an index lookup.
+ * of region_state's runs for the memory map (a resumed analysis reads them
+ * so too), and KVM's sampled counters.  Read only; every query is a rowid
+ * range or an index lookup.
  */
 #include "mmuscope/hview-extra.h"
 
@@ -58,9 +59,9 @@ static int cell_run_rows(const char *p, int64_t n, int64_t ts0, struct msc_cell_
  *
  * Rows come in the order the analyzer wrote them: for any one cell, time
  * order.  They are read a run (region_state_run row) at a time, as many
- * whole runs as fit, so fewer than @max may come before the end.  Rows written later (a capture still being analyzed)
- * are found by calling again with the same @io_pos.  Returns 0 or a
- * negative error.
+ * whole runs as fit, so fewer than @max may come before the end.  Rows
+ * written later (a capture still being analyzed) are found by calling
+ * again with the same @io_pos.  Returns 0 or a negative error.
  */
 int msc_cell_states(struct msc_store *s, int64_t capture_id, int64_t *io_pos,
 		    struct msc_cell_state *rows, size_t max, size_t *ret_nr)

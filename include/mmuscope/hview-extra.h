@@ -4,11 +4,11 @@
  *
  * Memory map: asking region_state for each 2M cell costs two index lookups
  * per cell, so redrawing a 96 GiB guest (49,152 cells) at every scrub step
- * would take far longer than a frame.  Instead the TUI reads the region_state rows of
- * a capture once, in chunks (in the order written, which is time order per
- * cell; the analyzer reads them so too, lib/history/store-regions.c), and answers "the cells at T" from memory; a capture that is still
- * being analyzed is followed by asking only for rows after the last one
- * read.
+ * would take far longer than a frame.  Instead the TUI reads the
+ * region_state rows of a capture once, in chunks (in the order written,
+ * which is time order per cell; a resumed analysis reads them so too), and
+ * answers "the cells at T" from memory; a capture that is still being
+ * analyzed is followed by asking only for rows after the last one read.
  *
  * Live ground truth: the KVM counters `mmuscope record` samples
  * (kvm_stats_sample, schema/003-live.sql) at a time T.

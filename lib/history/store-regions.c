@@ -33,8 +33,8 @@
 
 /*
  * A region_state row; @order is its place in the order written (the run
- * table's rowid, then the run's rows), which breaks ts ties.  ts is compared as SQL compares it: a signed
- * integer.
+ * table's rowid, then the run's rows), which breaks ts ties.  ts is
+ * compared as SQL compares it: a signed integer.
  */
 struct cell_row {
 	uint64_t gfn;
