@@ -161,13 +161,20 @@ static uint64_t child_address_space(uint64_t file_size)
 	return MEM_BASE + MEM_PER_BYTE * file_size;
 }
 
+/*
+ * The child's address space is bounded; its hard limit stays what it was,
+ * so that the child copying a compressed file (source-tracedat.c) may
+ * trade this bound for one on its heap.
+ */
 static void child_limits(uint64_t file_size)
 {
-	struct rlimit rl = { .rlim_cur = child_address_space(file_size),
-			     .rlim_max = child_address_space(file_size) };
+	struct rlimit rl;
 
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
+	if (getrlimit(RLIMIT_AS, &rl))
+		return;
+	rl.rlim_cur = min((rlim_t)child_address_space(file_size), rl.rlim_max);
 	setrlimit(RLIMIT_AS, &rl);
 }
 

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/wait.h>
@@ -613,6 +614,28 @@ static int open_data(const char *path, struct tracecmd_input **ret)
 	return 0;
 }
 
+/*
+ * The copying child's memory bound: the reader's bound on its address
+ * space becomes one on its heap and private writable maps (RLIMIT_DATA).
+ * libtracecmd maps each CPU's decompressed data read-only in windows that
+ * grow with the trace (97 CPUs of 128 MiB each, 12 GiB of address space,
+ * to copy the seed's 164 MB file), which the address-space bound does not
+ * allow for and the data bound does not count; the copy's heap stays small.
+ */
+static void copy_limits(void)
+{
+	struct rlimit as, data;
+
+	if (getrlimit(RLIMIT_AS, &as) || as.rlim_cur == RLIM_INFINITY ||
+	    getrlimit(RLIMIT_DATA, &data))
+		return;
+	data.rlim_cur = min(as.rlim_cur, data.rlim_max);
+	if (setrlimit(RLIMIT_DATA, &data))
+		return;
+	as.rlim_cur = as.rlim_max;
+	setrlimit(RLIMIT_AS, &as);
+}
+
 /* the copying child: 0 done, 1 copy failed, 2 not readable, 3 parent gone */
 static int copy_child(pid_t parent, const char *path, const char *tmp)
 {
@@ -624,11 +647,12 @@ static int copy_child(pid_t parent, const char *path, const char *tmp)
 	/* it dies with its parent: no copy outlives the run (a killed one's is cleaned) */
 	if (!source_child_start(parent))
 		return 3;
+	copy_limits();
 	head = tracecmd_open_head(path, TRACECMD_FL_LOAD_NO_PLUGINS |
 					      TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
 	if (!head)
 		return 2;
-	/* fault injection for tests: the copy dies as libtracecmd's does on the seed's trace */
+	/* fault injection for tests: the copy dies (as libtracecmd may on a damaged file) */
 	fault = getenv("MSC_READER_FAULT");
 	if (fault && !strcmp(fault, "copy-segv"))
 		raise(SIGSEGV);
@@ -716,9 +740,9 @@ static void first_times(struct tracecmd_input *h, int nr, uint64_t *ts)
  * Read a large compressed file from its uncompressed copy, if the copy holds
  * what the file does: libtracecmd 1.3's tracecmd_copy() drops a CPU's data
  * when the file lists its CPUs sparsely (an idle CPU has no entry), so every
- * CPU's first record must be the same in both; and the copying child dies
- * on some large files.  Otherwise the file is read as it is (slower), and a
- * note says why.
+ * CPU's first record must be the same in both; and the copying child may
+ * die (a damaged file).  Otherwise the file is read as it is (slower), and
+ * a note says why.
  */
 static int read_copy(struct tracedat_source *t, const char *path)
 {
@@ -742,7 +766,7 @@ static int read_copy(struct tracedat_source *t, const char *path)
 				lost = cpu;
 	}
 	free(want);
-	if (r == MSC_ERR_CORRUPT) {	/* the copying child died (it does on the seed's trace) */
+	if (r == MSC_ERR_CORRUPT) {	/* the copying child died */
 		add_note(t, "libtracecmd died writing the uncompressed copy; the compressed file is "
 			 "read as it is (slower)");
 	} else if (lost >= 0) {
