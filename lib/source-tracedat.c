@@ -629,7 +629,7 @@ static void copy_limits(void)
 	if (getrlimit(RLIMIT_AS, &as) || as.rlim_cur == RLIM_INFINITY ||
 	    getrlimit(RLIMIT_DATA, &data))
 		return;
-	data.rlim_cur = min(as.rlim_cur, data.rlim_max);
+	data.rlim_cur = min(as.rlim_cur, data.rlim_cur);
 	if (setrlimit(RLIMIT_DATA, &data))
 		return;
 	as.rlim_cur = as.rlim_max;
