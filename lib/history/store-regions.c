@@ -70,6 +70,79 @@ static int cmp_row(const void *a, const void *b)
 	return x->order < y->order ? -1 : x->order > y->order;
 }
 
+#define RADIX_BITS 8
+#define RADIX (1U << RADIX_BITS)
+
+/* One pass of a stable radix sort of @n rows, by the digit of @key at @shift. */
+static void radix_pass(const struct cell_row *src, struct cell_row *dst, size_t n,
+		       uint64_t (*key)(const struct cell_row *), unsigned int shift)
+{
+	size_t at[RADIX + 1] = { 0 };
+
+	for (size_t i = 0; i < n; i++)
+		at[((key(&src[i]) >> shift) & (RADIX - 1)) + 1]++;
+	for (unsigned int d = 1; d <= RADIX; d++)
+		at[d] += at[d - 1];
+	for (size_t i = 0; i < n; i++)
+		dst[at[(key(&src[i]) >> shift) & (RADIX - 1)]++] = src[i];
+}
+
+static uint64_t gfn_key(const struct cell_row *r)
+{
+	return r->gfn;
+}
+
+static uint64_t as_key(const struct cell_row *r)
+{
+	return r->as_id;
+}
+
+/*
+ * Sort @l's rows into cmp_row()'s order.  They are in the order written
+ * (v[i].order == i): a stable radix sort by gfn, then by address space,
+ * keeps each cell's rows in that order, which is time order unless a row
+ * was written with an earlier time than one before it; a cell whose rows
+ * are not in time order is sorted whole.  Only the digits some rows differ
+ * in take a pass.  Returns 0 or -ENOMEM.
+ */
+static int sort_rows(struct hcell_log *l)
+{
+	static uint64_t (*const keys[])(const struct cell_row *) = { gfn_key, as_key };
+	struct cell_row *tmp = malloc(l->nr * sizeof(*tmp)), *src = l->v, *dst = tmp;
+	size_t n = l->nr;
+
+	if (!tmp)
+		return -ENOMEM;
+	for (size_t k = 0; k < ARRAY_SIZE(keys); k++) {
+		uint64_t differ = 0, first = keys[k](&src[0]);
+
+		for (size_t i = 1; i < n; i++)
+			differ |= keys[k](&src[i]) ^ first;
+		for (unsigned int shift = 0; shift < 64; shift += RADIX_BITS) {
+			struct cell_row *t = src;
+
+			if (!((differ >> shift) & (RADIX - 1)))
+				continue;
+			radix_pass(src, dst, n, keys[k], shift);
+			src = dst;
+			dst = t;
+		}
+	}
+	if (src != l->v)
+		memcpy(l->v, src, n * sizeof(*src));
+	free(tmp);
+	for (size_t i = 0, j; i < n; i = j) {
+		bool sorted = true;
+
+		for (j = i + 1; j < n && l->v[j].gfn == l->v[i].gfn && l->v[j].as_id == l->v[i].as_id;
+		     j++)
+			sorted &= l->v[j].ts >= l->v[j - 1].ts;
+		if (!sorted)
+			qsort(&l->v[i], j - i, sizeof(*l->v), cmp_row);
+	}
+	return 0;
+}
+
 /* Room for one more row at the end of @l. */
 static struct cell_row *log_room(struct hcell_log *l)
 {
@@ -223,7 +296,7 @@ int hregions_build(struct msc_store *s, int64_t capture_id, struct hcell_log *lo
 	if (!log)
 		log = &read;
 	if (!r && log->nr)
-		qsort(log->v, log->nr, sizeof(*log->v), cmp_row);
+		r = sort_rows(log);
 	row = log->v;
 	nr_rows = log->nr;
 	if (!r)

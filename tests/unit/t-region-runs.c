@@ -6,7 +6,8 @@
  * a row at the time of the held row before it, of the same cell, replaces
  * it.  Runs join a cell's rows written one after another while the batch
  * holds them, and only those: never across another cell's row, a kind, a
- * commit, MSC_CELL_RUN_MAX rows or a time at or above 2^62.
+ * commit, MSC_CELL_RUN_MAX rows or a time at or above 2^62.  Regions read
+ * a cell's rows in time order whatever the order written.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -230,6 +231,93 @@ static void t_refuse(void)
 	}
 }
 
+/* Every column of a phase row 0 or '', but its ids and end time. */
+static void add_phase(sqlite3 *db, int64_t end_ts)
+{
+	char sql[4096] = "INSERT INTO phase VALUES (", *p = sql + strlen(sql);
+	sqlite3_stmt *st;
+
+	check_int(sqlite3_prepare_v2(db, "SELECT name, type FROM pragma_table_info('phase')", -1,
+				     &st, NULL), ==, SQLITE_OK);
+	for (int i = 0; sqlite3_step(st) == SQLITE_ROW; i++) {
+		const char *col = (const char *)sqlite3_column_text(st, 0);
+		const char *type = (const char *)sqlite3_column_text(st, 1);
+
+		p += snprintf(p, (size_t)(sql + sizeof(sql) - p), "%s%s", i ? ", " : "",
+			      !strcmp(col, "capture_id") || !strcmp(col, "id") ? "1" :
+			      !strcmp(col, "end_ts") ? "?1" : !strcmp(type, "TEXT") ? "''" : "0");
+	}
+	sqlite3_finalize(st);
+	snprintf(p, (size_t)(sql + sizeof(sql) - p), ")");
+	check_int(sqlite3_prepare_v2(db, sql, -1, &st, NULL), ==, SQLITE_OK);
+	sqlite3_bind_int64(st, 1, end_ts);
+	check_int(sqlite3_step(st), ==, SQLITE_DONE);
+	sqlite3_finalize(st);
+}
+
+/*
+ * A phase's coverage takes each cell's last row by its end in time, not in
+ * the order written: a cell whose rows were written out of time order is
+ * sorted, among cells (and address spaces) that are not.
+ */
+static void t_regions_order(void)
+{
+	static const struct {
+		uint8_t as_id;
+		uint64_t gfn, ts;
+		uint16_t mapped;
+	} rows[] = {
+		{ 0, 512, 100, 10 }, { 0, 0, 110, 64 }, { 1, 0, 120, 5 }, { 0, 512, 300, 30 },
+		{ 0, 512, 200, 20 }, { 0, 0, 400, 128 }, { 0, 1 << 20, 150, 7 },
+	};
+	struct hcell_log *log = hcell_log_new();
+	char path[300], buf[256];
+	struct msc_store *s;
+	sqlite3 *db;
+
+	snprintf(path, sizeof(path), "%s/o.db", dir);
+	check_int(msc_store_open(path, MSC_STORE_CREATE, &s), ==, 0);
+	check_int(sqlite3_open(path, &db), ==, SQLITE_OK);
+	add_phase(db, 250);
+	sqlite3_close(db);
+	for (size_t i = 0; log && i < ARRAY_SIZE(rows); i++) {
+		struct msc_region_cell c = {
+			.gfn = rows[i].gfn, .as_id = rows[i].as_id, .kind = MSC_REGION_4K,
+			.mapped = rows[i].mapped,
+		};
+
+		check_int(hcell_log_put(log, &c, rows[i].ts, false), ==, 0);
+	}
+	check_int(hregions_build(s, 1, log), ==, 0);
+	hcell_log_free(log);
+	msc_store_close(s);
+	check_int(sqlite3_open(path, &db), ==, SQLITE_OK);
+	{
+		sqlite3_stmt *st;
+		char *p = buf;
+
+		check_int(sqlite3_prepare_v2(db, "SELECT r.as_id, r.gfn_first, r.gfn_end, "
+					     "pr.pages_4k FROM region r JOIN phase_region pr ON "
+					     "pr.region_id = r.id ORDER BY r.id", -1, &st, NULL), ==,
+			  SQLITE_OK);
+		while (sqlite3_step(st) == SQLITE_ROW && p < buf + sizeof(buf) - 64)
+			p += sprintf(p, "%d|%lld|%lld|%lld;", sqlite3_column_int(st, 0),
+				     (long long)sqlite3_column_int64(st, 1),
+				     (long long)sqlite3_column_int64(st, 2),
+				     (long long)sqlite3_column_int64(st, 3));
+		sqlite3_finalize(st);
+	}
+	/* cells 0 and 512 by 250: 64 and 20 (written before 300's 30, 200 is later) */
+	check_str(buf, "0|0|1024|84;0|1048576|1049088|7;1|0|512|5;");
+	sqlite3_close(db);
+	for (const char *const *x = (const char *const[]){ "", "-wal", "-shm", NULL }; *x; x++) {
+		char f[320];
+
+		snprintf(f, sizeof(f), "%s%s", path, *x);
+		unlink(f);
+	}
+}
+
 int main(void)
 {
 	check(mkdtemp(dir) != NULL);
@@ -238,6 +326,7 @@ int main(void)
 	TEST(t_view(), "the view gives each row as written; runs only where they may join");
 	TEST(t_read(), "msc_cell_states() reads the same rows, whole runs at a time");
 	TEST(t_refuse(), "a run whose text the writer never makes is refused by its row");
+	TEST(t_regions_order(), "a phase covers each cell's last row by its end in time");
 	for (const char *const *x = (const char *const[]){ "", "-wal", "-shm", NULL }; *x; x++) {
 		char f[300];
 
