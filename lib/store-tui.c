@@ -19,10 +19,12 @@ _Static_assert(MSC_CELL_STATES_MIN >= MSC_CELL_RUN_MAX, "a run fits msc_cell_sta
 
 /*
  * The @n rows of a region_state_run row (schema/015-region-state-runs.sql)
- * from its first row's ts @ts0 and its at text @p into @rows.  Returns 0,
- * or MSC_ERR_SQL when the text is not what the analyzer writes.
+ * of @cell (its as_id, gfn and kind), from its first row's ts @ts0 and its
+ * at text @p, into @rows.  Returns 0, or MSC_ERR_SQL when the text is not
+ * what the analyzer writes.
  */
-static int cell_run_rows(const char *p, int64_t n, int64_t ts0, struct msc_cell_state *rows)
+static int cell_run_rows(const struct msc_cell_state *cell, const char *p, int64_t n, int64_t ts0,
+			 struct msc_cell_state *rows)
 {
 	int64_t v[3];
 
@@ -41,6 +43,7 @@ static int cell_run_rows(const char *p, int64_t n, int64_t ts0, struct msc_cell_
 		if ((k ? v[0] <= -(int64_t)MSC_CELL_TS_LIMIT || v[0] >= (int64_t)MSC_CELL_TS_LIMIT :
 		     v[0] != 0) || v[1] < 0 || v[1] > 512 || v[2] < 0 || v[2] > v[1])
 			return MSC_ERR_SQL;
+		rows[k] = *cell;
 		rows[k].ts = (uint64_t)(ts0 + v[0]);
 		rows[k].mapped = (uint16_t)v[1];
 		rows[k].writable = (uint16_t)v[2];
@@ -81,21 +84,21 @@ int msc_cell_states(struct msc_store *s, int64_t capture_id, int64_t *io_pos,
 	sqlite3_bind_int64(st, 2, capture_id);
 	while ((r = msc_store_step(s, st)) == 1) {
 		int64_t n = sqlite3_column_int64(st, 5);
+		struct msc_cell_state cell = {
+			.as_id = (uint8_t)sqlite3_column_int(st, 2),
+			.gfn = column_u64(st, 3),
+			.kind = (uint8_t)sqlite3_column_int(st, 4),
+		};
 
 		if (n >= 1 && (uint64_t)n > max - nr)
 			break;	/* read by the next call */
-		if (cell_run_rows((const char *)sqlite3_column_text(st, 6), n,
+		if (cell_run_rows(&cell, (const char *)sqlite3_column_text(st, 6), n,
 				  sqlite3_column_int64(st, 1), &rows[nr])) {
 			snprintf(s->errmsg, sizeof(s->errmsg),
 				 "region_state_run: row %lld: at is not %lld rows",
 				 (long long)sqlite3_column_int64(st, 0), (long long)n);
 			r = MSC_ERR_SQL;
 			break;
-		}
-		for (int64_t k = 0; k < n; k++) {
-			rows[nr + k].as_id = (uint8_t)sqlite3_column_int(st, 2);
-			rows[nr + k].gfn = column_u64(st, 3);
-			rows[nr + k].kind = (uint8_t)sqlite3_column_int(st, 4);
 		}
 		nr += (size_t)n;
 		*io_pos = sqlite3_column_int64(st, 0);
