@@ -125,7 +125,7 @@ void cli_clean_leftovers(const char *path)
 		int removed;
 
 		snprintf(prefix, sizeof(prefix), "%s.%s.", slash ? slash + 1 : path, kinds[i]);
-		removed = msc_file_clean(dir, prefix);	/* once: max() is a macro */
+		removed = msc_file_clean(dir, prefix, NULL);	/* once: max() is a macro */
 		n += max(removed, 0);
 	}
 	if (n)

@@ -30,6 +30,7 @@
 #include "cli/cli.h"
 #include "mmuscope/error.h"
 #include "mmuscope/event.h"
+#include "mmuscope/file.h"
 #include "mmuscope/history.h"
 #include "mmuscope/host.h"
 #include "mmuscope/ingest.h"
@@ -480,16 +481,16 @@ static int tee_write(struct recorder *rec)
 /* Remove the staging directory of --trace-dat. */
 static void tee_close(struct raw_tee *tee)
 {
-	char cmd[4300];
+	int r;
 
 	if (!tee)
 		return;
 	for (int cpu = 0; cpu < tee->nr_cpus; cpu++)
 		if (tee->f[cpu])
 			fclose(tee->f[cpu]);
-	snprintf(cmd, sizeof(cmd), "rm -rf -- '%s'", tee->dir);	/* mkdtemp name: no quotes */
-	if (system(cmd))
-		cli_warn("%s: could not remove it", tee->dir);
+	r = msc_file_remove(tee->dir);
+	if (r)
+		cli_warn("%s: could not remove it: %s", tee->dir, strerror(-r));
 	free(tee);
 }
 

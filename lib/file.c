@@ -10,9 +10,11 @@
  * that what a killed run left is known for what it is and removed by the
  * next run on the same place (msc_file_clean()).
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -95,42 +97,113 @@ static bool alive(long pid)
 	return state != 'Z';
 }
 
-/* Remove @name in @dir, a file or a directory of files. */
-static int remove_entry(int dfd, const char *name)
+/* Does @s match @tmpl, where an 'X' stands for one of mkstemp()'s letters? */
+static bool match_template(const char *s, const char *tmpl)
 {
-	int fd;
+	for (; *tmpl; s++, tmpl++)
+		if (*tmpl == 'X' ? !isalnum((unsigned char)*s) : *s != *tmpl)
+			return false;
+	return !*s;
+}
+
+/*
+ * Is @rest what follows the pid in a name this program makes?  With a
+ * @tmpl, exactly that ("-XXXXXX.dat"); without, the names beside a database
+ * (cli_clean_leftovers()): nothing ("<db>.importing.PID", an SQLite
+ * database), SQLite's side files ("-wal", "-shm", "-journal"), or
+ * mkstemp()'s ".XXXXXX".
+ */
+static bool own_tail(const char *rest, const char *tmpl)
+{
+	static const char *const beside[] = { "", "-wal", "-shm", "-journal", ".XXXXXX" };
+
+	if (tmpl)
+		return match_template(rest, tmpl);
+	for (size_t i = 0; i < sizeof(beside) / sizeof(beside[0]); i++)
+		if (match_template(rest, beside[i]))
+			return true;
+	return false;
+}
+
+/*
+ * Remove @name in @dfd: a regular file, or a directory whose every entry is
+ * a regular file or such a directory, each owned by @uid.  Nothing is
+ * followed: a symlink, a device or another user's entry anywhere below
+ * stops the removal there (-EPERM), and what is left stays.  @depth bounds
+ * the recursion: this program's directories are at most a few levels deep.
+ */
+static int remove_own(int dfd, const char *name, uid_t uid, int depth)
+{
+	struct stat st;
+	int fd, r = 0;
 	DIR *d;
 
-	if (!unlinkat(dfd, name, 0))
-		return 0;
-	if (errno != EISDIR)
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW))
 		return -errno;
+	if (st.st_uid != uid)
+		return -EPERM;
+	if (S_ISREG(st.st_mode))
+		return unlinkat(dfd, name, 0) ? -errno : 0;
+	if (!S_ISDIR(st.st_mode) || depth <= 0)
+		return -EPERM;
 	fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	d = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	if (fd < 0)
 		return -errno;
+	d = fdopendir(fd);
+	if (!d) {
+		r = -errno;
+		close(fd);
+		return r;
 	}
-	for (struct dirent *e; (e = readdir(d));)
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
-			unlinkat(dirfd(d), e->d_name, 0);
+	for (struct dirent *e; (e = readdir(d));) {
+		int rr;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		rr = remove_own(dirfd(d), e->d_name, uid, depth - 1);
+		if (!r)
+			r = rr;
+	}
 	closedir(d);
-	return unlinkat(dfd, name, AT_REMOVEDIR) ? -errno : 0;
+	if (!r && unlinkat(dfd, name, AT_REMOVEDIR))
+		r = -errno;
+	return r;
+}
+
+/**
+ * msc_file_remove - remove a file or directory this process made
+ * @path: a regular file, or a directory of such files and directories
+ *
+ * No shell, and nothing followed: only regular files and directories owned
+ * by this process's effective uid are removed (see remove_own()).  Returns
+ * 0 or a negative errno (EPERM where something else was found).
+ */
+int msc_file_remove(const char *path)
+{
+	return remove_own(AT_FDCWD, path, geteuid(), 8);
 }
 
 /**
  * msc_file_clean - remove what killed runs left in @dir: the entries named
- *	@prefix, then a pid, then anything, whose process is gone
+ *	@prefix, then a pid, then a tail this program makes, whose process is
+ *	gone
  * @dir: the directory
  * @prefix: e.g. "vm.db.importing." (a directory of files is removed too)
+ * @tmpl: what follows the pid, an 'X' for each of mkstemp()'s letters
+ *	("-XXXXXX.dat"), or NULL for the names beside a database (own_tail())
+ *
+ * Only the program's own: the name must have one of the shapes the program
+ * makes (own_tail()), and the entry, and all below it, must belong to this
+ * process's effective uid.  A name of another shape, another user's entry
+ * or a symlink stays, whoever could be hurt by removing it.
  *
  * Returns how many were removed, or a negative errno when @dir cannot be
  * read.
  */
-int msc_file_clean(const char *dir, const char *prefix)
+int msc_file_clean(const char *dir, const char *prefix, const char *tmpl)
 {
 	size_t len = strlen(prefix);
+	uid_t uid = geteuid();
 	int n = 0;
 	DIR *d = opendir(dir);
 
@@ -140,12 +213,12 @@ int msc_file_clean(const char *dir, const char *prefix)
 		char *end;
 		long pid;
 
-		if (strncmp(e->d_name, prefix, len))
+		if (strncmp(e->d_name, prefix, len) || !isdigit((unsigned char)e->d_name[len]))
 			continue;
 		pid = strtol(e->d_name + len, &end, 10);
-		if (end == e->d_name + len || alive(pid))
+		if (pid > INT_MAX || !own_tail(end, tmpl) || alive(pid))
 			continue;
-		n += !remove_entry(dirfd(d), e->d_name);
+		n += !remove_own(dirfd(d), e->d_name, uid, 8);
 	}
 	closedir(d);
 	return n;

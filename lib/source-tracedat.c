@@ -707,7 +707,7 @@ static int open_uncompressed(struct tracedat_source *t, const char *path)
 	int fd, r;
 
 	dir = dir && *dir ? dir : "/var/tmp";
-	msc_file_clean(dir, "mmuscope-");
+	msc_file_clean(dir, "mmuscope-", "-XXXXXX.dat");
 	snprintf(tmp, sizeof(tmp), "%s/mmuscope-%d-XXXXXX.dat", dir, (int)getpid());
 	fd = mkstemps(tmp, 4);	/* 0600: a trace holds host physical addresses */
 	if (fd < 0)

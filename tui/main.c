@@ -11,7 +11,6 @@
  * on a virtual screen of $LINES x $COLUMNS, :save-screen writes it under
  * --screen-dir (MSC_TUI_SCREEN_DIR), --bench prints timings at the end.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -25,6 +24,7 @@
 #include "recorder.h"
 #include "tui.h"
 #include "mmuscope/error.h"
+#include "mmuscope/file.h"
 #include "mmuscope/util.h"
 
 #define TOP_OPEN_WAIT_S 30.0	/* how long top waits for the recorder's database */
@@ -98,32 +98,25 @@ static bool ui_option(struct ui_opts *o, int c, const char *arg)
 	}
 }
 
-/* A private directory for the side analysis (and top's files): 0700. */
+/*
+ * A private directory for the side analysis (and top's files): 0700, named
+ * "mmuscope-tui.PID.XXXXXX" so that the next run removes what a killed one
+ * left (msc_file_clean(): only this user's, only names of that shape).
+ */
 static int make_tmpdir(char *buf, size_t size)
 {
 	const char *tmp = getenv("TMPDIR");
 
-	snprintf(buf, size, "%s/mmuscope-tui.XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	tmp = tmp && *tmp ? tmp : "/tmp";
+	msc_file_clean(tmp, "mmuscope-tui.", ".XXXXXX");
+	snprintf(buf, size, "%s/mmuscope-tui.%d.XXXXXX", tmp, (int)getpid());
 	return mkdtemp(buf) ? 0 : -errno;
 }
 
 /* Remove the private directory and everything in it (only we write there). */
 static void remove_tmpdir(const char *dir)
 {
-	char path[4096];
-	struct dirent *e;
-	DIR *d = opendir(dir);
-
-	if (!d)
-		return;
-	while ((e = readdir(d))) {
-		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		unlink(path);
-	}
-	closedir(d);
-	rmdir(dir);
+	msc_file_remove(dir);
 }
 
 static int cmp_double(const void *a, const void *b)

@@ -19,6 +19,7 @@ struct msc_new_file {
 int msc_file_create(struct msc_new_file *f, const char *path);
 int msc_file_commit(struct msc_new_file *f);
 void msc_file_abort(struct msc_new_file *f);
-int msc_file_clean(const char *dir, const char *prefix);
+int msc_file_clean(const char *dir, const char *prefix, const char *tmpl);
+int msc_file_remove(const char *path);
 
 #endif /* MSC_FILE_H */
