@@ -28,10 +28,13 @@ if [ "$(id -u)" != 0 ]; then
 fi
 echo "install-deps: installing$missing"
 export DEBIAN_FRONTEND=noninteractive
-if ! apt-get install -y --no-install-recommends $missing >/tmp/mmuscope-apt.log 2>&1; then
-	apt-get update >>/tmp/mmuscope-apt.log 2>&1 || true
-	apt-get install -y --no-install-recommends $missing >>/tmp/mmuscope-apt.log 2>&1 || {
-		echo "install-deps: apt-get failed, see /tmp/mmuscope-apt.log" >&2
+# a new file of ours (mktemp), never a fixed name another user could plant
+log=$(mktemp "${TMPDIR:-/tmp}/mmuscope-apt.XXXXXX")
+if ! apt-get install -y --no-install-recommends $missing >"$log" 2>&1; then
+	apt-get update >>"$log" 2>&1 || true
+	apt-get install -y --no-install-recommends $missing >>"$log" 2>&1 || {
+		echo "install-deps: apt-get failed, see $log" >&2
 		exit 1
 	}
 fi
+rm -f "$log"
