@@ -31,4 +31,11 @@ bad=$(grep -lE '\b(printf|fprintf|puts|exit|abort)\(' lib/*.c lib/*/*.c | grep -
 bad=$(for f in $bad; do grep -nE '^[^/*]*\b(printf|fprintf|puts|exit)\(' "$f" | grep -vE 'snprintf|vsnprintf' | sed "s|^|$f:|"; done)
 if [ -z "$bad" ]; then echo "ok $n - layering: lib/ neither prints nor exits"; else
 	echo "not ok $n - layering: lib/ prints or exits: $bad"; fail=1; fi
+n=$((n + 1))
+# It runs as root: no file name, nor anything else, ever reaches a shell.
+bad=$(grep -nE '\b(system|popen|execl?p?e?)\(' lib/*.c lib/*/*.c cli/*.c collector/*.c \
+	analyzer/*.c tui/*.c plugins/*.c 2>/dev/null | grep -vE '^[^:]+:[0-9]+:\s*(/?\*|//)' |
+	grep -E '\b(system|popen)\(|"/bin/sh"|"sh"' || true)
+if [ -z "$bad" ]; then echo "ok $n - no shell: system(), popen() or sh -c nowhere in the program"; else
+	echo "not ok $n - no shell: $bad"; fail=1; fi
 exit $fail
