@@ -53,6 +53,12 @@ static const struct {
  * msc_kvm_ioctl_filter - the sys_enter_ioctl filter of the ioctls that bound
  *	dirty-log work: "cmd == 0xae01 || cmd == 0x4020ae46 || ..."
  *
+ * The tracepoint's cmd is the 64-bit register as the caller left it: a VMM
+ * that passes the request as an int (QEMU's kvm_vm_ioctl(int type, ...))
+ * hands a request with bit 31 set over sign-extended, so such a request is
+ * matched in both forms (0xc018aec0 and 0xffffffffc018aec0).  The kernel
+ * reads it as unsigned int, and so does the decoder.
+ *
  * Returns what snprintf() returns.
  */
 int msc_kvm_ioctl_filter(char *buf, size_t size)
@@ -61,12 +67,19 @@ int msc_kvm_ioctl_filter(char *buf, size_t size)
 
 	buf[0] = '\0';
 	for (size_t i = 0; i < ARRAY_SIZE(kvm_ioctls); i++) {
+		uint32_t cmd = kvm_ioctls[i].cmd;
 		int n;
 
 		if (!kvm_ioctls[i].record)
 			continue;
 		n = snprintf(buf + min(len, size), len < size ? size - len : 0, "%scmd == %#x",
-			     len ? " || " : "", kvm_ioctls[i].cmd);
+			     len ? " || " : "", cmd);
+		if (n > 0)
+			len += (size_t)n;
+		if (!(cmd & 0x80000000U))
+			continue;
+		n = snprintf(buf + min(len, size), len < size ? size - len : 0, " || cmd == %#llx",
+			     (unsigned long long)(int64_t)(int32_t)cmd);
 		if (n > 0)
 			len += (size_t)n;
 	}
