@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0-only
 """Dirty-log steps found right, per capture, against the capture's own truth.
 
-    bench/phase-truth.py [--msc build/mmuscope] [--work DIR] TRACE_DIR...
+    bench/phase-truth.py [--msc build/mmuscope] [--work DIR] [--why] TRACE_DIR...
 
 The truth of a capture is what the kernel or the workload said: the
 workload's step markers (phase=NAME begin/end: enable_dirty_logging,
@@ -53,9 +53,10 @@ def truth_steps(db):
     return [(k, n, a, b) for k, n, a, b in rows], 'ioctls' if rows else 'none'
 
 
-def score(steps, seqs, phases):
+def score(steps, seqs, phases, wrong=None):
     """Steps right: the phases meeting a step hold >= 95% of its changes, are of
-    its kind, and hold no other step's changes."""
+    its kind, and hold no other step's changes.  The names of the others go
+    into @wrong."""
     right = 0
     sets = [set(within(seqs, a, b)) for _, _, a, b in steps]
     for i, (kind, _, a, b) in enumerate(steps):
@@ -73,6 +74,8 @@ def score(steps, seqs, phases):
         if mine and len(held) < 0.95 * len(mine):
             ok = False
         right += ok
+        if not ok and wrong is not None:
+            wrong.append(steps[i][1])
     return right
 
 
@@ -84,6 +87,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--msc', default='build/mmuscope')
     ap.add_argument('--work', default='build/phase-truth')
+    ap.add_argument('--why', action='store_true', help='name the wrong steps on stderr')
     ap.add_argument('dirs', nargs='+')
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
@@ -130,9 +134,12 @@ def main():
                     isteps.append((k, n, remap[c[0]], remap[c[-1]]))
                 else:
                     isteps.append((k, n, 0, -1))
+            wrong = []
             got = score(isteps, iseqs, idb.execute(
                 "select kind, start_seq, end_seq from phase where kind in ('enable', "
-                "'harvest', 'disable') order by id").fetchall())
+                "'harvest', 'disable') order by id").fetchall(), wrong)
+            if a.why and wrong:
+                print('%s x%g: %s' % (name, f, ' '.join(wrong)), file=sys.stderr)
             idb.close()
             row.append(got)
         db.close()
