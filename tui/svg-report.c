@@ -282,11 +282,37 @@ static int load(struct report *rp, struct msc_store *s, int64_t capture_id)
 	return 0;
 }
 
+/*
+ * mkdir -p: each missing component of @dir, 0755 (less the umask).  A
+ * component that exists is left as it is (a file there fails later, when the
+ * first picture is opened).  Returns 0 or a negative errno.
+ */
+static int make_dirs(const char *dir)
+{
+	char path[4096];
+	size_t n = strlen(dir);
+
+	if (n >= sizeof(path))
+		return -ENAMETOOLONG;
+	memcpy(path, dir, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (path[i] != '/' && path[i] != '\0')
+			continue;
+		if (path[i - 1] == '/')	/* "a//b", "a/" */
+			continue;
+		path[i] = '\0';
+		if (mkdir(path, 0755) && errno != EEXIST)
+			return -errno;
+		path[i] = i < n ? '/' : '\0';
+	}
+	return 0;
+}
+
 /**
  * svg_write_report - write the pictures of one capture into @dir
  * @s: the store (read-only is fine)
  * @capture_id: the capture, <= 0: the last analyzed
- * @dir: created (0755) if missing
+ * @dir: created (0755) if missing, with its missing parents
  * @o: map times (o->nr_at 0: chosen); o->error says what went wrong when
  *	the store is not to blame
  * @list: each file written is printed there, one per line (may be NULL)
@@ -308,10 +334,8 @@ int svg_write_report(struct msc_store *s, int64_t capture_id, const char *dir,
 	if (r == -ENOENT)
 		snprintf(o->error, sizeof(o->error), "the capture was never analyzed "
 			 "(run 'mmuscope analyze')");
-	if (!r && mkdir(dir, 0755) && errno != EEXIST) {
-		r = -errno;
-		snprintf(o->error, sizeof(o->error), "cannot create %s: %s", dir, strerror(errno));
-	}
+	if (!r && (r = make_dirs(dir)))
+		snprintf(o->error, sizeof(o->error), "cannot create %s: %s", dir, strerror(-r));
 	writing = !r;	/* from here on an error is the pictures', not the store's */
 	if (!r && (r = svg_check_times(o, rp.sum.last_ts - rp.sum.first_ts)))
 		writing = true;

@@ -71,6 +71,12 @@ out=$("$MSC" report --svg "$T/at" --at 163.941,459.772 "$DB")
 check_eq "--at: two maps" "$(printf '%s\n' "$out" | grep -c 'map-')" 2
 check_match "--at: the second at 459.772 ms" "$(xml "$T/at/map-02-at-459.8ms.svg" "texts[0]")" \
 	'^Memory map at 459\.772 ms$'
+out=$("$MSC" report --svg "$T/deep/er/pics" --at 163.941 "$DB" 2>&1)
+check_eq "--svg DIR: its missing parents are made, as mkdir -p" "$? $(ls "$T/deep/er/pics" | tr '\n' ' ')" \
+	"0 coverage.svg map-01-at-163.9ms.svg "
+: >"$T/afile"
+check_match "--svg under a file: refused, naming the directory" \
+	"$("$MSC" report --svg "$T/afile/pics" "$DB" 2>&1)" "^mmuscope report: $T/afile/pics: cannot create"
 check_fails "--at junk fails" "$MSC" report --svg "$T/x" --at 12,zz "$DB"
 out=$("$MSC" report --svg "$T/x" --at 99999 "$DB" 2>&1)
 check_eq "--at after the capture's end: refused, nothing else printed" "$?:$out" \
