@@ -109,7 +109,7 @@ const char cli_help_view[] =
 	"GFN histories.  '?' lists the keys.  A database nobody analyzed is analyzed on the\n"
 	"fly, into a temporary directory removed at exit.\n\n"
 	"  DB, -i, --input DB   the database\n"
-	"      --capture ID     this capture [the last]\n"
+	"  -c, --capture ID     this capture [the last]\n"
 	"      --no-color       no colours\n"
 	"      --script FILE    read keys from FILE (tests), with --no-display: draw on a\n"
 	"                       virtual $LINES x $COLUMNS screen, --screen-dir DIR: where\n"

@@ -25,6 +25,7 @@
 #include "recorder.h"
 #include "tui.h"
 #include "mmuscope/error.h"
+#include "mmuscope/store.h"
 #include "mmuscope/util.h"
 
 #define TOP_OPEN_WAIT_S 30.0	/* how long top waits for the recorder's database */
@@ -206,6 +207,21 @@ static int open_error(const char *db, int r)
 	return 1;
 }
 
+/* --capture ID the database lacks: said as report and dump say it. */
+static void no_capture(const char *db, long long id)
+{
+	struct msc_capture_row *caps = NULL;
+	struct msc_store *s = NULL;
+	size_t nr = 0;
+
+	if (!msc_store_open(db, MSC_STORE_READONLY, &s) && !msc_store_get_captures(s, &caps, &nr))
+		cli_has_capture(db, caps, nr, id);
+	else
+		cli_error("%s: no capture %lld", db, id);
+	free(caps);
+	msc_store_close(s);
+}
+
 int cmd_view(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -223,7 +239,9 @@ int cmd_view(int argc, char **argv)
 	int c, r;
 
 	ui_defaults(&o);
-	while ((c = getopt_long(argc, argv, "i:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:i:", longopts, NULL)) != -1) {
+		if (c == 'c')
+			c = OPT_CAPTURE;
 		if (c == OPT_CAPTURE && cli_capture_id(optarg, &capture))
 			o.capture = capture;
 		else if (c == 'i')
@@ -244,7 +262,7 @@ int cmd_view(int argc, char **argv)
 	if (r) {
 		remove_tmpdir(dir);
 		if (r == -ENOENT && o.capture > 0) {
-			cli_error("%s: no capture %lld", t.title, (long long)o.capture);
+			no_capture(t.title, (long long)o.capture);
 			return 1;
 		}
 		return open_error(t.title, r);

@@ -72,6 +72,14 @@ for cmd in analyze report dump; do
 	err=$("$MSC" $cmd 2>&1)
 	check_match "$cmd: no database: said so" "$err" "^mmuscope $cmd: need a database \\(or -i DB\\)$"
 done
+# view takes -c as the README says every command does (the TUI itself: tui.sh)
+err=$("$MSC" view -c 0 trace.db 2>&1)
+check_match "view: -c 0 is refused alike" "$err" "^mmuscope view: --capture 0: expected a capture id"
+err=$("$MSC" view -c 9 trace.db 2>&1)
+check_match "view: -c, a capture the database lacks is said alike" "$err" \
+	"^mmuscope view: trace.db: no capture 9 \\(its captures are 1 to 1\\)$"
+check "view -c 1: shows that capture" env MSC_TUI_NO_DISPLAY=1 LINES=24 COLUMNS=80 \
+	"$MSC" view -c 1 trace.db --script /dev/null
 err=$("$MSC" report trace.db --at 5 2>&1)
 check_match "report --at without --svg is refused" "$err" "^mmuscope report: --at 5: .*--svg DIR"
 
