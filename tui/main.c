@@ -360,6 +360,25 @@ static int open_recording(struct tui_data *d, struct tui_recorder *rec, const ch
 	}
 }
 
+/*
+ * Fold -o DB's WAL into DB once the recorder and the TUI are done with it,
+ * as `record` leaves its database: one file that opens alone.  The recorder
+ * closed its connection while the TUI still read, so its close could not
+ * checkpoint, and the TUI's read-only connections never can.  A connection
+ * that writes (it takes the writer lock: nobody else writes DB) checkpoints
+ * and removes the WAL when it closes, being the last.
+ */
+static void fold_wal(const char *db)
+{
+	struct msc_store *s;
+	int r = msc_store_open(db, 0, &s);
+
+	if (r)
+		cli_warn("%s: cannot fold its write-ahead log into it (%s): keep %s-wal with it",
+			 db, msc_strerror(r), db);
+	msc_store_close(s);
+}
+
 static void print_log(const struct tui_recorder *rec)
 {
 	char line[1024];
@@ -416,6 +435,8 @@ int cmd_top(int argc, char **argv)
 	r = run_tui(&t, &o);
 	recorder_stop(&rec, TOP_STOP_MS);
 	tui_data_close(&d);
+	if (a.output && !rec.running)
+		fold_wal(a.output);
 	if (rec.failed) {
 		print_log(&rec);
 		r = r ? r : 1;
