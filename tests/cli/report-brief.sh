@@ -37,7 +37,7 @@ check_match "the origin is trace-cmd's time of the first event" "$(sed -n 2p "$T
 check_eq "--json: each phase's start in trace-cmd's clock is first_ts + start_ns" \
 	"$("$MSC" report --json "$db" | python3 -c '
 import json, sys
-d = json.load(sys.stdin)
+d = json.load(sys.stdin)["captures"][0]
 print(all(p["start"] == "%d.%06d" % divmod((d["first_ts"] + p["start_ns"]) // 1000, 1000000)
           for p in d["phases"]) and len(d["phases"]) > 0)')" True
 
