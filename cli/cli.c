@@ -5,6 +5,7 @@
  */
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -346,6 +347,51 @@ bool cli_has_capture(const char *db, const struct msc_capture_row *caps, unsigne
 	else
 		cli_error("%s: no capture %lld (it has none)", db, id);
 	return false;
+}
+
+/**
+ * cli_parse_ts - a time in trace-cmd's clock, as every command takes it
+ * @arg: seconds as `trace-cmd report` and mmuscope print them ("9.256041",
+ *	"9.256041s", "9s": a number with a decimal point or an 's' suffix,
+ *	up to 9 decimals), or nanoseconds ("9256041000": an integer alone,
+ *	as dump's lines and the trace's own timestamps hold it); an '@'
+ *	before either is allowed (the TUI's jump: '@' tells it from a time
+ *	since the first event)
+ * @ns: the time in ns, exact (no floating point)
+ *
+ * Returns 0, -EINVAL when @arg is not such a time, or -ERANGE when it is
+ * past 2^64 - 1 ns.  It says nothing: the caller names its option.
+ */
+int cli_parse_ts(const char *arg, unsigned long long *ns)
+{
+	unsigned long long sec = 0, frac = 0, scale = 1000000000;
+	const char *p = arg + (*arg == '@');
+	bool dot = false, digits = false;
+
+	for (; isdigit((unsigned char)*p); p++, digits = true) {
+		if (sec > (ULLONG_MAX - 9) / 10)
+			return -ERANGE;
+		sec = sec * 10 + (unsigned long long)(*p - '0');
+	}
+	if (*p == '.') {
+		dot = true;
+		for (p++; isdigit((unsigned char)*p); p++, digits = true) {
+			if (scale == 1)
+				return -EINVAL;	/* finer than the clock */
+			scale /= 10;
+			frac += (unsigned long long)(*p - '0') * scale;
+		}
+	}
+	if (!digits || (*p && strcmp(p, "s")))
+		return -EINVAL;
+	if (!dot && !*p) {	/* an integer alone: nanoseconds */
+		*ns = sec;
+		return 0;
+	}
+	if (sec > (ULLONG_MAX - frac) / 1000000000)
+		return -ERANGE;
+	*ns = sec * 1000000000 + frac;
+	return 0;
 }
 
 /* A trace time (ns) as `trace-cmd report` prints it: seconds, six decimals. */

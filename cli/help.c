@@ -102,8 +102,10 @@ const char cli_help_dump[] =
 	"                       entry maps it, a fault on it, ...\n"
 	"      --cpu N          only events of CPU N\n"
 	"      --pid PID        only events of task PID\n"
-	"      --from NS, --to NS  only events at or after / at or before this trace time\n"
-	"                       (ns, the lines' first number)\n";
+	"      --from T, --to T  only events at or after / at or before this time in\n"
+	"                       trace-cmd's clock: seconds as trace-cmd report prints them\n"
+	"                       (a decimal point or an 's': 9.256041, 9.256041s), or ns\n"
+	"                       (an integer: 9256041000, the lines' first number)\n";
 
 const char cli_help_view[] =
 	"Browse a database in the terminal: coverage over time, the memory map, phases,\n"

@@ -659,12 +659,13 @@ static void jump(struct tui *t, const char *text)
 		open_gfn_text(t, text + (strncasecmp(text, "gfn", 3) ? 0 : 3));
 		return;
 	}
-	if (*text == '@') {
-		double sec = strtod(text + 1, &end);
+	if (*text == '@') {	/* as every command takes a trace time */
+		unsigned long long ts;
 
-		if (end == text + 1 || *end || !(sec >= 0))
-			tui_message(t, "'%s': a time in trace-cmd's clock is seconds, e.g. @8.666661", text);
-		else if ((v = (uint64_t)(sec * 1e9 + 0.5)) < d->t_first || v > d->t_last)
+		if (cli_parse_ts(text, &ts))
+			tui_message(t, "'%s': a time in trace-cmd's clock is @8.666661 (s) or "
+				    "@8666661000 (ns)", text);
+		else if ((v = ts) < d->t_first || v > d->t_last)
 			tui_message(t, "'%s' is outside the capture", text);
 		else
 			tui_set_cursor(t, v, false);

@@ -91,6 +91,21 @@ check_eq "dump -F EVENT,EVENT --cpu --from --to: the lines of the full dump that
 	"$("$MSC" dump -F spte_changed,marker --cpu 1 --from "$lo" --to "$hi" trace.db | grep -v '^#' | cksum)" \
 	"$(awk -v lo="$lo" -v hi="$hi" '($4 == "spte_changed" || $4 == "marker") && $2 == 1 &&
 		$1 >= lo && $1 <= hi' all.txt | cksum)"
+# one time base: trace-cmd's seconds as report prints them, or ns; the same events either way
+secs() { awk -v t="$1" 'BEGIN { printf "%d.%06d", t / 1000000000, t % 1000000000 / 1000 }'; }
+lo_s=$(secs "$lo")
+hi_s=$(secs "$hi")
+check_eq "dump --from/--to in seconds (as report prints them): the events from that microsecond" \
+	"$("$MSC" dump --from "$lo_s" --to "${hi_s}s" trace.db | grep -v '^#' | cksum)" \
+	"$(awk -v lo="$lo" -v hi="$hi" '$1 >= int(lo / 1000) * 1000 && $1 <= int(hi / 1000) * 1000' all.txt |
+		cksum)"
+first=$("$MSC" report trace.db | sed -nE 's/^first event at ([0-9.]+) s .*/\1/p')
+check_eq "dump --from the first event's time as report prints it: the first event on" \
+	"$("$MSC" dump --from "$first" trace.db | grep -vc '^#')" "$(grep -vc '^#' all.txt)"
+check_match "dump --from junk: refused, saying both forms" "$("$MSC" dump --from 9.2.1 trace.db 2>&1)" \
+	"^mmuscope dump: --from 9.2.1: expected a time in trace-cmd's clock: seconds .* or ns "
+check_match "dump --to finer than a nanosecond: refused" "$("$MSC" dump --to 9.1234567891 trace.db 2>&1)" \
+	"^mmuscope dump: --to 9.1234567891: expected a time"
 pid=$(awk 'NR == 5000 { print $3 }' all.txt)
 check_eq "dump --pid: that task's lines" "$("$MSC" dump --pid "$pid" trace.db | grep -v '^#' | cksum)" \
 	"$(awk -v p="$pid" '$3 == p' all.txt | cksum)"
