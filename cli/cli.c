@@ -247,7 +247,8 @@ bool cli_output_refuses(const struct cli_output *o, const char *path, bool exist
 {
 	if (!exists || o->force || o->append)
 		return false;
-	cli_error("%s: %s", path, msc_strerror(MSC_ERR_EXISTS));
+	cli_error("%s: database already exists (-o DB writes another; --append adds this capture "
+		  "to it, --force replaces it)", path);
 	return true;
 }
 
@@ -302,12 +303,32 @@ const char *cli_trace_path(const char *path, char *buf, unsigned long size)
 	return buf;
 }
 
-/** cli_default_db - the database a trace goes to unnamed: its name ending .db, here */
+/*
+ * cli_default_db - the database a trace goes to unnamed, in the current
+ * directory: the trace's name ending .db (vm1.dat -> vm1.db), but for a
+ * trace called trace.dat, trace-cmd's name for every capture, its
+ * directory's (.../k612-npt_tdp_32m/trace.dat -> k612-npt_tdp_32m.db), so
+ * that each capture directory has a name of its own.  trace.db when no
+ * directory name can be found (the root).
+ */
 const char *cli_default_db(const char *trace, char *buf, unsigned long size)
 {
-	const char *base = strrchr(trace, '/') ? strrchr(trace, '/') + 1 : trace;
+	const char *slash = strrchr(trace, '/');
+	const char *base = slash ? slash + 1 : trace;
 	size_t n = strlen(base);
 
+	if (!strcmp(base, "trace.dat")) {
+		char dir[PATH_MAX], real[PATH_MAX];
+		const char *name;
+
+		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - trace) + 1 : 1,
+			 slash ? trace : ".");
+		name = realpath(dir, real) ? strrchr(real, '/') + 1 : "";
+		if (*name && strcmp(name, ".") && strcmp(name, "..")) {
+			snprintf(buf, size, "%s.db", name);
+			return buf;
+		}
+	}
 	if (n > 4 && !strcmp(base + n - 4, ".dat"))
 		n -= 4;
 	if (n)

@@ -18,7 +18,9 @@ const char cli_help_import[] =
 	"Store a trace-cmd trace.dat (read with libtracecmd) in a database, classify every\n"
 	"SPTE change and analyze it.\n\n"
 	"  TRACE, -i, --input TRACE  the trace [trace.dat]; a directory means DIR/trace.dat\n"
-	"  -o, --output DB      the database [TRACE's name ending in .db, here]\n"
+	"  -o, --output DB      the database [TRACE's name ending in .db, here: vm1.dat ->\n"
+	"                       vm1.db; a trace.dat is named for its directory:\n"
+	"                       k612-npt_tdp_32m/trace.dat -> k612-npt_tdp_32m.db]\n"
 	OUTPUT_HELP
 	"      --text           TRACE is a text event file (`mmuscope dump` lines)\n"
 	"      --no-analyze     store the events only; `mmuscope analyze DB` analyzes them\n"

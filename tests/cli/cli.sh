@@ -10,13 +10,25 @@ mkdir "$T/run"
 cd "$T/run" || exit 1
 
 check "import DIR: reads DIR/trace.dat" "$MSC" import -q "$src"
-check_eq "... into ./trace.db, 0600" "$(stat -c %a trace.db 2>/dev/null)" 600
+check_eq "... into ./DIR's name.db (a trace.dat is named for its directory), 0600" \
+	"$(stat -c %a k612-npt_tdp_32m.db 2>/dev/null)" 600
+check "import DIR/trace.dat of another capture directory: a database of its own" \
+	"$MSC" import -q "$TRACES/k73-npt_tdp_32m/trace.dat"
+check_eq "... k73-npt_tdp_32m.db, beside the first" "$(ls ./*.db | tr '\n' ' ')" \
+	"./k612-npt_tdp_32m.db ./k73-npt_tdp_32m.db "
+err=$("$MSC" import -q "$src/" 2>&1)
+check_match "the same capture again: refused, offering -o, --append and --force" "$err" \
+	'^mmuscope import: k612-npt_tdp_32m.db: database already exists \(-o DB writes another; --append adds this capture to it, --force replaces it\)$'
+mv k612-npt_tdp_32m.db trace.db
+rm k73-npt_tdp_32m.db
 cp "$src/trace.dat" vm1.dat
 check "import with no input: ./trace.dat (here vm1.dat via -i)" "$MSC" import -q -i vm1.dat
 check_eq "... into vm1.db" "$(ls vm1.db 2>/dev/null)" vm1.db
 mv vm1.dat trace.dat
 rm trace.db
 check "import with no argument reads ./trace.dat" "$MSC" import -q
+check_eq "... into the name of the directory it is in" "$(ls run.db 2>/dev/null)" run.db
+mv run.db trace.db
 check_eq "the same events either way" "$("$MSC" dump trace.db | grep -v '^# capture' | cksum)" \
 	"$("$MSC" dump -i vm1.db | grep -v '^# capture' | cksum)"
 err=$("$MSC" import -q -i trace.dat other.dat -o x.db 2>&1)
