@@ -503,7 +503,7 @@ static int report_capture(struct report *rp, struct msc_store *s, const struct m
 	if (!r && rp->svg_dir) {	/* the pictures' times, before anything is printed */
 		struct svg_opts o = rp->svg;
 
-		if (svg_check_times(&o, rp->l.sum.last_ts - rp->l.sum.first_ts)) {
+		if (svg_check_times(&o, rp->l.sum.first_ts, rp->l.sum.last_ts - rp->l.sum.first_ts)) {
 			cli_error("%s: capture %lld: %s", rp->db, (long long)c->id, o.error);
 			r = 1;
 		}
@@ -588,15 +588,17 @@ int cmd_report(int argc, char **argv)
 		} else if (c == 's') {
 			rp.svg_dir = optarg;
 		} else if (c == 'a' && svg_parse_times(optarg, &rp.svg)) {
-			cli_error("--at %s: expected milliseconds since the capture start, comma "
-				  "separated (at most %d)", optarg, SVG_MAX_MAPS);
+			cli_error("--at %s: expected milliseconds since the capture start, or "
+				  "@TIME in trace-cmd's clock (" CLI_TS_HELP "), comma separated "
+				  "(at most %d)", optarg, SVG_MAX_MAPS);
 			return 2;
 		} else if (c == 'a') {
 			at = optarg;
 		} else if ((c == 'F' || c == 'T') &&
-			   svg_parse_ms(optarg, c == 'F' ? &rp.svg.from : &rp.svg.to)) {
-			cli_error("--%s %s: expected milliseconds since the capture start",
-				  c == 'F' ? "from" : "to", optarg);
+			   svg_parse_ms(optarg, c == 'F' ? &rp.svg.from : &rp.svg.to, &rp.svg.abs,
+					c == 'F' ? SVG_ABS_FROM : SVG_ABS_TO)) {
+			cli_error("--%s %s: expected milliseconds since the capture start, or @TIME "
+				  "in trace-cmd's clock (" CLI_TS_HELP ")", c == 'F' ? "from" : "to", optarg);
 			return 2;
 		} else if (c == 'F' || c == 'T') {
 			window = optarg;

@@ -80,7 +80,10 @@ const char cli_help_report[] =
 	"                       capture's first event [before dirty logging first begins,\n"
 	"                       after every dirty-log phase]; files map-NN-WHAT-Tms.svg\n"
 	"      --from MS, --to MS  with --svg: the chart's window (and the maps' times\n"
-	"                       chosen in it), ms since the capture's first event\n";
+	"                       chosen in it), ms since the capture's first event\n"
+	"                       Each of these times may also be @TIME, in trace-cmd's\n"
+	"                       clock as the report prints it: @9.256041 (seconds: a\n"
+	"                       decimal point or an 's') or @9256041000 (ns: an integer)\n";
 
 const char cli_help_diff[] =
 	"Two captures of a workload side by side (two kernels, two patch versions), per\n"
