@@ -48,6 +48,13 @@ check_eq "pages split by size add up to pages_split" \
 check_match "a 1G split reads as its chain" "$(cat "$T/k612-npt_tdp_1g_hugetlb.txt")" \
 	'^Enabling dirty logging .* 1 x 1G -> 512 x 2M -> 262,144 x 4K '
 
+# flushes a capture did not trace: a phrase under the table, not a '?' for a value
+"$MSC" import -q --text "$MSC_TEST_DATA/events/teardown.events" -o "$T/nofl.db" 2>/dev/null
+out=$("$MSC" report --brief "$T/nofl.db")
+check_eq "untraced flushes: no '?' for a value" "$(printf '%s\n' "$out" | grep -c ' ? ')" 0
+check_match "... 'n/t' in the column, said once under the table" "$out" \
+	'^  n/t: TLB flushes not traced in this capture'
+
 # nothing to rebuild: said plainly
 "$MSC" import -q --text "$MSC_TEST_DATA/events/no-mmu.events" -o "$T/none.db" 2>/dev/null
 check_match "a capture without SPTE changes says there is nothing to rebuild" \
