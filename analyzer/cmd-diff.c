@@ -151,14 +151,29 @@ static void times(FILE *f, uint64_t a, uint64_t b)
 	fputc('\n', f);
 }
 
+/* A duration alone, in the unit times() would choose for it; "not reached" when < 0. */
+static const char *one_time(int64_t ns, char *buf, size_t size)
+{
+	uint64_t n = (uint64_t)ns;
+
+	if (ns < 0)
+		snprintf(buf, size, "not reached");
+	else
+		snprintf(buf, size, "%.3f %s", (double)n / (n >= 1000000000 ? 1e9 : n >= 1000000 ? 1e6 : 1e3),
+			 n >= 1000000000 ? "s" : n >= 1000000 ? "ms" : "us");
+	return buf;
+}
+
+/* A count < 0 is one the capture could not count: only TLB flushes, when not traced. */
 static void counts(FILE *f, const char *what, int64_t a, int64_t b)
 {
 	char x[32], y[32];
 
 	if (!a && !b)
 		return;
-	fprintf(f, "  %s: %s -> %s\n", what, a < 0 ? "?" : cli_count((uint64_t)a, x, sizeof(x)),
-		b < 0 ? "?" : cli_count((uint64_t)b, y, sizeof(y)));
+	fprintf(f, "  %s: %s -> %s\n", what,
+		a < 0 ? "not traced" : cli_count((uint64_t)a, x, sizeof(x)),
+		b < 0 ? "not traced" : cli_count((uint64_t)b, y, sizeof(y)));
 }
 
 static double huge_after(const struct report_step *s)
@@ -216,8 +231,10 @@ static void step_pair(FILE *f, const struct report_step *a, const struct report_
 		fprintf(f, "  time to huge again: ");
 		times(f, (uint64_t)a->to_huge_ns, (uint64_t)b->to_huge_ns);
 	} else {
-		fprintf(f, "  time to huge again: %s -> %s\n",
-			a->to_huge_ns >= 0 ? "known" : "not reached", b->to_huge_ns >= 0 ? "known" : "not reached");
+		char ta[32], tb[32];
+
+		fprintf(f, "  time to huge again: %s -> %s\n", one_time(a->to_huge_ns, ta, sizeof(ta)),
+			one_time(b->to_huge_ns, tb, sizeof(tb)));
 	}
 }
 

@@ -3,7 +3,8 @@
  * `mmuscope report DB`: what the analysis found, per phase, in the spirit
  * of dirty_log_perf_test's output: census before and after each phase,
  * what it cost, KVM's own counters next to the rebuilt census, coverage
- * per region, anomalies.  --json gives the same for scripts.
+ * per region, anomalies.  --json gives the same for scripts, as one
+ * document {"captures": [...]} whatever the number of captures.
  *
  * The output is stable (golden tests): times are relative to the
  * capture's first event, in the trace clock; no wall-clock time appears.
@@ -29,7 +30,8 @@
 
 struct report {
 	const char *db;
-	bool json;
+	bool json;		/* one document: {"captures": [capture, ...]} */
+	size_t json_nr;		/* captures written into it so far */
 	bool selftest;		/* --selftest: dirty_log_perf_test's step lines */
 	bool brief;		/* --brief: one screen for a mail */
 	const char *svg_dir;	/* --svg: write the pictures here too */
@@ -349,6 +351,8 @@ static void json_report(struct report *rp)
 	FILE *f = rp->f;
 	char origin[32];
 
+	if (rp->json_nr++)
+		fprintf(f, ",\n");
 	fprintf(f, "{\"capture\": %" PRId64 ", \"kernel\": ", rp->cap.id);
 	report_json_str(f, rp->cap.kernel_release);
 	fprintf(f, ", \"vendor\": ");
@@ -460,7 +464,7 @@ static void json_report(struct report *rp)
 		report_json_str(f, a->detail);
 		fprintf(f, "}");
 	}
-	fprintf(f, "]}\n");
+	fprintf(f, "]}");
 }
 
 static void report_free(struct report *rp)
@@ -499,7 +503,7 @@ static int report_capture(struct report *rp, struct msc_store *s, const struct m
 	if (!r && rp->svg_dir) {	/* the pictures' times, before anything is printed */
 		struct svg_opts o = rp->svg;
 
-		if (svg_check_times(&o, rp->l.sum.last_ts - rp->l.sum.first_ts)) {
+		if (svg_check_times(&o, rp->l.sum.first_ts, rp->l.sum.last_ts - rp->l.sum.first_ts)) {
 			cli_error("%s: capture %lld: %s", rp->db, (long long)c->id, o.error);
 			r = 1;
 		}
@@ -584,15 +588,17 @@ int cmd_report(int argc, char **argv)
 		} else if (c == 's') {
 			rp.svg_dir = optarg;
 		} else if (c == 'a' && svg_parse_times(optarg, &rp.svg)) {
-			cli_error("--at %s: expected milliseconds since the capture start, comma "
-				  "separated (at most %d)", optarg, SVG_MAX_MAPS);
+			cli_error("--at %s: expected milliseconds since the capture start, or "
+				  "@TIME in trace-cmd's clock (" CLI_TS_HELP "), comma separated "
+				  "(at most %d)", optarg, SVG_MAX_MAPS);
 			return 2;
 		} else if (c == 'a') {
 			at = optarg;
 		} else if ((c == 'F' || c == 'T') &&
-			   svg_parse_ms(optarg, c == 'F' ? &rp.svg.from : &rp.svg.to)) {
-			cli_error("--%s %s: expected milliseconds since the capture start",
-				  c == 'F' ? "from" : "to", optarg);
+			   svg_parse_ms(optarg, c == 'F' ? &rp.svg.from : &rp.svg.to, &rp.svg.abs,
+					c == 'F' ? SVG_ABS_FROM : SVG_ABS_TO)) {
+			cli_error("--%s %s: expected milliseconds since the capture start, or @TIME "
+				  "in trace-cmd's clock (" CLI_TS_HELP ")", c == 'F' ? "from" : "to", optarg);
 			return 2;
 		} else if (c == 'F' || c == 'T') {
 			window = optarg;
@@ -626,6 +632,9 @@ int cmd_report(int argc, char **argv)
 		msc_store_close(s);
 		return 1;
 	}
+	/* --json: one document whatever the count, even when a capture fails half-way */
+	if (rp.json)
+		fprintf(rp.f, "{\"captures\": [\n");
 	for (size_t i = 0; !r && i < nr; i++) {
 		if (only && caps[i].id != only)
 			continue;
@@ -640,6 +649,8 @@ int cmd_report(int argc, char **argv)
 		}
 		done++;
 	}
+	if (rp.json)
+		fprintf(rp.f, "%s]}\n", rp.json_nr ? "\n" : "");
 	if (r < 0)
 		cli_error("%s: %s", rp.db, msc_strerror(r));
 	else if (!r && !done)

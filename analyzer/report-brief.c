@@ -24,6 +24,7 @@
 struct brief {
 	FILE *f;
 	uint64_t first_ts;
+	bool flushes_untraced;		/* a step's flushes printed "n/t" */
 };
 
 /* The share of mapped memory mapped huge, or "-" when nothing is mapped. */
@@ -69,8 +70,10 @@ static void print_step(void *ctx, const struct report_step *s)
 	const struct msc_phase_counts *c = &s->count;
 	char at[32], sp[96], fl[32], slow[32], fast[32], spur[32], faults[100], h0[16], h1[16];
 
-	if (c->flushes < 0)
-		snprintf(fl, sizeof(fl), "?");
+	if (c->flushes < 0) {	/* said once under the table */
+		snprintf(fl, sizeof(fl), "n/t");
+		b->flushes_untraced = true;
+	}
 	else
 		cli_count((uint64_t)c->flushes, fl, sizeof(fl));
 	snprintf(faults, sizeof(faults), "%s/%s/%s", cli_count(c->faults_slow, slow, sizeof(slow)),
@@ -130,6 +133,9 @@ void report_brief(FILE *f, const struct report_brief_in *in)
 			"faults slow/fast/sp", "huge before -> after");
 		report_steps(in->phases, in->nr_phases, in->vms[v].id, print_step, &b);
 	}
+	if (b.flushes_untraced)
+		fprintf(f, "  n/t: TLB flushes not traced in this capture (no flush events, no "
+			"kprobe on them)\n");
 	for (size_t i = 0; i < in->nr_stats; i++) {
 		bool same = true;
 

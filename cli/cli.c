@@ -5,6 +5,7 @@
  */
 #include "cli.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -246,7 +247,8 @@ bool cli_output_refuses(const struct cli_output *o, const char *path, bool exist
 {
 	if (!exists || o->force || o->append)
 		return false;
-	cli_error("%s: %s", path, msc_strerror(MSC_ERR_EXISTS));
+	cli_error("%s: database already exists (-o DB writes another; --append adds this capture "
+		  "to it, --force replaces it)", path);
 	return true;
 }
 
@@ -301,12 +303,32 @@ const char *cli_trace_path(const char *path, char *buf, unsigned long size)
 	return buf;
 }
 
-/** cli_default_db - the database a trace goes to unnamed: its name ending .db, here */
+/*
+ * cli_default_db - the database a trace goes to unnamed, in the current
+ * directory: the trace's name ending .db (vm1.dat -> vm1.db), but for a
+ * trace called trace.dat, trace-cmd's name for every capture, its
+ * directory's (.../k612-npt_tdp_32m/trace.dat -> k612-npt_tdp_32m.db), so
+ * that each capture directory has a name of its own.  trace.db when no
+ * directory name can be found (the root).
+ */
 const char *cli_default_db(const char *trace, char *buf, unsigned long size)
 {
-	const char *base = strrchr(trace, '/') ? strrchr(trace, '/') + 1 : trace;
+	const char *slash = strrchr(trace, '/');
+	const char *base = slash ? slash + 1 : trace;
 	size_t n = strlen(base);
 
+	if (!strcmp(base, "trace.dat")) {
+		char dir[PATH_MAX], real[PATH_MAX];
+		const char *name;
+
+		snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - trace) + 1 : 1,
+			 slash ? trace : ".");
+		name = realpath(dir, real) ? strrchr(real, '/') + 1 : "";
+		if (*name && strcmp(name, ".") && strcmp(name, "..")) {
+			snprintf(buf, size, "%s.db", name);
+			return buf;
+		}
+	}
 	if (n > 4 && !strcmp(base + n - 4, ".dat"))
 		n -= 4;
 	if (n)
@@ -346,6 +368,51 @@ bool cli_has_capture(const char *db, const struct msc_capture_row *caps, unsigne
 	else
 		cli_error("%s: no capture %lld (it has none)", db, id);
 	return false;
+}
+
+/**
+ * cli_parse_ts - a time in trace-cmd's clock, as every command takes it
+ * @arg: seconds as `trace-cmd report` and mmuscope print them ("9.256041",
+ *	"9.256041s", "9s": a number with a decimal point or an 's' suffix,
+ *	up to 9 decimals), or nanoseconds ("9256041000": an integer alone,
+ *	as dump's lines and the trace's own timestamps hold it); an '@'
+ *	before either is allowed (the TUI's jump: '@' tells it from a time
+ *	since the first event)
+ * @ns: the time in ns, exact (no floating point)
+ *
+ * Returns 0, -EINVAL when @arg is not such a time, or -ERANGE when it is
+ * past 2^64 - 1 ns.  It says nothing: the caller names its option.
+ */
+int cli_parse_ts(const char *arg, unsigned long long *ns)
+{
+	unsigned long long sec = 0, frac = 0, scale = 1000000000;
+	const char *p = arg + (*arg == '@');
+	bool dot = false, digits = false;
+
+	for (; isdigit((unsigned char)*p); p++, digits = true) {
+		if (sec > (ULLONG_MAX - 9) / 10)
+			return -ERANGE;
+		sec = sec * 10 + (unsigned long long)(*p - '0');
+	}
+	if (*p == '.') {
+		dot = true;
+		for (p++; isdigit((unsigned char)*p); p++, digits = true) {
+			if (scale == 1)
+				return -EINVAL;	/* finer than the clock */
+			scale /= 10;
+			frac += (unsigned long long)(*p - '0') * scale;
+		}
+	}
+	if (!digits || (*p && strcmp(p, "s")))
+		return -EINVAL;
+	if (!dot && !*p) {	/* an integer alone: nanoseconds */
+		*ns = sec;
+		return 0;
+	}
+	if (sec > (ULLONG_MAX - frac) / 1000000000)
+		return -ERANGE;
+	*ns = sec * 1000000000 + frac;
+	return 0;
 }
 
 /* A trace time (ns) as `trace-cmd report` prints it: seconds, six decimals. */

@@ -68,6 +68,9 @@ void cli_store_error(const char *path, const struct msc_store *s, int r);
 const char *cli_count(unsigned long long n, char *buf, unsigned long size);
 const char *cli_bytes(unsigned long long n, char *buf, unsigned long size);
 const char *cli_trace_ts(unsigned long long ts, char *buf, unsigned long size);
+int cli_parse_ts(const char *arg, unsigned long long *ns);
+/* What cli_parse_ts() takes, for a command's help and messages. */
+#define CLI_TS_HELP "seconds as trace-cmd prints them (9.256041, 9.256041s) or ns (9256041000)"
 
 int cmd_import(int argc, char **argv);
 int cmd_dump(int argc, char **argv);

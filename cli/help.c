@@ -18,7 +18,9 @@ const char cli_help_import[] =
 	"Store a trace-cmd trace.dat (read with libtracecmd) in a database, classify every\n"
 	"SPTE change and analyze it.\n\n"
 	"  TRACE, -i, --input TRACE  the trace [trace.dat]; a directory means DIR/trace.dat\n"
-	"  -o, --output DB      the database [TRACE's name ending in .db, here]\n"
+	"  -o, --output DB      the database [TRACE's name ending in .db, here: vm1.dat ->\n"
+	"                       vm1.db; a trace.dat is named for its directory:\n"
+	"                       k612-npt_tdp_32m/trace.dat -> k612-npt_tdp_32m.db]\n"
 	OUTPUT_HELP
 	"      --text           TRACE is a text event file (`mmuscope dump` lines)\n"
 	"      --no-analyze     store the events only; `mmuscope analyze DB` analyzes them\n"
@@ -70,14 +72,18 @@ const char cli_help_report[] =
 	"                       the first event), huge pages split by size, TLB flushes,\n"
 	"                       faults by outcome, the share mapped huge before and after,\n"
 	"                       and the time to huge again after the disable\n"
-	"      --json           the same as JSON\n"
+	"      --json           the same as one JSON document, whatever the number of\n"
+	"                       captures: {\"captures\": [{\"capture\": 1, ...}, ...]}\n"
 	"      --selftest       dirty_log_perf_test's own step lines, from the trace\n"
 	"      --svg DIR        also write the pictures (SVG) into DIR\n"
 	"      --at MS,...      with --svg: memory maps at these times, ms since the\n"
 	"                       capture's first event [before dirty logging first begins,\n"
 	"                       after every dirty-log phase]; files map-NN-WHAT-Tms.svg\n"
 	"      --from MS, --to MS  with --svg: the chart's window (and the maps' times\n"
-	"                       chosen in it), ms since the capture's first event\n";
+	"                       chosen in it), ms since the capture's first event\n"
+	"                       Each of these times may also be @TIME, in trace-cmd's\n"
+	"                       clock as the report prints it: @9.256041 (seconds: a\n"
+	"                       decimal point or an 's') or @9256041000 (ns: an integer)\n";
 
 const char cli_help_diff[] =
 	"Two captures of a workload side by side (two kernels, two patch versions), per\n"
@@ -101,15 +107,17 @@ const char cli_help_dump[] =
 	"                       entry maps it, a fault on it, ...\n"
 	"      --cpu N          only events of CPU N\n"
 	"      --pid PID        only events of task PID\n"
-	"      --from NS, --to NS  only events at or after / at or before this trace time\n"
-	"                       (ns, the lines' first number)\n";
+	"      --from T, --to T  only events at or after / at or before this time in\n"
+	"                       trace-cmd's clock: seconds as trace-cmd report prints them\n"
+	"                       (a decimal point or an 's': 9.256041, 9.256041s), or ns\n"
+	"                       (an integer: 9256041000, the lines' first number)\n";
 
 const char cli_help_view[] =
 	"Browse a database in the terminal: coverage over time, the memory map, phases,\n"
 	"GFN histories.  '?' lists the keys.  A database nobody analyzed is analyzed on the\n"
 	"fly, into a temporary directory removed at exit.\n\n"
 	"  DB, -i, --input DB   the database\n"
-	"      --capture ID     this capture [the last]\n"
+	"  -c, --capture ID     this capture [the last]\n"
 	"      --no-color       no colours\n"
 	"      --script FILE    read keys from FILE (tests), with --no-display: draw on a\n"
 	"                       virtual $LINES x $COLUMNS screen, --screen-dir DIR: where\n"

@@ -53,7 +53,7 @@ static bool parse_types(struct dump_filter *f, char *arg)
 	return f->by_type;
 }
 
-/* A number of -F's siblings: --cpu, --pid (>= 0), --from, --to (ns) */
+/* A number of -F's siblings: --cpu, --pid (>= 0) */
 static bool parse_number(const char *opt, const char *arg, unsigned long long *ret)
 {
 	char *end;
@@ -65,6 +65,15 @@ static bool parse_number(const char *opt, const char *arg, unsigned long long *r
 		return false;
 	}
 	return true;
+}
+
+/* --from, --to: a time in trace-cmd's clock, seconds or ns (cli_parse_ts()) */
+static bool parse_time(const char *opt, const char *arg, unsigned long long *ret)
+{
+	if (!cli_parse_ts(arg, ret))
+		return true;
+	cli_error("%s %s: expected a time in trace-cmd's clock: " CLI_TS_HELP, opt, arg);
+	return false;
 }
 
 /* --gfn: hex, as the dump prints it and the TUI takes it, with or without 0x */
@@ -162,10 +171,10 @@ int cmd_dump(int argc, char **argv)
 			f.pid = (long long)n;
 			break;
 		case 'S':
-			ok = parse_number("--from", optarg, &f.from);
+			ok = parse_time("--from", optarg, &f.from);
 			break;
 		case 'E':
-			ok = parse_number("--to", optarg, &f.to);
+			ok = parse_time("--to", optarg, &f.to);
 			break;
 		case 'G':
 			ok = parse_gfn(optarg, &f.gfn);

@@ -25,6 +25,7 @@
 #include "tui.h"
 #include "mmuscope/error.h"
 #include "mmuscope/file.h"
+#include "mmuscope/store.h"
 #include "mmuscope/util.h"
 
 #define TOP_OPEN_WAIT_S 30.0	/* how long top waits for the recorder's database */
@@ -199,6 +200,21 @@ static int open_error(const char *db, int r)
 	return 1;
 }
 
+/* --capture ID the database lacks: said as report and dump say it. */
+static void no_capture(const char *db, long long id)
+{
+	struct msc_capture_row *caps = NULL;
+	struct msc_store *s = NULL;
+	size_t nr = 0;
+
+	if (!msc_store_open(db, MSC_STORE_READONLY, &s) && !msc_store_get_captures(s, &caps, &nr))
+		cli_has_capture(db, caps, nr, id);
+	else
+		cli_error("%s: no capture %lld", db, id);
+	free(caps);
+	msc_store_close(s);
+}
+
 int cmd_view(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -216,7 +232,9 @@ int cmd_view(int argc, char **argv)
 	int c, r;
 
 	ui_defaults(&o);
-	while ((c = getopt_long(argc, argv, "i:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "c:i:", longopts, NULL)) != -1) {
+		if (c == 'c')
+			c = OPT_CAPTURE;
 		if (c == OPT_CAPTURE && cli_capture_id(optarg, &capture))
 			o.capture = capture;
 		else if (c == 'i')
@@ -237,7 +255,7 @@ int cmd_view(int argc, char **argv)
 	if (r) {
 		remove_tmpdir(dir);
 		if (r == -ENOENT && o.capture > 0) {
-			cli_error("%s: no capture %lld", t.title, (long long)o.capture);
+			no_capture(t.title, (long long)o.capture);
 			return 1;
 		}
 		return open_error(t.title, r);
@@ -335,6 +353,25 @@ static int open_recording(struct tui_data *d, struct tui_recorder *rec, const ch
 	}
 }
 
+/*
+ * Fold -o DB's WAL into DB once the recorder and the TUI are done with it,
+ * as `record` leaves its database: one file that opens alone.  The recorder
+ * closed its connection while the TUI still read, so its close could not
+ * checkpoint, and the TUI's read-only connections never can.  A connection
+ * that writes (it takes the writer lock: nobody else writes DB) checkpoints
+ * and removes the WAL when it closes, being the last.
+ */
+static void fold_wal(const char *db)
+{
+	struct msc_store *s;
+	int r = msc_store_open(db, 0, &s);
+
+	if (r)
+		cli_warn("%s: cannot fold its write-ahead log into it (%s): keep %s-wal with it",
+			 db, msc_strerror(r), db);
+	msc_store_close(s);
+}
+
 static void print_log(const struct tui_recorder *rec)
 {
 	char line[1024];
@@ -391,6 +428,8 @@ int cmd_top(int argc, char **argv)
 	r = run_tui(&t, &o);
 	recorder_stop(&rec, TOP_STOP_MS);
 	tui_data_close(&d);
+	if (a.output && !rec.running)
+		fold_wal(a.output);
 	if (rec.failed) {
 		print_log(&rec);
 		r = r ? r : 1;

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "cells.h"
+#include "cli/cli.h"
 #include "data.h"
 #include "mmuscope/file.h"
 #include "mmuscope/store.h"
@@ -150,10 +151,26 @@ static void choose_times(const struct report *rp, struct svg_opts *o)
  *
  * Returns 0, or -EINVAL / -ERANGE with o->error saying which time is wrong.
  */
-int svg_check_times(struct svg_opts *o, uint64_t span)
+int svg_check_times(struct svg_opts *o, uint64_t first_ts, uint64_t span)
 {
-	char b[32];
+	char b[32], t[32];
 
+	fmt_time(b, sizeof(b), span);
+	/* times in trace-cmd's clock become times since the capture start */
+	for (unsigned int i = 0; i < SVG_MAX_MAPS + 2; i++) {
+		uint64_t *v = i < SVG_MAX_MAPS ? &o->at[i] : i == SVG_MAX_MAPS ? &o->from : &o->to;
+
+		if (!(o->abs & (1u << i)))
+			continue;
+		if (*v < first_ts) {
+			snprintf(o->error, sizeof(o->error), "--%s @%s: before the capture's start (@%s)",
+				 i < SVG_MAX_MAPS ? "at" : i == SVG_MAX_MAPS ? "from" : "to",
+				 cli_trace_ts(*v, b, sizeof(b)), cli_trace_ts(first_ts, t, sizeof(t)));
+			return -ERANGE;
+		}
+		*v -= first_ts;
+	}
+	o->abs = 0;
 	fmt_time(b, sizeof(b), span);
 	if (o->to && o->to <= o->from) {
 		snprintf(o->error, sizeof(o->error), "--to must come after --from");
@@ -282,11 +299,37 @@ static int load(struct report *rp, struct msc_store *s, int64_t capture_id)
 	return 0;
 }
 
+/*
+ * mkdir -p: each missing component of @dir, 0755 (less the umask).  A
+ * component that exists is left as it is (a file there fails later, when the
+ * first picture is opened).  Returns 0 or a negative errno.
+ */
+static int make_dirs(const char *dir)
+{
+	char path[4096];
+	size_t n = strlen(dir);
+
+	if (n >= sizeof(path))
+		return -ENAMETOOLONG;
+	memcpy(path, dir, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (path[i] != '/' && path[i] != '\0')
+			continue;
+		if (path[i - 1] == '/')	/* "a//b", "a/" */
+			continue;
+		path[i] = '\0';
+		if (mkdir(path, 0755) && errno != EEXIST)
+			return -errno;
+		path[i] = i < n ? '/' : '\0';
+	}
+	return 0;
+}
+
 /**
  * svg_write_report - write the pictures of one capture into @dir
  * @s: the store (read-only is fine)
  * @capture_id: the capture, <= 0: the last analyzed
- * @dir: created (0755) if missing
+ * @dir: created (0755) if missing, with its missing parents
  * @o: map times (o->nr_at 0: chosen); o->error says what went wrong when
  *	the store is not to blame
  * @list: each file written is printed there, one per line (may be NULL)
@@ -308,12 +351,10 @@ int svg_write_report(struct msc_store *s, int64_t capture_id, const char *dir,
 	if (r == -ENOENT)
 		snprintf(o->error, sizeof(o->error), "the capture was never analyzed "
 			 "(run 'mmuscope analyze')");
-	if (!r && mkdir(dir, 0755) && errno != EEXIST) {
-		r = -errno;
-		snprintf(o->error, sizeof(o->error), "cannot create %s: %s", dir, strerror(errno));
-	}
+	if (!r && (r = make_dirs(dir)))
+		snprintf(o->error, sizeof(o->error), "cannot create %s: %s", dir, strerror(-r));
 	writing = !r;	/* from here on an error is the pictures', not the store's */
-	if (!r && (r = svg_check_times(o, rp.sum.last_ts - rp.sum.first_ts)))
+	if (!r && (r = svg_check_times(o, rp.sum.first_ts, rp.sum.last_ts - rp.sum.first_ts)))
 		writing = true;
 	if (!r)
 		r = coverage(&rp, o, dir, list);
@@ -330,20 +371,46 @@ int svg_write_report(struct msc_store *s, int64_t capture_id, const char *dir,
 	return r;
 }
 
-/** svg_parse_ms - "163.9" (ms since the capture start) into ns; -EINVAL for anything else */
-int svg_parse_ms(const char *arg, uint64_t *ret)
+/*
+ * One time of --at/--from/--to, @n bytes of @arg: ms since the capture
+ * start ("163.9"), or '@' and a time in trace-cmd's clock as every command
+ * takes it ("@9.256041" s, "@9256041000" ns: cli_parse_ts()), which sets
+ * @bit in @abs.
+ */
+static int parse_one(const char *arg, size_t n, uint64_t *ret, uint32_t *abs, uint32_t bit)
 {
-	char *end;
-	double ms = strtod(arg, &end);
+	char buf[64], *end;
+	unsigned long long ts;
+	double ms;
 
-	if (end == arg || *end || !(ms >= 0) || ms > 1e12)
+	if (!n || n >= sizeof(buf))
+		return -EINVAL;
+	memcpy(buf, arg, n);
+	buf[n] = '\0';
+	if (buf[0] == '@') {
+		if (cli_parse_ts(buf, &ts))
+			return -EINVAL;
+		*ret = ts;
+		*abs |= bit;
+		return 0;
+	}
+	ms = strtod(buf, &end);
+	if (end == buf || *end || !(ms >= 0) || ms > 1e12)
 		return -EINVAL;
 	*ret = (uint64_t)(ms * 1e6 + 0.5);
+	*abs &= ~bit;
 	return 0;
 }
 
+/** svg_parse_ms - "163.9" (ms since the capture start) or "@9.256041" into ns; -EINVAL else */
+int svg_parse_ms(const char *arg, uint64_t *ret, uint32_t *abs, uint32_t bit)
+{
+	return parse_one(arg, strlen(arg), ret, abs, bit);
+}
+
 /**
- * svg_parse_times - "163.9,450" (ms since the capture start) into @o->at
+ * svg_parse_times - "163.9,450,@9.256041" (ms since the capture start, or
+ *	trace-cmd's clock after '@') into @o->at
  *
  * Returns 0, or -EINVAL for anything else or more than SVG_MAX_MAPS times.
  */
@@ -352,14 +419,14 @@ int svg_parse_times(const char *arg, struct svg_opts *o)
 	const char *p = arg;
 
 	while (*p) {
-		char *end;
-		double ms = strtod(p, &end);
+		size_t n = strcspn(p, ",");
 
-		if (end == p || ms < 0 || o->nr_at == SVG_MAX_MAPS)
+		if (o->nr_at == SVG_MAX_MAPS ||
+		    parse_one(p, n, &o->at[o->nr_at], &o->abs, 1u << o->nr_at))
 			return -EINVAL;
-		o->at[o->nr_at++] = (uint64_t)(ms * 1e6 + 0.5);
-		p = *end == ',' ? end + 1 : end;
-		if (*end && *end != ',')
+		o->nr_at++;
+		p += n;
+		if (*p == ',' && !*++p)
 			return -EINVAL;
 	}
 	return o->nr_at ? 0 : -EINVAL;

@@ -32,6 +32,8 @@ struct svg_opts {
 	uint64_t at[SVG_MAX_MAPS];	/* map times, ns since the capture start */
 	size_t nr_at;			/* 0: chosen from the dirty-log phases */
 	uint64_t from, to;		/* the chart's window, ns since the start; to 0: the end */
+	uint32_t abs;			/* bit i: at[i] is in trace-cmd's clock ("@9.256041"), */
+					/* SVG_ABS_FROM/_TO: from/to; svg_check_times() rebases */
 	char what[SVG_MAX_MAPS][40];	/* OUT: what each map time is ("after-enable") */
 	char error[256];		/* OUT: what went wrong, when it was not the store */
 };
@@ -39,8 +41,10 @@ struct svg_opts {
 int svg_write_report(struct msc_store *s, int64_t capture_id, const char *dir,
 		     struct svg_opts *o, FILE *list);
 int svg_parse_times(const char *arg, struct svg_opts *o);
-int svg_parse_ms(const char *arg, uint64_t *ret);
-int svg_check_times(struct svg_opts *o, uint64_t span);
+#define SVG_ABS_FROM (1u << SVG_MAX_MAPS)
+#define SVG_ABS_TO (1u << (SVG_MAX_MAPS + 1))
+int svg_parse_ms(const char *arg, uint64_t *ret, uint32_t *abs, uint32_t bit);
+int svg_check_times(struct svg_opts *o, uint64_t first_ts, uint64_t span);
 
 /* The coverage chart: census samples over [t0, t1] and what happened when. */
 struct svg_chart {

@@ -30,7 +30,7 @@
 #define MSC_REQUESTS(X)                                                        \
 	X(NONE, "none", "")                                                    \
 	X(QUIT, "quit", "quit (top: stops the recorder, keeps -o DB)")         \
-	X(HELP, "help", "show every key; any key closes")                      \
+	X(HELP, "help", "this help: every key, then the legend of the screens")                      \
 	X(NEXT_VIEW, "next-view", "next screen")                               \
 	X(PREV_VIEW, "prev-view", "previous screen")                           \
 	X(VIEW_OVERVIEW, "view-overview", "overview: coverage over time, rates") \
@@ -53,7 +53,7 @@
 	X(PAGE_DOWN, "page-down", "one page down")                             \
 	X(ENTER, "enter", "open: phase -> cursor there, cell -> GFN inspector, interval -> cursor") \
 	X(GOTO_GFN, "goto-gfn", "type a GFN (hex) to inspect")                 \
-	X(JUMP, "jump", "jump: 163.9 (ms), @8.66 (trace-cmd s), phase name, #id, gfn N") \
+	X(JUMP, "jump", "jump: 163.9 (ms since the start; 1.5s, 250us too), @8.666661 (trace-cmd's clock, s; or ns), phase name, #id, gfn N") \
 	X(JUMP_AGAIN, "jump-again", "next phase the last jump's name matches")  \
 	X(NEXT_VM, "next-vm", "the window on the next VM's lifetime (after the last: all)") \
 	X(NEXT_TASK, "next-task", "counts of the next task only, vCPUs first (after the last: all)") \
@@ -231,6 +231,9 @@ int input_read(struct tui *t, int timeout_ms);
 enum msc_request keymap_lookup(int key);
 const char *request_name(enum msc_request req);
 const char *request_help(enum msc_request req);
+#define HELP_LINE 256			/* a help line's bytes, at most */
+#define HELP_MAX_LINES 128
+int help_text(char (*out)[HELP_LINE], int max_lines, size_t width);
 size_t keymap_keys(enum msc_request req, char *buf, size_t size);
 
 #define INPUT_TIMER (-2)		/* a timer tick (timeout, or :wait) */

@@ -14,75 +14,153 @@
 #include "tui.h"
 #include "mmuscope/util.h"
 
-#define DETAIL_ROWS 8
+#define DETAIL_ROWS 8		/* the pane's lines at 80 columns and more */
+#define DETAIL_MAX 16		/* ... and at most, on a narrow screen */
 
 struct phases {
 	size_t sel;
 	size_t scroll;
-	bool placed;			/* selection set from the cursor once */
+	bool placed;			/* selected from the cursor once */
 };
 
-static void detail(struct tui *t, const struct msc_phase *p, int y)
+/*
+ * The pane's text, flowed into lines of the screen's width: phrases go on
+ * a line while they fit, else start the next one (indented), so a number
+ * is never cut; a phrase is "label value" and never split.  The first line
+ * is the heading.
+ */
+struct flow {
+	char line[DETAIL_MAX][256];
+	int nr;
+	size_t width;
+	bool fresh;			/* the next phrase starts a line of its own */
+};
+
+static void flow_line(struct flow *f, const char *first)
+{
+	if (f->nr < DETAIL_MAX)
+		snprintf(f->line[f->nr++], sizeof(f->line[0]), "%s", first);
+	f->fresh = false;
+}
+
+/* @sep goes between the phrase and the one before it on the same line. */
+static void flow_add(struct flow *f, const char *sep, const char *phrase)
+{
+	char *l = f->nr ? f->line[f->nr - 1] : NULL;
+	size_t n = l ? strlen(l) : 0;
+
+	if (!l || f->fresh || (n + strlen(sep) + strlen(phrase) > f->width && n > 4)) {
+		char buf[256];
+
+		snprintf(buf, sizeof(buf), "%s%s", f->fresh || !l ? "  " : "    ", phrase);
+		flow_line(f, buf);
+		return;
+	}
+	snprintf(l + n, sizeof(f->line[0]) - n, "%s%s", sep, phrase);
+}
+
+/* A census as phrases ("4K 8,193", "2M 0", ..., "= 32.0 MiB, 0.0% huge"). */
+static void flow_census(struct flow *f, const char *label, const struct msc_census *c)
+{
+	char text[256], *p, *q;
+
+	fmt_census(text, sizeof(text), c);
+	f->fresh = true;
+	flow_add(f, "", label);
+	for (p = text; *p; p = q) {
+		q = strstr(p, "  ");
+		if (q)
+			*q = '\0';
+		flow_add(f, "  ", p);
+		if (!q)
+			break;
+		for (q += 2; *q == ' '; q++)
+			;
+	}
+}
+
+static void detail(struct tui *t, const struct msc_phase *p, struct flow *f)
 {
 	const struct tui_data *d = t->data;
-	char line[512], a[32], b[32], c[160];
-	size_t o;
+	char line[256], a[32], b[32];
 
+	f->width = (size_t)max(t->cols, 20);
 	fmt_time(a, sizeof(a), p->start_ts - min(p->start_ts, d->t_first));
 	fmt_span(b, sizeof(b), p->end_ts - min(p->end_ts, p->start_ts));
-	snprintf(line, sizeof(line), "[%" PRId64 "] %s %s (%s): at %s for %s", p->id,
-		 msc_phase_kind_name(p->kind), p->name, msc_phase_source_name(p->source), a, b);
-	draw_line(y++, display_attr(t, ATTR_HEAD), line);
-	snprintf(line, sizeof(line), "  census before  %s", fmt_census(c, 120, &p->before));
-	draw_line(y++, A_NORMAL, line);
-	snprintf(line, sizeof(line), "  census after   %s", fmt_census(c, 120, &p->after));
-	draw_line(y++, A_NORMAL, line);
+	snprintf(line, sizeof(line), "[%" PRId64 "] %s %s (%s):", p->id,
+		 msc_phase_kind_name(p->kind), p->name, msc_phase_source_name(p->source));
+	flow_line(f, line);
+	snprintf(line, sizeof(line), "at %s", a);
+	flow_add(f, " ", line);
+	snprintf(line, sizeof(line), "for %s", b);
+	flow_add(f, " ", line);
+	flow_census(f, "census before", &p->before);
+	flow_census(f, "census after ", &p->after);
 	fmt_count(a, sizeof(a), p->count.spte_changes);
-	o = (size_t)snprintf(line, sizeof(line), "  spte changes %s:", a);
-	for (int k = 0; k < MSC_CLASS_NR && o < sizeof(line); k++)
-		if (p->count.by_class[k])
-			o += (size_t)snprintf(line + o, sizeof(line) - o, " %s=%" PRIu64,
-					      msc_spte_class_name(k), p->count.by_class[k]);
-	draw_line(y++, A_NORMAL, line);
-	snprintf(line, sizeof(line), "  pages split %" PRIu64 ", promoted %" PRIu64 ", children "
-		 "synthesized %" PRIu64 ", split failures %" PRIu64, p->count.pages_split,
-		 p->count.pages_promoted, p->count.children_synthesized, p->count.split_failures);
-	draw_line(y++, A_NORMAL, line);
-	o = (size_t)snprintf(line, sizeof(line), "  faults slow %" PRIu64 ", fast %" PRIu64
-			     ", spurious %" PRIu64 ", refaults after zap %" PRIu64 ", zaps %" PRIu64,
-			     p->count.faults_slow, p->count.faults_fast, p->count.faults_spurious, p->count.refaults,
-			     p->count.zaps);
+	snprintf(line, sizeof(line), "spte changes %s:", a);
+	f->fresh = true;
+	flow_add(f, "", line);
+	for (int k = 0; k < MSC_CLASS_NR; k++) {
+		if (p->count.by_class[k]) {
+			snprintf(line, sizeof(line), "%s=%" PRIu64, msc_spte_class_name(k),
+				 p->count.by_class[k]);
+			flow_add(f, " ", line);
+		}
+	}
+	f->fresh = true;
+	snprintf(line, sizeof(line), "pages split %" PRIu64, p->count.pages_split);
+	flow_add(f, "", line);
+	snprintf(line, sizeof(line), "promoted %" PRIu64, p->count.pages_promoted);
+	flow_add(f, ", ", line);
+	snprintf(line, sizeof(line), "children synthesized %" PRIu64, p->count.children_synthesized);
+	flow_add(f, ", ", line);
+	snprintf(line, sizeof(line), "split failures %" PRIu64, p->count.split_failures);
+	flow_add(f, ", ", line);
+	f->fresh = true;
+	snprintf(line, sizeof(line), "faults slow %" PRIu64, p->count.faults_slow);
+	flow_add(f, "", line);
+	snprintf(line, sizeof(line), "fast %" PRIu64, p->count.faults_fast);
+	flow_add(f, ", ", line);
+	snprintf(line, sizeof(line), "spurious %" PRIu64, p->count.faults_spurious);
+	flow_add(f, ", ", line);
+	snprintf(line, sizeof(line), "refaults after zap %" PRIu64, p->count.refaults);
+	flow_add(f, ", ", line);
+	snprintf(line, sizeof(line), "zaps %" PRIu64, p->count.zaps);
+	flow_add(f, ", ", line);
 	if (p->count.flushes >= 0)
-		snprintf(line + o, sizeof(line) - o, ", TLB flushes %" PRId64, p->count.flushes);
+		snprintf(line, sizeof(line), "TLB flushes %" PRId64, p->count.flushes);
 	else
-		snprintf(line + o, sizeof(line) - o, ", TLB flushes not traced");
-	draw_line(y++, A_NORMAL, line);
+		snprintf(line, sizeof(line), "TLB flushes not traced");
+	flow_add(f, ", ", line);
+	f->fresh = true;
+	if (p->count.gfn_first <= p->count.gfn_last) {
+		snprintf(line, sizeof(line), "gfn %#" PRIx64 "-%#" PRIx64 ";", p->count.gfn_first,
+			 p->count.gfn_last);
+		flow_add(f, "", line);
+	}
 	/* the split-time integral over the phase's length: how many regions were split */
-	snprintf(a, sizeof(a), "%.1f", p->end_ts > p->start_ts ?
+	snprintf(line, sizeof(line), "2M regions split: %.1f on average", p->end_ts > p->start_ts ?
 		 (double)p->region_split_ns / (double)(p->end_ts - p->start_ts) : 0.0);
-	o = p->count.gfn_first <= p->count.gfn_last ?
-	    (size_t)snprintf(line, sizeof(line), "  gfn %#" PRIx64 "-%#" PRIx64 ";", p->count.gfn_first,
-			     p->count.gfn_last) : 0;
-	o += (size_t)snprintf(line + o, sizeof(line) - o, "%s2M regions split: %s on average",
-			      o ? " " : "  ", a);
+	flow_add(f, " ", line);
 	if (p->kind == MSC_PHASE_DISABLE || p->kind == MSC_PHASE_REPROMOTE) {
 		if (p->to_huge_ns >= 0) {
 			fmt_span(b, sizeof(b), (uint64_t)p->to_huge_ns);
-			snprintf(line + o, sizeof(line) - o, "; all huge again after %s", b);
+			snprintf(line, sizeof(line), "all huge again after %s", b);
 		} else {
-			snprintf(line + o, sizeof(line) - o, "; not all huge again");
+			snprintf(line, sizeof(line), "not all huge again");
 		}
+		flow_add(f, "; ", line);
 	}
-	draw_line(y, A_NORMAL, line);
 }
 
 static void phases_draw(struct view *v, struct tui *t, int top, int lines)
 {
 	struct phases *ph = v->priv;
 	const struct tui_data *d = t->data;
-	int rows = max(lines - 2 - DETAIL_ROWS, 1), y = top;
 	struct fmt_phase_units units = { 0, 0 };
+	struct flow f = { .nr = 0 };
 	char line[1024];
+	int rows, pane, y = top;
 
 	if (!ph->placed && d->l.nr_phases) {
 		const struct msc_phase *p = tui_data_phase_at(d, t->cursor, true);
@@ -91,12 +169,23 @@ static void phases_draw(struct view *v, struct tui *t, int top, int lines)
 		ph->placed = true;
 	}
 	ph->sel = min(ph->sel, d->l.nr_phases ? d->l.nr_phases - 1 : 0);
+	/* the pane takes the lines it needs (DETAIL_ROWS from 80 columns on), the table the rest */
+	if (d->l.nr_phases)
+		detail(t, &d->l.phases[ph->sel], &f);
+	pane = f.nr > DETAIL_ROWS - 1 ? f.nr : DETAIL_ROWS - 1;
+	rows = max(lines - 3 - pane, 1);
 	if (ph->sel < ph->scroll)
 		ph->scroll = ph->sel;
 	if (ph->sel >= ph->scroll + (size_t)rows)
 		ph->scroll = ph->sel - (size_t)rows + 1;
+	/* the sources' legend, shorter where it does not fit ('?' explains them) */
 	snprintf(line, sizeof(line), "Phases: %zu  (src: mark marker, tp tracepoint, ioctl KVM ioctl, "
 		 "kprb kprobe, INF inferred)", d->l.nr_phases);
+	if (strlen(line) > (size_t)t->cols)
+		snprintf(line, sizeof(line), "Phases: %zu  (src: mark, tp, ioctl, kprb, INF inferred; "
+			 "? help)", d->l.nr_phases);
+	if (strlen(line) > (size_t)t->cols)
+		snprintf(line, sizeof(line), "Phases: %zu", d->l.nr_phases);
 	draw_line(y++, display_attr(t, ATTR_HEAD), line);
 	draw_line(y++, A_UNDERLINE, fmt_phase_header(line, (size_t)min(t->cols, 1000)));
 	for (size_t i = 0; i < d->l.nr_phases; i++) {	/* one unit per column, for the table */
@@ -117,9 +206,9 @@ static void phases_draw(struct view *v, struct tui *t, int top, int lines)
 		draw_line(y, attr, fmt_phase_row(line, (size_t)min(t->cols, 1000), &d->l.phases[i],
 						 d->t_first, &units));
 	}
-	if (d->l.nr_phases)
-		detail(t, &d->l.phases[ph->sel], y);
-	else
+	for (int i = 0; i < f.nr && y < top + lines; i++, y++)
+		draw_line(y, i ? (int)A_NORMAL : display_attr(t, ATTR_HEAD), f.line[i]);
+	if (!d->l.nr_phases)
 		draw_line(y, A_NORMAL, "  no phases: no markers, and no dirty logging seen");
 }
 

@@ -428,34 +428,21 @@ static void draw_status(struct tui *t)
 	draw_line(t->lines - 1, display_attr(t, ATTR_STATUS), line);
 }
 
-/* Requests that have a key, in X-macro order: the lines of the help screen. */
-static int help_lines(int *reqs)
-{
-	char keys[64];
-	int n = 0;
-
-	for (int req = REQ_NONE + 1; req < REQ_NR; req++)
-		if (keymap_keys(req, keys, sizeof(keys)))
-			reqs[n++] = req;
-	return n;
-}
-
+/* The help screen: every key and the legend (help.c), flowed into the width, scrolled. */
 static void draw_help(struct tui *t, int top, int lines)
 {
-	int reqs[REQ_NR], n = help_lines(reqs), shown = lines - 1;
-	char line[512], keys[64];
+	static char text[HELP_MAX_LINES][HELP_LINE];
+	int n = help_text(text, HELP_MAX_LINES, (size_t)t->cols), shown = lines - 1;
+	char line[512];
 
 	t->help_scroll = max(min(t->help_scroll, n - shown), 0);
-	snprintf(line, sizeof(line), "Keys%s (any other key closes; docs/TUI.md has the legend)",
-		 n > shown ? " (Up/Down/PgUp/PgDn: more)" : "");
+	snprintf(line, sizeof(line), "Keys and legend%s", n > shown ?
+		 " (Up/Down/PgUp/PgDn: more; any other key closes)" : " (any key closes)");
+	if (strlen(line) > (size_t)t->cols)
+		snprintf(line, sizeof(line), "Keys%s", n > shown ? " (PgDn: more)" : "");
 	draw_line(top, display_attr(t, ATTR_HEAD), line);
-	for (int i = 0; i < shown && t->help_scroll + i < n; i++) {
-		int req = reqs[t->help_scroll + i];
-
-		keymap_keys(req, keys, sizeof(keys));
-		snprintf(line, sizeof(line), "  %-14s %s", keys, request_help(req));
-		draw_line(top + 1 + i, A_NORMAL, line);
-	}
+	for (int i = 0; i < shown && t->help_scroll + i < n; i++)
+		draw_line(top + 1 + i, A_NORMAL, text[t->help_scroll + i]);
 }
 
 /** view_draw_screen - title, the current view (or help), status */
@@ -659,12 +646,13 @@ static void jump(struct tui *t, const char *text)
 		open_gfn_text(t, text + (strncasecmp(text, "gfn", 3) ? 0 : 3));
 		return;
 	}
-	if (*text == '@') {
-		double sec = strtod(text + 1, &end);
+	if (*text == '@') {	/* as every command takes a trace time */
+		unsigned long long ts;
 
-		if (end == text + 1 || *end || !(sec >= 0))
-			tui_message(t, "'%s': a time in trace-cmd's clock is seconds, e.g. @8.666661", text);
-		else if ((v = (uint64_t)(sec * 1e9 + 0.5)) < d->t_first || v > d->t_last)
+		if (cli_parse_ts(text, &ts))
+			tui_message(t, "'%s': a time in trace-cmd's clock is @8.666661 (s) or "
+				    "@8666661000 (ns)", text);
+		else if ((v = ts) < d->t_first || v > d->t_last)
 			tui_message(t, "'%s' is outside the capture", text);
 		else
 			tui_set_cursor(t, v, false);

@@ -10,13 +10,25 @@ mkdir "$T/run"
 cd "$T/run" || exit 1
 
 check "import DIR: reads DIR/trace.dat" "$MSC" import -q "$src"
-check_eq "... into ./trace.db, 0600" "$(stat -c %a trace.db 2>/dev/null)" 600
+check_eq "... into ./DIR's name.db (a trace.dat is named for its directory), 0600" \
+	"$(stat -c %a k612-npt_tdp_32m.db 2>/dev/null)" 600
+check "import DIR/trace.dat of another capture directory: a database of its own" \
+	"$MSC" import -q "$TRACES/k73-npt_tdp_32m/trace.dat"
+check_eq "... k73-npt_tdp_32m.db, beside the first" "$(ls ./*.db | tr '\n' ' ')" \
+	"./k612-npt_tdp_32m.db ./k73-npt_tdp_32m.db "
+err=$("$MSC" import -q "$src/" 2>&1)
+check_match "the same capture again: refused, offering -o, --append and --force" "$err" \
+	'^mmuscope import: k612-npt_tdp_32m.db: database already exists \(-o DB writes another; --append adds this capture to it, --force replaces it\)$'
+mv k612-npt_tdp_32m.db trace.db
+rm k73-npt_tdp_32m.db
 cp "$src/trace.dat" vm1.dat
 check "import with no input: ./trace.dat (here vm1.dat via -i)" "$MSC" import -q -i vm1.dat
 check_eq "... into vm1.db" "$(ls vm1.db 2>/dev/null)" vm1.db
 mv vm1.dat trace.dat
 rm trace.db
 check "import with no argument reads ./trace.dat" "$MSC" import -q
+check_eq "... into the name of the directory it is in" "$(ls run.db 2>/dev/null)" run.db
+mv run.db trace.db
 check_eq "the same events either way" "$("$MSC" dump trace.db | grep -v '^# capture' | cksum)" \
 	"$("$MSC" dump -i vm1.db | grep -v '^# capture' | cksum)"
 err=$("$MSC" import -q -i trace.dat other.dat -o x.db 2>&1)
@@ -72,6 +84,14 @@ for cmd in analyze report dump; do
 	err=$("$MSC" $cmd 2>&1)
 	check_match "$cmd: no database: said so" "$err" "^mmuscope $cmd: need a database \\(or -i DB\\)$"
 done
+# view takes -c as the README says every command does (the TUI itself: tui.sh)
+err=$("$MSC" view -c 0 trace.db 2>&1)
+check_match "view: -c 0 is refused alike" "$err" "^mmuscope view: --capture 0: expected a capture id"
+err=$("$MSC" view -c 9 trace.db 2>&1)
+check_match "view: -c, a capture the database lacks is said alike" "$err" \
+	"^mmuscope view: trace.db: no capture 9 \\(its captures are 1 to 1\\)$"
+check "view -c 1: shows that capture" env MSC_TUI_NO_DISPLAY=1 LINES=24 COLUMNS=80 \
+	"$MSC" view -c 1 trace.db --script /dev/null
 err=$("$MSC" report trace.db --at 5 2>&1)
 check_match "report --at without --svg is refused" "$err" "^mmuscope report: --at 5: .*--svg DIR"
 
@@ -83,6 +103,21 @@ check_eq "dump -F EVENT,EVENT --cpu --from --to: the lines of the full dump that
 	"$("$MSC" dump -F spte_changed,marker --cpu 1 --from "$lo" --to "$hi" trace.db | grep -v '^#' | cksum)" \
 	"$(awk -v lo="$lo" -v hi="$hi" '($4 == "spte_changed" || $4 == "marker") && $2 == 1 &&
 		$1 >= lo && $1 <= hi' all.txt | cksum)"
+# one time base: trace-cmd's seconds as report prints them, or ns; the same events either way
+secs() { awk -v t="$1" 'BEGIN { printf "%d.%06d", t / 1000000000, t % 1000000000 / 1000 }'; }
+lo_s=$(secs "$lo")
+hi_s=$(secs "$hi")
+check_eq "dump --from/--to in seconds (as report prints them): the events from that microsecond" \
+	"$("$MSC" dump --from "$lo_s" --to "${hi_s}s" trace.db | grep -v '^#' | cksum)" \
+	"$(awk -v lo="$lo" -v hi="$hi" '$1 >= int(lo / 1000) * 1000 && $1 <= int(hi / 1000) * 1000' all.txt |
+		cksum)"
+first=$("$MSC" report trace.db | sed -nE 's/^first event at ([0-9.]+) s .*/\1/p')
+check_eq "dump --from the first event's time as report prints it: the first event on" \
+	"$("$MSC" dump --from "$first" trace.db | grep -vc '^#')" "$(grep -vc '^#' all.txt)"
+check_match "dump --from junk: refused, saying both forms" "$("$MSC" dump --from 9.2.1 trace.db 2>&1)" \
+	"^mmuscope dump: --from 9.2.1: expected a time in trace-cmd's clock: seconds .* or ns "
+check_match "dump --to finer than a nanosecond: refused" "$("$MSC" dump --to 9.1234567891 trace.db 2>&1)" \
+	"^mmuscope dump: --to 9.1234567891: expected a time"
 pid=$(awk 'NR == 5000 { print $3 }' all.txt)
 check_eq "dump --pid: that task's lines" "$("$MSC" dump --pid "$pid" trace.db | grep -v '^#' | cksum)" \
 	"$(awk -v p="$pid" '$3 == p' all.txt | cksum)"

@@ -49,6 +49,16 @@ check_eq "--json: the same pairs and leftovers" \
 	"$(printf '%s\n' "$json" | python3 -c 'import json, sys; d = json.load(sys.stdin); print(len(d["steps"]), len(d["unpaired"]))')" \
 	"$(printf '%s\n' "$two" | grep -c ' time: ') $(printf '%s\n' "$two" | grep -c ' only$')"
 
+# a disable one side never saw end huge again: the other side's time, not a placeholder
+for n in k612st-perf_thp_32m k73st-perf_thp_32m; do
+	"$MSC" import -q "$TRACES/$n/trace.dat" -o "$T/$n.db" 2>/dev/null
+done
+thp=$("$MSC" diff "$T/k612st-perf_thp_32m.db" "$T/k73st-perf_thp_32m.db")
+check_match "time to huge again, reached on one side only: that side's time" "$thp" \
+	'^  time to huge again: not reached -> [0-9]+\.[0-9]{3} ms$'
+check_eq "... no placeholder for a value anywhere" \
+	"$(printf '%s\n' "$out" "$two" "$thp" | grep -cE ': (known|\?)( |$)| -> (known|\?)$')" 0
+
 check_match "one database needs two captures" "$("$MSC" diff "$a" 2>&1)" \
 	'^mmuscope diff: need A.db and B.db, or one database and -c A -c B$'
 check_match "a capture the database lacks: said as elsewhere" "$("$MSC" diff -c 5 "$a" "$b" 2>&1)" \

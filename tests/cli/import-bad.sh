@@ -68,7 +68,7 @@ expect_error "corrupt record" \
 "$MSC" import -q "$src" -o "$T/a.db"
 before=$(sqlite3 "$T/a.db" 'select count(*) from spte_change')
 expect_error "existing database refused" \
-	"a.db: database already exists \(use --force or --append\)$" "" \
+	"a.db: database already exists \(-o DB writes another; --append adds this capture to it, --force replaces it\)$" "" \
 	"$MSC" import "$src" -o "$T/a.db"
 check_eq "refused import left the database alone" \
 	"$(sqlite3 "$T/a.db" 'select count(*) from capture')|$(sqlite3 "$T/a.db" 'select count(*) from spte_change')" "1|$before"

@@ -37,7 +37,7 @@ check_match "the origin is trace-cmd's time of the first event" "$(sed -n 2p "$T
 check_eq "--json: each phase's start in trace-cmd's clock is first_ts + start_ns" \
 	"$("$MSC" report --json "$db" | python3 -c '
 import json, sys
-d = json.load(sys.stdin)
+d = json.load(sys.stdin)["captures"][0]
 print(all(p["start"] == "%d.%06d" % divmod((d["first_ts"] + p["start_ns"]) // 1000, 1000000)
           for p in d["phases"]) and len(d["phases"]) > 0)')" True
 
@@ -47,6 +47,13 @@ check_eq "pages split by size add up to pages_split" \
 	"$(sqlite3 "$db" "SELECT count(*) FROM phase WHERE pages_split != pages_split_2m + pages_split_1g")" 0
 check_match "a 1G split reads as its chain" "$(cat "$T/k612-npt_tdp_1g_hugetlb.txt")" \
 	'^Enabling dirty logging .* 1 x 1G -> 512 x 2M -> 262,144 x 4K '
+
+# flushes a capture did not trace: a phrase under the table, not a '?' for a value
+"$MSC" import -q --text "$MSC_TEST_DATA/events/teardown.events" -o "$T/nofl.db" 2>/dev/null
+out=$("$MSC" report --brief "$T/nofl.db")
+check_eq "untraced flushes: no '?' for a value" "$(printf '%s\n' "$out" | grep -c ' ? ')" 0
+check_match "... 'n/t' in the column, said once under the table" "$out" \
+	'^  n/t: TLB flushes not traced in this capture'
 
 # nothing to rebuild: said plainly
 "$MSC" import -q --text "$MSC_TEST_DATA/events/no-mmu.events" -o "$T/none.db" 2>/dev/null

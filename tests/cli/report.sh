@@ -50,4 +50,19 @@ check_match "report on an empty SQLite file: not an mmuscope database" "$("$MSC"
 sqlite3 "$T/esc.db" "update capture set complete = 0"
 check_match "an incomplete capture: report says so" "$("$MSC" report "$T/esc.db")" "^INCOMPLETE: "
 check_match "... and --json carries it" "$("$MSC" report --json "$T/esc.db")" '"complete": false'
+
+# --json is one document whatever the number of captures: {"captures": [...]}
+two=$T/two.db
+"$MSC" import -q "$TRACES/k612-npt_tdp_32m/trace.dat" -o "$two" 2>/dev/null
+"$MSC" import -q --append "$TRACES/k73-npt_tdp_32m/trace.dat" -o "$two" 2>/dev/null
+"$MSC" report --json "$two" >"$T/two.json"
+check "--json of two captures: one document (json.tool)" python3 -m json.tool "$T/two.json" /dev/null
+captures() { python3 -c 'import json, sys; print([c["capture"] for c in json.load(sys.stdin)["captures"]])'; }
+check_eq "... holding both captures, in order" "$(captures <"$T/two.json")" "[1, 2]"
+check_eq "-c 2: the same shape, one capture" "$("$MSC" report --json -c 2 "$two" | captures)" "[2]"
+check_eq "one capture: the same shape" \
+	"$("$MSC" report --json "$T/k612-npt_tdp_32m.db" | captures)" "[1]"
+check_eq "... each capture's object is the one it has alone" \
+	"$("$MSC" report --json -c 1 "$two" | python3 -c 'import json, sys; c = json.load(sys.stdin)["captures"][0]; print(c["kernel"], len(c["phases"]))')" \
+	"$("$MSC" report --json "$T/k612-npt_tdp_32m.db" | python3 -c 'import json, sys; c = json.load(sys.stdin)["captures"][0]; print(c["kernel"], len(c["phases"]))')"
 done_testing

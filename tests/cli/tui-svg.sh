@@ -71,6 +71,25 @@ out=$("$MSC" report --svg "$T/at" --at 163.941,459.772 "$DB")
 check_eq "--at: two maps" "$(printf '%s\n' "$out" | grep -c 'map-')" 2
 check_match "--at: the second at 459.772 ms" "$(xml "$T/at/map-02-at-459.8ms.svg" "texts[0]")" \
 	'^Memory map at 459\.772 ms$'
+# the one time base: @TIME in trace-cmd's clock (s or ns) is the same instant as ms since the start
+out=$("$MSC" report --svg "$T/abs" --at 163.941,@8.66.6 "$DB" 2>&1)
+check_match "--at @8.66.6 (not a time): refused, saying both forms" "$out" \
+	"^mmuscope report: --at .*: expected milliseconds since the capture start, or @TIME"
+out=$("$MSC" report --svg "$T/abs" --at 163.941,@8.666661,@8666661000 "$DB" | grep '\.svg$' | sed "s|$T/abs/||" | tr '\n' ' ')
+check_eq "--at 163.941, @8.666661 (s) and @8666661000 (ns): one instant" "$out" \
+	"coverage.svg map-01-at-163.9ms.svg map-02-at-163.9ms.svg map-03-at-163.9ms.svg "
+check_eq "... the same picture" "$(cmp "$T/abs/map-01-at-163.9ms.svg" "$T/abs/map-03-at-163.9ms.svg" 2>&1 | wc -l)" 0
+out=$("$MSC" report --svg "$T/absw" --from @9.243 --to @9.303 "$DB" | grep '\.svg$' | sed "s|$T/absw/||" | tr '\n' ' ')
+check_eq "--from/--to @TIME: the window of --from 740 --to 800" "$out" \
+	"coverage.svg map-01-after-harvest-752.3ms.svg map-02-after-disable-762.5ms.svg map-03-after-re-promotion-769.1ms.svg map-04-after-teardown-778.7ms.svg "
+check_match "--at before the capture's start: refused, saying its start" \
+	"$("$MSC" report --svg "$T/absx" --at @1.5 "$DB" 2>&1)" "--at @1.500000: before the capture's start \(@8.502720\)$"
+out=$("$MSC" report --svg "$T/deep/er/pics" --at 163.941 "$DB" 2>&1)
+check_eq "--svg DIR: its missing parents are made, as mkdir -p" "$? $(ls "$T/deep/er/pics" | tr '\n' ' ')" \
+	"0 coverage.svg map-01-at-163.9ms.svg "
+: >"$T/afile"
+check_match "--svg under a file: refused, naming the directory" \
+	"$("$MSC" report --svg "$T/afile/pics" "$DB" 2>&1)" "^mmuscope report: $T/afile/pics: cannot create"
 check_fails "--at junk fails" "$MSC" report --svg "$T/x" --at 12,zz "$DB"
 out=$("$MSC" report --svg "$T/x" --at 99999 "$DB" 2>&1)
 check_eq "--at after the capture's end: refused, nothing else printed" "$?:$out" \

@@ -25,6 +25,14 @@ check "top -o DB runs to the end of the recording" env TMPDIR="$T/tmp" "$MSC" to
 	--tracing-dir "$T/fake" --no-kprobes --stats-ms 0 --script "$T/top.script" --no-display \
 	--screen-dir "$T/s"
 check_eq "the recorder left its database, 0600" "$(stat -c %a "$T/top.db" 2>&1)" 600
+# as record leaves it: its WAL folded in, so the file alone is the recording
+# (checked before anything else opens it: a writer's close would fold it too)
+check_eq "... its WAL folded in: no top.db-wal, or an empty one" \
+	"$(stat -c %s "$T/top.db-wal" 2>/dev/null || echo 0)" 0
+mkdir "$T/copy"
+cp "$T/top.db" "$T/copy/top.db"
+check_match "... a copy of top.db alone opens, with every event" \
+	"$("$MSC" report "$T/copy/top.db" 2>&1 | sed -n 3p)" '^events [1-9][0-9]* '
 check_eq "... complete" "$(sqlite3 "$T/top.db" 'SELECT complete FROM capture')" 1
 stored=$(sqlite3 "$T/top.db" "SELECT printf('%,d', stored) FROM capture")
 check_match "title: top, the database, every event analyzed" "$(head -1 "$T/s/overview.screen")" \

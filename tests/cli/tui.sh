@@ -48,6 +48,7 @@ check_eq "/disable: the cursor at the first phase named so" "$(cur disable)" \
 check_eq "/250: 250 ms after the first event" "$(cur t250)" "250.000 ms"
 check_eq "/@9.256041: that time in trace-cmd's clock (9.256041 s = 753.321 ms since the start)" \
 	"$(cur abs)" "753.321 ms"
+check_eq "/@9256041000: the same time in ns, as dump prints it" "$(cur absns)" "753.321 ms"
 check_eq "/harvest then n: the second harvest" "$(cur harvest2)" \
 	"$(sqlite3 "$T/k612-npt_tdp_32m.db" "select printf('%.3f ms', (p.start_ts - a.first_ts) / 1e6)
 		from phase p, analysis a where p.kind = 'harvest' order by p.start_ts limit 1 offset 1")"
