@@ -103,6 +103,7 @@ struct hnode {
 	struct hnode *parent;
 	struct hrun *runs;	/* pending runs of its entries' intervals */
 	struct hchunk *chunk[HNODE_CHUNKS];	/* entry i: chunk[i / HCHUNK_ENTRIES] */
+	struct hcell *cell;	/* level 1: its 2M cell, in its parent's chunk (chunks stay put) */
 	int64_t last_run;	/* id of its last closed mapping_run row written; 0 none */
 	/*
 	 * When last_run was written, its entries were last_first ..

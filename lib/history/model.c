@@ -184,6 +184,8 @@ struct hnode *hmodel_node(struct msc_history *h, unsigned int as_id, uint64_t gf
 			if (!child)
 				return NULL;
 			n->chunk[i >> HCHUNK_SHIFT]->child[i & HCHUNK_MASK] = child;
+			if (l == 2)
+				child->cell = hnode_cell(n, i);
 		}
 		n = child;
 	}
@@ -540,7 +542,7 @@ static struct hcell *cell_of(struct msc_history *h, struct hnode *n, unsigned in
 	n2 = n->parent;
 	*ret_n2 = n2;
 	*ret_i2 = idx_of(n->base, 2);
-	return hnode_cell(n2, *ret_i2);	/* its own chunk: the child slot of @n is there */
+	return n->cell;
 }
 
 /*
@@ -1014,7 +1016,7 @@ static int fill_children(struct msc_history *h, struct hnode *n, uint64_t huge, 
 			r = cell_changed(h, n, i);
 		return r ?: 1;
 	}
-	c = hnode_cell(n->parent, idx_of(n->base, 2));	/* owned: @n's slot is there */
+	c = n->cell;
 	c->mapped = (uint16_t)(c->mapped + HNODE_ENTRIES);
 	if (huge & h->layout.writable)
 		c->writable = (uint16_t)(c->writable + HNODE_ENTRIES);
