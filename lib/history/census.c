@@ -11,6 +11,7 @@
  * always one right before a marker, so every "KVM stats" point is exact.
  */
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -174,12 +175,15 @@ int hcensus_cell_update(struct msc_history *h, unsigned int as_id, struct hnode 
 			unsigned int i)
 {
 	const struct msc_spte_layout *l = &h->layout;
-	struct hcell *c = &n2->cells[i];
-	uint64_t e2 = n2->spte[i], e3 = l->nonpresent;
+	uint64_t e2 = hnode_spte(n2, i), e3 = l->nonpresent;
 	struct msc_region_cell rc = { .gfn = n2->base + i * 512ULL, .as_id = (uint8_t)as_id };
+	struct hcell *c;
 
+	c = hmodel_own_cell(h, n2, i);
+	if (!c)
+		return -ENOMEM;
 	if (n2->parent)
-		e3 = n2->parent->spte[(n2->base >> 18) & (HNODE_ENTRIES - 1)];
+		e3 = hnode_spte(n2->parent, (n2->base >> 18) & (HNODE_ENTRIES - 1));
 	if (msc_spte_leaf(l, 3, e3)) {
 		rc.kind = MSC_REGION_1G;
 		rc.mapped = 512;
@@ -230,10 +234,9 @@ static int put_cell(struct msc_history *h, struct hcell *c, const struct msc_reg
 	return hstore_add_region_state(h->hs, h->capture_id, rc, ts);
 }
 
-static int exact_cell(struct msc_history *h, struct hnode *n2, unsigned int i, void *ctx)
-{
-	struct hcell *c = &n2->cells[i];
-	struct msc_region_cell rc = {
+static int exact_cell(struct msc_history *h, struct hnode *n2, unsigned int i, struct hcell *c,
+		      void *ctx)
+{	struct msc_region_cell rc = {
 		.gfn = n2->base + i * 512ULL, .as_id = n2->as_id, .kind = c->kind,
 		.mapped = c->mapped, .writable = c->writable,
 	};

@@ -438,7 +438,7 @@ static int apply_fast_pf(struct msc_history *h, const struct msc_event *ev)
 static int apply_page_fault(struct msc_history *h, const struct msc_event *ev)
 {
 	uint64_t gfn = ev->pf.gpa >> 12;
-	struct hcell *c = hmodel_cell(h, 0, gfn, false);
+	const struct hcell *c = hmodel_cell(h, 0, gfn);
 	unsigned int level;
 
 	npf_pending(h, ev);

@@ -9,6 +9,9 @@
  * words: the SPTE and the start of its current interval (trace time in the
  * high 56 bits, cause and flags in the low 8), 16 bytes per mapped 4K page.
  * Level-2 nodes also keep, per 2M cell, the counters the memory map needs.
+ * A node's entries are in chunks of HCHUNK_ENTRIES, each allocated when one
+ * of its entries is first written: a node holding one entry costs a chunk,
+ * not 512 entries (struct hchunk).
  *
  * Intervals are written in runs (table mapping_run): the intervals of one
  * node's entries that share everything but their times gather in a pending
@@ -61,6 +64,37 @@ struct hcell {
 struct hrun;
 struct harena;
 
+/*
+ * HCHUNK_ENTRIES consecutive entries of a node: their SPTEs and start
+ * words; at levels above 1 the nodes under them (NULL: none yet), and at
+ * level 2 then their 2M cells, HCHUNK_ENTRIES struct hcell (hnode_cell()).
+ * A chunk's size is hchunk_size(level).
+ *
+ * Invariant: a node's chunk none of whose entries was ever written is
+ * h->empty_chunk, shared and read-only (non-present SPTEs, zero start
+ * words, no child, zero cells): whatever writes an entry, a child or a
+ * cell makes the chunk its node's own first (hmodel_own()).  So
+ * the model's memory grows with the entries written, not with how far
+ * apart they are.
+ */
+#define HCHUNK_SHIFT 5
+#define HCHUNK_ENTRIES (1U << HCHUNK_SHIFT)
+#define HCHUNK_MASK (HCHUNK_ENTRIES - 1)
+#define HNODE_CHUNKS (HNODE_ENTRIES / HCHUNK_ENTRIES)
+
+struct hchunk {
+	uint64_t spte[HCHUNK_ENTRIES];
+	uint64_t start[HCHUNK_ENTRIES];
+	struct hnode *child[];		/* level > 1 */
+};
+
+static inline size_t hchunk_size(unsigned int level)
+{
+	return sizeof(struct hchunk) +
+	       (level > 1 ? HCHUNK_ENTRIES * sizeof(struct hnode *) : 0) +
+	       (level == 2 ? HCHUNK_ENTRIES * sizeof(struct hcell) : 0);
+}
+
 struct hnode {
 	uint8_t level;		/* level of the entries */
 	uint8_t as_id;
@@ -68,10 +102,8 @@ struct hnode {
 	uint64_t base;		/* first GFN covered */
 	struct hnode *parent;
 	struct hrun *runs;	/* pending runs of its entries' intervals */
-	uint64_t spte[HNODE_ENTRIES];
-	uint64_t start[HNODE_ENTRIES];
-	struct hnode **child;	/* level > 1: nodes of level - 1, lazily */
-	struct hcell *cells;	/* level == 2 */
+	struct hchunk *chunk[HNODE_CHUNKS];	/* entry i: chunk[i / HCHUNK_ENTRIES] */
+	struct hcell *cell;	/* level 1: its 2M cell, in its parent's chunk (chunks stay put) */
 	int64_t last_run;	/* id of its last closed mapping_run row written; 0 none */
 	/*
 	 * When last_run was written, its entries were last_first ..
@@ -82,6 +114,33 @@ struct hnode {
 	uint64_t starts_set, last_stamp;
 	uint16_t last_first, last_n;
 };
+
+/* Entry @i's SPTE, start word, child (levels above 1) */
+static inline uint64_t hnode_spte(const struct hnode *n, unsigned int i)
+{
+	return n->chunk[i >> HCHUNK_SHIFT]->spte[i & HCHUNK_MASK];
+}
+
+static inline uint64_t hnode_start(const struct hnode *n, unsigned int i)
+{
+	return n->chunk[i >> HCHUNK_SHIFT]->start[i & HCHUNK_MASK];
+}
+
+static inline struct hnode *hnode_child(const struct hnode *n, unsigned int i)
+{
+	return n->chunk[i >> HCHUNK_SHIFT]->child[i & HCHUNK_MASK];
+}
+
+/*
+ * The 2M cell of entry @i of the level-2 node @n2.  Read-only while its
+ * chunk is the empty one: hmodel_own() it before writing.
+ */
+static inline struct hcell *hnode_cell(const struct hnode *n2, unsigned int i)
+{
+	struct hchunk *ch = n2->chunk[i >> HCHUNK_SHIFT];
+
+	return (struct hcell *)&ch->child[HCHUNK_ENTRIES] + (i & HCHUNK_MASK);
+}
 
 /* Pending runs at most (the least recently used is written first), per node. */
 #define HRUN_MAX_PENDING 256
@@ -256,7 +315,8 @@ struct msc_history {
 	struct hnode *root[HMAX_AS];
 	struct hnode *cache[HMAX_AS][HTOP_LEVEL + 1];	/* last node used per level */
 	uint64_t nodes;			/* allocated, for the memory figure */
-	struct harena *arenas;		/* where the nodes are (model.c) */
+	struct harena *arenas;		/* where the nodes and chunks are (model.c) */
+	struct hchunk *empty_chunk;	/* every node's chunk not written yet (read-only) */
 	bool loading;			/* resuming: rebuild state, write no rows */
 
 	/* pending runs (lib/history/model.c) */
@@ -354,11 +414,32 @@ int hmodel_drop_range(struct msc_history *h, unsigned int as_id, uint64_t gfn, u
 		      unsigned int min_level, unsigned int max_level, unsigned int cause);
 int hmodel_find_leaf(struct msc_history *h, unsigned int as_id, uint64_t gfn,
 		     unsigned int *ret_level);
-struct hcell *hmodel_cell(struct msc_history *h, unsigned int as_id, uint64_t gfn, bool create);
+int hmodel_chunk_new(struct msc_history *h, struct hnode *n, struct hchunk **slot);
+
+/*
+ * hmodel_own - make entry @i of @n, its child slot and (level 2) its cell
+ * writable: the chunk its node's own, no longer the empty one.  Returns 0
+ * or -ENOMEM.
+ */
+static inline int hmodel_own(struct msc_history *h, struct hnode *n, unsigned int i)
+{
+	struct hchunk **slot = &n->chunk[i >> HCHUNK_SHIFT];
+
+	return *slot != h->empty_chunk ? 0 : hmodel_chunk_new(h, n, slot);
+}
+
+/* Cell @i of the level-2 node @n2, to write; NULL: out of memory */
+static inline struct hcell *hmodel_own_cell(struct msc_history *h, struct hnode *n2,
+					    unsigned int i)
+{
+	return hmodel_own(h, n2, i) ? NULL : hnode_cell(n2, i);
+}
+const struct hcell *hmodel_cell(struct msc_history *h, unsigned int as_id, uint64_t gfn);
 int hmodel_load_interval(struct msc_history *h, const struct msc_interval *iv);
 void hmodel_mark_was_huge(struct msc_history *h, const struct msc_interval *iv);
 int hmodel_close_all(struct msc_history *h);
-typedef int (*hcell_fn)(struct msc_history *h, struct hnode *n2, unsigned int i, void *ctx);
+typedef int (*hcell_fn)(struct msc_history *h, struct hnode *n2, unsigned int i,
+			struct hcell *c, void *ctx);
 int hmodel_for_each_cell(struct msc_history *h, hcell_fn fn, void *ctx);
 
 /* lib/history/census.c */

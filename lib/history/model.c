@@ -29,13 +29,14 @@ static inline uint64_t node_span(unsigned int level)
 }
 
 /*
- * Nodes come from arenas of HARENA_SIZE bytes, mapped anonymous and
- * populated in the one call (zeroed by the kernel): a storm makes a node
- * for every 2M region it splits, tens of thousands, and one mmap() per 2 MiB
- * costs far less than a page fault per 4 KiB.  No MADV_HUGEPAGE: where the
- * kernel compacts memory for it on the fault (defrag "madvise", Debian's
- * default) the seed's replay took 3.9 s instead of 3.5 s.  Nodes are never
- * freed one by one; the arenas go with the model (hmodel_free()).
+ * Nodes and their chunks come from arenas of HARENA_SIZE bytes, mapped
+ * anonymous and populated in the one call (zeroed by the kernel): a storm
+ * makes a node for every 2M region it splits, tens of thousands, and one
+ * mmap() per 2 MiB costs far less than a page fault per 4 KiB.  No
+ * MADV_HUGEPAGE: where the kernel compacts memory for it on the fault
+ * (defrag "madvise", Debian's default) the seed's replay took 3.9 s instead
+ * of 3.5 s.  Nodes and chunks are never freed one by one; the arenas go
+ * with the model (hmodel_free()).
  */
 #define HARENA_SIZE (2UL << 20)
 
@@ -52,12 +53,12 @@ static void *arena_map(void)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-/* Zeroed memory for a node. */
-static struct hnode *node_alloc(struct msc_history *h)
+/* @size bytes of zeroed memory, 16-byte aligned, for a node or a chunk. */
+static void *arena_alloc(struct msc_history *h, size_t size)
 {
-	size_t size = (sizeof(struct hnode) + 15) & ~(size_t)15;
 	struct harena *a = h->arenas;
 
+	size = (size + 15) & ~(size_t)15;
 	if (!a || a->used + size > HARENA_SIZE) {
 		a = arena_map();
 		if (!a)
@@ -67,7 +68,7 @@ static struct hnode *node_alloc(struct msc_history *h)
 		h->arenas = a;
 	}
 	a->used += size;
-	return (struct hnode *)((char *)a + a->used - size);
+	return (char *)a + a->used - size;
 }
 
 static void arenas_free(struct msc_history *h)
@@ -80,10 +81,36 @@ static void arenas_free(struct msc_history *h)
 	}
 }
 
+/*
+ * The chunk every node has until one of its entries is written: a page of
+ * its own, read-only once filled, so that a write that forgot hmodel_own()
+ * faults instead of changing every node.
+ */
+static struct hchunk *empty_chunk(struct msc_history *h)
+{
+	size_t size = hchunk_size(2);
+	struct hchunk *ch;
+
+	if (h->empty_chunk)
+		return h->empty_chunk;
+	ch = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (ch == MAP_FAILED)
+		return NULL;
+	for (unsigned int i = 0; i < HCHUNK_ENTRIES; i++)
+		ch->spte[i] = h->layout.nonpresent;
+	if (mprotect(ch, size, PROT_READ)) {
+		munmap(ch, size);
+		return NULL;
+	}
+	h->empty_chunk = ch;
+	return ch;
+}
+
 static struct hnode *node_new(struct msc_history *h, unsigned int as_id, unsigned int level,
 			      uint64_t base, struct hnode *parent)
 {
-	struct hnode *n = node_alloc(h);
+	struct hchunk *empty = empty_chunk(h);
+	struct hnode *n = empty ? arena_alloc(h, sizeof(*n)) : NULL;
 
 	if (!n)
 		return NULL;
@@ -91,23 +118,34 @@ static struct hnode *node_new(struct msc_history *h, unsigned int as_id, unsigne
 	n->as_id = (uint8_t)as_id;
 	n->base = base;
 	n->parent = parent;
-	if (h->layout.nonpresent)
-		for (unsigned int i = 0; i < HNODE_ENTRIES; i++)
-			n->spte[i] = h->layout.nonpresent;
-	if (level > 1) {
-		n->child = calloc(HNODE_ENTRIES, sizeof(*n->child));
-		if (!n->child)
-			return NULL;	/* the node stays in its arena, unlinked */
-	}
-	if (level == 2) {
-		n->cells = calloc(HNODE_ENTRIES, sizeof(*n->cells));
-		if (!n->cells) {
-			free(n->child);
-			return NULL;
-		}
-	}
+	for (unsigned int c = 0; c < HNODE_CHUNKS; c++)
+		n->chunk[c] = empty;
 	h->nodes++;
 	return n;
+}
+
+/**
+ * hmodel_chunk_new - give @n a chunk of its own for *@slot, the empty one
+ *	(for hmodel_own())
+ *
+ * Returns 0 or -ENOMEM.
+ */
+int hmodel_chunk_new(struct msc_history *h, struct hnode *n, struct hchunk **slot)
+{
+	struct hchunk *ch = arena_alloc(h, hchunk_size(n->level));
+
+	if (!ch)
+		return -ENOMEM;
+	if (h->layout.nonpresent)
+		for (unsigned int i = 0; i < HCHUNK_ENTRIES; i++)
+			ch->spte[i] = h->layout.nonpresent;
+	*slot = ch;
+	return 0;
+}
+
+static inline void set_spte(struct hnode *n, unsigned int i, uint64_t spte)
+{
+	n->chunk[i >> HCHUNK_SHIFT]->spte[i & HCHUNK_MASK] = spte;
 }
 
 /**
@@ -119,7 +157,7 @@ static struct hnode *node_new(struct msc_history *h, unsigned int as_id, unsigne
 struct hnode *hmodel_node(struct msc_history *h, unsigned int as_id, uint64_t gfn,
 			  unsigned int level, bool create)
 {
-	struct hnode *n, **slot;
+	struct hnode *n, *child;
 
 	if (as_id >= HMAX_AS || level < 1 || level > HTOP_LEVEL ||
 	    gfn >= node_span(HTOP_LEVEL))
@@ -136,15 +174,20 @@ struct hnode *hmodel_node(struct msc_history *h, unsigned int as_id, uint64_t gf
 	}
 	n = h->root[as_id];
 	for (unsigned int l = HTOP_LEVEL; l > level; l--) {
-		slot = &n->child[idx_of(gfn, l)];
-		if (!*slot) {
-			if (!create)
+		unsigned int i = idx_of(gfn, l);
+
+		child = hnode_child(n, i);
+		if (!child) {
+			if (!create || hmodel_own(h, n, i))
 				return NULL;
-			*slot = node_new(h, as_id, l - 1, gfn & ~(node_span(l - 1) - 1), n);
-			if (!*slot)
+			child = node_new(h, as_id, l - 1, gfn & ~(node_span(l - 1) - 1), n);
+			if (!child)
 				return NULL;
+			n->chunk[i >> HCHUNK_SHIFT]->child[i & HCHUNK_MASK] = child;
+			if (l == 2)
+				child->cell = hnode_cell(n, i);
 		}
-		n = *slot;
+		n = child;
 	}
 	h->cache[as_id][level] = n;
 	return n;
@@ -161,25 +204,14 @@ static void runs_free(struct hrun *r, bool pending)
 	}
 }
 
-/* What node @n and those under it hold outside their arenas. */
-static void node_free(struct hnode *n)
-{
-	if (!n)
-		return;
-	if (n->child)
-		for (unsigned int i = 0; i < HNODE_ENTRIES; i++)
-			node_free(n->child[i]);
-	free(n->child);
-	free(n->cells);
-}
-
 void hmodel_free(struct msc_history *h)
 {
-	for (unsigned int a = 0; a < HMAX_AS; a++) {
-		node_free(h->root[a]);
+	for (unsigned int a = 0; a < HMAX_AS; a++)
 		h->root[a] = NULL;
-	}
-	arenas_free(h);
+	arenas_free(h);	/* the nodes and their chunks: nothing else */
+	if (h->empty_chunk)
+		munmap(h->empty_chunk, hchunk_size(2));
+	h->empty_chunk = NULL;
 	h->nodes = 0;
 	memset(h->cache, 0, sizeof(h->cache));
 	runs_free(h->oldest, true);
@@ -248,10 +280,16 @@ static inline uint64_t start_word(const struct msc_history *h, uint64_t ts, unsi
  * before the interval it ends is written, so that a run written meanwhile
  * sees where its entries' next intervals begin (run_row()).
  */
+static inline void chunk_set_start(struct hnode *n, struct hchunk *ch, unsigned int j,
+				   uint64_t sw)
+{
+	ch->start[j] = sw;
+	n->starts_set++;
+}
+
 static inline void set_start(struct hnode *n, unsigned int i, uint64_t sw)
 {
-	n->start[i] = sw;
-	n->starts_set++;
+	chunk_set_start(n, n->chunk[i >> HCHUNK_SHIFT], i & HCHUNK_MASK, sw);
 }
 
 /*
@@ -443,12 +481,14 @@ static int flush_runs(struct msc_history *h)
 	return r;
 }
 
-/* The interval of entry @i, begun at @sw, which ends at @end_ts (MSC_TS_OPEN: open). */
+/*
+ * The interval of entry @i, @spte from @sw, which ends at @end_ts
+ * (MSC_TS_OPEN: open).
+ */
 static void interval_of(const struct msc_history *h, const struct hnode *n, unsigned int i,
-			uint64_t sw, uint64_t end_ts, unsigned int end_cause,
+			uint64_t spte, uint64_t sw, uint64_t end_ts, unsigned int end_cause,
 			struct msc_interval *iv)
 {
-	uint64_t spte = n->spte[i];
 	unsigned int cause = sw & HSTART_CAUSE_MASK;
 
 	*iv = (struct msc_interval){
@@ -473,15 +513,15 @@ static void interval_of(const struct msc_history *h, const struct hnode *n, unsi
 		iv->flags |= MSC_IV_RESYNC;
 }
 
-/* Write the interval of entry @i, begun at @sw, which ends at @end_ts (MSC_TS_OPEN: open). */
-static int emit(struct msc_history *h, struct hnode *n, unsigned int i, uint64_t sw,
-		uint64_t end_ts, unsigned int end_cause)
+/* Write the interval of entry @i, @spte from @sw, which ends at @end_ts (MSC_TS_OPEN: open). */
+static int emit(struct msc_history *h, struct hnode *n, unsigned int i, uint64_t spte,
+		uint64_t sw, uint64_t end_ts, unsigned int end_cause)
 {
 	struct msc_interval iv;
 
 	if (h->loading)
 		return 0;
-	interval_of(h, n, i, sw, end_ts, end_cause, &iv);
+	interval_of(h, n, i, spte, sw, end_ts, end_cause, &iv);
 	h->sum.intervals++;
 	return run_add(h, n, i, &iv);
 }
@@ -495,14 +535,14 @@ static struct hcell *cell_of(struct msc_history *h, struct hnode *n, unsigned in
 	if (n->level == 2) {
 		*ret_n2 = n;
 		*ret_i2 = i;
-		return &n->cells[i];
+		return hnode_cell(n, i);
 	}
 	if (n->level != 1)
 		return NULL;
 	n2 = n->parent;
 	*ret_n2 = n2;
 	*ret_i2 = idx_of(n->base, 2);
-	return &n2->cells[*ret_i2];
+	return n->cell;
 }
 
 /*
@@ -518,10 +558,13 @@ static struct hcell *cell_of(struct msc_history *h, struct hnode *n, unsigned in
 /* Cell @i of @n2 changed: recompute it now, or when the event is applied. */
 static int cell_changed(struct msc_history *h, struct hnode *n2, unsigned int i)
 {
-	struct hcell *c = &n2->cells[i];
+	struct hcell *c;
 
 	if (!h->settling)
 		return hcensus_cell_update(h, n2->as_id, n2, i);
+	if (hmodel_own(h, n2, i))
+		return -ENOMEM;
+	c = hnode_cell(n2, i);
 	if (c->flags & HCELL_SETTLE)
 		return 0;
 	if (h->nr_settle == h->alloc_settle) {
@@ -553,7 +596,7 @@ int hmodel_settle(struct msc_history *h)
 	for (size_t k = 0; k < h->nr_settle; k++) {
 		struct hcellref *c = &h->settle[k];
 
-		c->n2->cells[c->i].flags &= ~HCELL_SETTLE;
+		hnode_cell(c->n2, c->i)->flags &= ~HCELL_SETTLE;
 		if (!r)
 			r = hcensus_cell_update(h, c->n2->as_id, c->n2, c->i);
 	}
@@ -568,23 +611,26 @@ int hmodel_settle(struct msc_history *h)
 static int transition(struct msc_history *h, struct hnode *n, unsigned int i,
 		      uint64_t new_spte, unsigned int cause, unsigned int start_flags)
 {
-	unsigned int level = n->level;
-	uint64_t old_spte = n->spte[i];
+	unsigned int level = n->level, j = i & HCHUNK_MASK;
+	int r = hmodel_own(h, n, i);
+	struct hchunk *ch = n->chunk[i >> HCHUNK_SHIFT];	/* chunks never move */
+	uint64_t old_spte = ch->spte[j], sw = ch->start[j];
 	bool was_p = is_present(h, old_spte), is_p = is_present(h, new_spte);
 	bool was_leaf = was_p && is_leaf(h, level, old_spte);
 	bool is_leaf_ = is_p && is_leaf(h, level, new_spte);
-	uint64_t sw = n->start[i];
-	int r = 0;
 
-	set_start(n, i, start_word(h, h->last_ts, HSTART_SEEN | (cause & HSTART_CAUSE_MASK) |
-					start_flags | (h->after_lost ? HSTART_LOST : 0)));
+	if (r)
+		return r;
+	chunk_set_start(n, ch, j, start_word(h, h->last_ts, HSTART_SEEN |
+					     (cause & HSTART_CAUSE_MASK) | start_flags |
+					     (h->after_lost ? HSTART_LOST : 0)));
 	if (was_p)
-		r = emit(h, n, i, sw, h->last_ts, cause);
+		r = emit(h, n, i, old_spte, sw, h->last_ts, cause);
 	if (new_spte == h->layout.frozen && h->layout.frozen != h->layout.nonpresent)
 		h->sum.frozen_completed++;
 	if (!is_p)
 		new_spte = h->layout.nonpresent;
-	n->spte[i] = new_spte;
+	ch->spte[j] = new_spte;
 	n->present = (uint16_t)(n->present + is_p - was_p);
 	if (!n->present && n->runs && !r)
 		r = node_write_runs(h, n);	/* the table is gone: its runs are complete */
@@ -612,7 +658,7 @@ static int transition(struct msc_history *h, struct hnode *n, unsigned int i,
 	} else if (level == 2 && (was_p != is_p || was_leaf != is_leaf_ ||
 				  ((old_spte ^ new_spte) & h->layout.writable))) {
 		if (was_leaf && !is_leaf_)
-			n->cells[i].flags |= HCELL_ZAPPED;
+			hnode_cell(n, i)->flags |= HCELL_ZAPPED;	/* in ch */
 		if (!r)
 			r = cell_changed(h, n, i);
 	} else if (level == 3 && (was_leaf || is_leaf_) &&
@@ -651,7 +697,7 @@ static uint64_t soft_bits(const struct msc_history *h)
 /* The model's value differs from the event's old value: follow the event. */
 static int reconcile(struct msc_history *h, struct hnode *n, unsigned int i, uint64_t old_spte)
 {
-	uint64_t cur = n->spte[i];
+	uint64_t cur = hnode_spte(n, i);
 	bool cur_p = is_present(h, cur), old_p = is_present(h, old_spte);
 	uint64_t gfn = n->base + i * msc_level_pages(n->level);
 
@@ -659,14 +705,14 @@ static int reconcile(struct msc_history *h, struct hnode *n, unsigned int i, uin
 		return 0;	/* frozen, MMIO and non-present are all "nothing mapped" */
 	if (cur_p && old_p && !((cur ^ old_spte) & ~soft_bits(h))) {
 		h->sum.ad_resyncs++;
-		n->spte[i] = old_spte;	/* same mapping, hardware-updated bits */
+		set_spte(n, i, old_spte);	/* same mapping (its chunk is its own), A/D bits */
 		return 0;
 	}
-	if (!cur_p && !(n->start[i] & HSTART_SEEN)) {
+	if (!cur_p && !(hnode_start(n, i) & HSTART_SEEN)) {
 		int r = transition(h, n, i, old_spte, MSC_CAUSE_TRACE_START, 0);
 
 		/* present since before the trace: its interval starts at the trace start */
-		set_start(n, i, n->start[i] & 0xff);
+		set_start(n, i, hnode_start(n, i) & 0xff);
 		h->sum.resyncs++;
 		h->census_flags |= MSC_CENSUS_PARTIAL;
 		if (!r && !h->anomalies_by_kind[MSC_ANOMALY_PARTIAL])
@@ -698,7 +744,7 @@ int hmodel_change(struct msc_history *h, unsigned int as_id, uint64_t gfn, unsig
 	if (!n)
 		return -ENOMEM;
 	i = idx_of(gfn, level);
-	if (n->spte[i] != old_spte) {
+	if (hnode_spte(n, i) != old_spte) {
 		r = reconcile(h, n, i, old_spte);
 		if (r)
 			return r;
@@ -731,11 +777,12 @@ int hmodel_change(struct msc_history *h, unsigned int as_id, uint64_t gfn, unsig
  */
 static bool range_cell_ok(const struct msc_history *h, const struct hnode *n2, unsigned int i2)
 {
-	const struct hcell *c = &n2->cells[i2];
-	uint64_t e3 = n2->parent ? n2->parent->spte[idx_of(n2->base, 3)] : h->layout.nonpresent;
+	const struct hcell *c = hnode_cell(n2, i2);
+	uint64_t e3 = n2->parent ? hnode_spte(n2->parent, idx_of(n2->base, 3)) :
+				   h->layout.nonpresent;
 
-	return c->kind == MSC_REGION_4K && !is_leaf(h, 2, n2->spte[i2]) && !is_leaf(h, 3, e3) &&
-	       (c->flags & (HCELL_WAS_HUGE | HCELL_SPLIT)) != HCELL_WAS_HUGE;
+	return c->kind == MSC_REGION_4K && !is_leaf(h, 2, hnode_spte(n2, i2)) &&
+	       !is_leaf(h, 3, e3) && (c->flags & (HCELL_WAS_HUGE | HCELL_SPLIT)) != HCELL_WAS_HUGE;
 }
 
 /*
@@ -769,7 +816,7 @@ bool hmodel_range_extend(struct msc_history *h, unsigned int as_id, uint64_t gfn
 
 	/* (a value without the present bit is only nothing where the layout has one) */
 	if (!n || i >= HNODE_ENTRIES || gfn != n->base + i || level != 1 || as_id != rg->as_id ||
-	    cause != rg->cause || n->spte[i] != old_spte || !is_present(h, old_spte) ||
+	    cause != rg->cause || hnode_spte(n, i) != old_spte || !is_present(h, old_spte) ||
 	    (!h->layout.present && !is_present(h, new_spte)))
 		return false;
 	rg->ts[rg->nr] = ts;
@@ -802,7 +849,7 @@ int hmodel_range_add(struct msc_history *h, unsigned int as_id, uint64_t gfn, un
 		return r;
 	n = hmodel_node(h, as_id, gfn, 1, false);
 	i = idx_of(gfn, 1);
-	if (!n || !n->parent || n->spte[i] != old_spte ||
+	if (!n || !n->parent || hnode_spte(n, i) != old_spte ||
 	    !range_cell_ok(h, n->parent, idx_of(n->base, 2)))
 		return 0;
 	*rg = (struct hrange){ .node = n, .first = (uint16_t)i, .nr = 1, .as_id = (uint8_t)as_id,
@@ -812,14 +859,17 @@ int hmodel_range_add(struct msc_history *h, unsigned int as_id, uint64_t gfn, un
 	return 1;
 }
 
-/* Close entry @i's interval at @end_ts into *@run when it fits, else as emit() does. */
-static int range_emit(struct msc_history *h, struct hnode *n, unsigned int i, uint64_t sw,
-		      uint64_t end_ts, unsigned int end_cause, struct hrun **run)
+/*
+ * Close entry @i's interval (@spte from @sw) at @end_ts into *@run when it
+ * fits, else as emit() does.
+ */
+static int range_emit(struct msc_history *h, struct hnode *n, unsigned int i, uint64_t spte,
+		      uint64_t sw, uint64_t end_ts, unsigned int end_cause, struct hrun **run)
 {
 	struct msc_interval iv;
 	int r;
 
-	interval_of(h, n, i, sw, end_ts, end_cause, &iv);
+	interval_of(h, n, i, spte, sw, end_ts, end_cause, &iv);
 	h->sum.intervals++;
 	/* *run, still the node's, is the first of n->runs: run_add() would take it */
 	if (*run && (*run)->node == n && run_fits(h, *run, i, &iv))
@@ -846,18 +896,18 @@ int hmodel_range_apply(struct msc_history *h)
 	rg->node = NULL;
 	h->sum.ranged += rg->nr;
 	c = cell_of(h, n, rg->first, &n2, &i2);
-	table = is_present(h, n2->spte[i2]);	/* the cell stays 4K while this or c->mapped */
+	table = is_present(h, hnode_spte(n2, i2));	/* the cell stays 4K while this or c->mapped */
 	for (unsigned int k = 0; k < rg->nr && !r; k++) {
-		unsigned int i = rg->first + k;
-		uint64_t spte = rg->spte[k];
+		unsigned int i = rg->first + k, j = i & HCHUNK_MASK;
+		struct hchunk *ch = n->chunk[i >> HCHUNK_SHIFT];	/* present: its own */
+		uint64_t spte = rg->spte[k], old = ch->spte[j], sw = ch->start[j];
 		bool gone = spte == h->layout.nonpresent;
-		bool was_w = n->spte[i] & wbit, is_w = !gone && (spte & wbit);
-		uint64_t sw = n->start[i];
+		bool was_w = old & wbit, is_w = !gone && (spte & wbit);
 
-		set_start(n, i, start_word(h, rg->ts[k], HSTART_SEEN |
-					   (rg->cause & HSTART_CAUSE_MASK) | lost));
-		r = range_emit(h, n, i, sw, rg->ts[k], rg->cause, &run);
-		n->spte[i] = spte;
+		chunk_set_start(n, ch, j, start_word(h, rg->ts[k], HSTART_SEEN |
+						     (rg->cause & HSTART_CAUSE_MASK) | lost));
+		r = range_emit(h, n, i, old, sw, rg->ts[k], rg->cause, &run);
+		ch->spte[j] = spte;
 		if (gone) {
 			removed++;
 			n->present--;
@@ -913,9 +963,9 @@ int hmodel_clear_below(struct msc_history *h, unsigned int as_id, uint64_t gfn,
 	if (!n || !n->present)
 		return 0;
 	for (unsigned int i = 0; i < HNODE_ENTRIES && !r; i++) {
-		if (!is_present(h, n->spte[i]))
+		if (!is_present(h, hnode_spte(n, i)))
 			continue;
-		if (!is_leaf(h, n->level, n->spte[i]))
+		if (!is_leaf(h, n->level, hnode_spte(n, i)))
 			r = hmodel_clear_below(h, as_id, n->base + i * msc_level_pages(n->level),
 					       n->level, cause, stale);
 		if (stale)
@@ -952,8 +1002,11 @@ static int fill_children(struct msc_history *h, struct hnode *n, uint64_t huge, 
 		if (!is_leaf(h, level, child) || child == h->layout.frozen)
 			return 0;
 	}
+	for (unsigned int k = 0; k < HNODE_CHUNKS; k++)
+		if (hmodel_own(h, n, k * HCHUNK_ENTRIES))
+			return -ENOMEM;
 	for (unsigned int i = 0; i < HNODE_ENTRIES; i++) {
-		n->spte[i] = (huge | (i * step)) & ~clear;
+		set_spte(n, i, (huge | (i * step)) & ~clear);
 		set_start(n, i, sw);
 	}
 	n->present = HNODE_ENTRIES;
@@ -963,7 +1016,7 @@ static int fill_children(struct msc_history *h, struct hnode *n, uint64_t huge, 
 			r = cell_changed(h, n, i);
 		return r ?: 1;
 	}
-	c = &n->parent->cells[idx_of(n->base, 2)];
+	c = n->cell;
 	c->mapped = (uint16_t)(c->mapped + HNODE_ENTRIES);
 	if (huge & h->layout.writable)
 		c->writable = (uint16_t)(c->writable + HNODE_ENTRIES);
@@ -1029,7 +1082,7 @@ int hmodel_drop_range(struct msc_history *h, unsigned int as_id, uint64_t gfn, u
 				for (; g < end && g < next && !r; g += msc_level_pages(l)) {
 					unsigned int i = idx_of(g, l);
 
-					if (is_leaf(h, l, n->spte[i]))
+					if (is_leaf(h, l, hnode_spte(n, i)))
 						r = transition(h, n, i, h->layout.nonpresent, cause, 0);
 				}
 			}
@@ -1050,7 +1103,7 @@ int hmodel_find_leaf(struct msc_history *h, unsigned int as_id, uint64_t gfn,
 	for (unsigned int l = 1; l <= MSC_HISTORY_MAX_LEVEL; l++) {
 		struct hnode *n = hmodel_node(h, as_id, gfn, l, false);
 
-		if (n && is_leaf(h, l, n->spte[idx_of(gfn, l)])) {
+		if (n && is_leaf(h, l, hnode_spte(n, idx_of(gfn, l)))) {
 			*ret_level = l;
 			return 1;
 		}
@@ -1058,12 +1111,12 @@ int hmodel_find_leaf(struct msc_history *h, unsigned int as_id, uint64_t gfn,
 	return 0;
 }
 
-/** hmodel_cell - the counters of the 2M cell of @gfn */
-struct hcell *hmodel_cell(struct msc_history *h, unsigned int as_id, uint64_t gfn, bool create)
+/** hmodel_cell - the counters of the 2M cell of @gfn, to read; NULL: no such cell */
+const struct hcell *hmodel_cell(struct msc_history *h, unsigned int as_id, uint64_t gfn)
 {
-	struct hnode *n2 = hmodel_node(h, as_id, gfn, 2, create);
+	struct hnode *n2 = hmodel_node(h, as_id, gfn, 2, false);
 
-	return n2 ? &n2->cells[idx_of(gfn, 2)] : NULL;
+	return n2 ? hnode_cell(n2, idx_of(gfn, 2)) : NULL;
 }
 
 /**
@@ -1105,10 +1158,12 @@ void hmodel_mark_was_huge(struct msc_history *h, const struct msc_interval *iv)
 	uint64_t cells = iv->level >= 3 ? msc_level_pages(iv->level) / 512 : 1;
 
 	for (uint64_t i = 0; iv->level >= 2 && i < cells; i++) {
-		struct hcell *c = hmodel_cell(h, iv->as_id, iv->gfn + i * 512, false);
+		uint64_t gfn = iv->gfn + i * 512;
+		struct hnode *n2 = hmodel_node(h, iv->as_id, gfn, 2, false);
 
-		if (c)
-			c->flags |= HCELL_WAS_HUGE;
+		/* no memory for the chunk: the flag is lost, as for a cell that is not there */
+		if (n2 && !hmodel_own(h, n2, idx_of(gfn, 2)))
+			hnode_cell(n2, idx_of(gfn, 2))->flags |= HCELL_WAS_HUGE;
 	}
 }
 
@@ -1119,10 +1174,15 @@ static int close_node(struct msc_history *h, struct hnode *n)
 	if (!n)
 		return 0;
 	for (unsigned int i = 0; i < HNODE_ENTRIES && !r; i++) {
-		if (n->child && n->child[i])
-			r = close_node(h, n->child[i]);
-		if (!r && is_present(h, n->spte[i]))
-			r = emit(h, n, i, n->start[i], MSC_TS_OPEN, MSC_CAUSE_NONE);
+		if (n->chunk[i >> HCHUNK_SHIFT] == h->empty_chunk) {
+			i |= HCHUNK_MASK;	/* nothing there */
+			continue;
+		}
+		if (n->level > 1 && hnode_child(n, i))
+			r = close_node(h, hnode_child(n, i));
+		if (!r && is_present(h, hnode_spte(n, i)))
+			r = emit(h, n, i, hnode_spte(n, i), hnode_start(n, i), MSC_TS_OPEN,
+				 MSC_CAUSE_NONE);
 	}
 	return r ?: node_write_runs(h, n);
 }
@@ -1150,12 +1210,26 @@ static int cells_node(struct msc_history *h, struct hnode *n, hcell_fn fn, void 
 	if (!n)
 		return 0;
 	if (n->level == 2) {
-		for (unsigned int i = 0; i < HNODE_ENTRIES && !r; i++)
-			r = fn(h, n, i, ctx);
+		for (unsigned int i = 0; i < HNODE_ENTRIES && !r; i++) {
+			struct hcell tmp;
+
+			if (n->chunk[i >> HCHUNK_SHIFT] != h->empty_chunk) {
+				r = fn(h, n, i, hnode_cell(n, i), ctx);
+				continue;
+			}
+			/* a zero cell (its padding too: compared whole): a copy, kept if @fn changed it */
+			memset(&tmp, 0, sizeof(tmp));
+			r = fn(h, n, i, &tmp, ctx);
+			if (!r && memcmp(&tmp, hnode_cell(n, i), sizeof(tmp))) {
+				r = hmodel_own(h, n, i);
+				if (!r)
+					*hnode_cell(n, i) = tmp;
+			}
+		}
 		return r;
 	}
-	for (unsigned int i = 0; i < HNODE_ENTRIES && !r && n->child; i++)
-		r = cells_node(h, n->child[i], fn, ctx);
+	for (unsigned int i = 0; i < HNODE_ENTRIES && !r && n->level > 2; i++)
+		r = cells_node(h, hnode_child(n, i), fn, ctx);
 	return r;
 }
 

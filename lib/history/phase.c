@@ -272,9 +272,9 @@ static struct hphase *last_dirty(struct msc_history *h)
 	return h->st.last_dirty >= 0 ? &h->phases[h->st.last_dirty] : NULL;
 }
 
-static int mark_awaiting_now(struct msc_history *h, struct hnode *n2, unsigned int i, void *ctx)
+static int mark_awaiting_now(struct msc_history *h, struct hnode *n2, unsigned int i,
+			     struct hcell *c, void *ctx)
 {
-	struct hcell *c = &n2->cells[i];
 
 	if ((c->flags & HCELL_WAS_HUGE) && c->kind != MSC_REGION_2M && c->kind != MSC_REGION_1G &&
 	    !(c->flags & HCELL_AWAITING)) {
@@ -391,9 +391,9 @@ void hphase_cell_huge(struct msc_history *h, struct hcell *c, bool huge)
 }
 
 /* A new VM: a cell is huge again for its memory only, split only once it was huge. */
-static int forget_cell(struct msc_history *h, struct hnode *n2, unsigned int i, void *ctx)
+static int forget_cell(struct msc_history *h, struct hnode *n2, unsigned int i,
+		       struct hcell *c, void *ctx)
 {
-	struct hcell *c = &n2->cells[i];
 
 	c->flags &= ~(HCELL_SPLIT | HCELL_AWAITING | HCELL_ZAPPED);
 	if (c->kind != MSC_REGION_2M && c->kind != MSC_REGION_1G)
@@ -1230,10 +1230,10 @@ void hphase_stretch_end(struct msc_history *h)
  * A cell the disable (@ctx) went over, or one that was huge and is not now,
  * still has to become huge.
  */
-static int mark_awaiting(struct msc_history *h, struct hnode *n2, unsigned int i, void *ctx)
+static int mark_awaiting(struct msc_history *h, struct hnode *n2, unsigned int i,
+			 struct hcell *c, void *ctx)
 {
 	const struct hphase *dis = ctx;
-	struct hcell *c = &n2->cells[i];
 	uint64_t gfn = n2->base + i * 512ULL;
 	bool touched = dis->cost.count.gfn_first <= gfn && gfn <= dis->cost.count.gfn_last;
 
@@ -1246,9 +1246,9 @@ static int mark_awaiting(struct msc_history *h, struct hnode *n2, unsigned int i
 }
 
 /* A region that was huge and is not now is split again, from the resume on. */
-static int mark_split(struct msc_history *h, struct hnode *n2, unsigned int i, void *ctx)
+static int mark_split(struct msc_history *h, struct hnode *n2, unsigned int i,
+		      struct hcell *c, void *ctx)
 {
-	struct hcell *c = &n2->cells[i];
 
 	if ((c->flags & HCELL_WAS_HUGE) && c->kind != MSC_REGION_2M && c->kind != MSC_REGION_1G &&
 	    !(c->flags & HCELL_SPLIT)) {
