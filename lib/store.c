@@ -84,6 +84,7 @@ int msc_store_error(struct msc_store *s, int rc)
 
 	snprintf(s->errmsg, sizeof(s->errmsg), "%s",
 		 s->db ? sqlite3_errmsg(s->db) : sqlite3_errstr(rc));
+	msc_store_set_open_errmsg(s->errmsg);	/* outlives the store, for the caller */
 	switch (rc & 0xff) {
 	case SQLITE_FULL:
 		return MSC_ERR_FULL;
@@ -459,13 +460,12 @@ static int writable(const char *path, char *msg, size_t size)
 	char dir[4096];
 
 	if (access(path, W_OK)) {
-		snprintf(msg, size, "cannot write it: %s", strerror(errno));
+		snprintf(msg, size, "cannot write it");
 		return -errno;
 	}
 	snprintf(dir, sizeof(dir), "%.*s", slash ? (int)(slash - path) + 1 : 1, slash ? path : ".");
 	if (access(dir, W_OK | X_OK)) {
-		snprintf(msg, size, "cannot write its directory (its -wal and -shm go there): %s",
-			 strerror(errno));
+		snprintf(msg, size, "cannot write its directory (its -wal and -shm go there)");
 		return -errno;
 	}
 	return 0;
