@@ -211,7 +211,12 @@ const char *cli_db_strerror(const struct msc_store *s, int r)
 	const char *what = msc_strerror(r);
 	const char *detail = s ? msc_store_errmsg(s) : msc_store_open_errmsg();
 
-	if (detail[0] && strcmp(detail, what))
+	/* codes that say it all: SQLite's words would only repeat them */
+	bool plain = r == MSC_ERR_LOCKED || r == MSC_ERR_FULL || r == MSC_ERR_INTERRUPTED ||
+		     r == MSC_ERR_EXISTS || r == MSC_ERR_SCHEMA || r == MSC_ERR_SCHEMA_OLD ||
+		     r == MSC_ERR_INCOMPLETE;
+
+	if (!plain && detail[0] && strcmp(detail, what))
 		snprintf(buf, sizeof(buf), "%s: %s", what, detail);
 	else
 		snprintf(buf, sizeof(buf), "%s", what);

@@ -288,59 +288,90 @@ static const char *differs(const struct schema_obj *mine, const char *type, cons
 	return "";
 }
 
+/* The references of every version from @version to the newest; -errno */
+static int refs_from(unsigned int version, struct schema_ref **ret, size_t *ret_nr)
+{
+	struct schema_ref *refs = calloc(msc_schema_nr_steps, sizeof(*refs));
+	size_t nr = 0;
+	int r = 0;
+
+	if (!refs)
+		return -ENOMEM;
+	if (version < msc_schema_steps[0].version)
+		r = ref_build(&refs[nr++], version);
+	for (unsigned int i = 0; i < msc_schema_nr_steps && !r; i++)
+		if (msc_schema_steps[i].version >= version &&
+		    (i + 1 == msc_schema_nr_steps ||
+		     msc_schema_steps[i + 1].version != msc_schema_steps[i].version))
+			r = ref_build(&refs[nr++], msc_schema_steps[i].version);
+	if (r) {
+		for (size_t i = 0; i < nr; i++)
+			ref_free(&refs[i]);
+		free(refs);
+		return r;
+	}
+	*ret = refs;
+	*ret_nr = nr;
+	return 0;
+}
+
 /**
  * msc_store_check_schema - refuse a schema the program did not make
  * @s: the store, opened; s->errmsg receives the object named
  * @version: the file's user_version (at most the newest this program knows)
  *
  * Every table, view, index and trigger in sqlite_schema must be one the
- * schema steps up to @version make, of the same type (a table replaced by
- * a view is refused), views and triggers with the same SQL.  Reading
- * sqlite_schema costs one page or two; the reference is kept for the
- * newest version, built anew for an older file (one about to be migrated).
+ * schema steps make, of the same type (a table replaced by a view is
+ * refused), views and triggers with the same SQL.  A file of the newest
+ * version is compared with the newest schema (kept once built, ~1 ms); an
+ * older one, about to be migrated, with the schema of any version from its
+ * own to the newest (a migration cut short, or a file some tool brought
+ * partly forward, holds objects of several).  Reading sqlite_schema costs
+ * a page or two.
  *
  * Returns 0, MSC_ERR_FOREIGN, or another negative error.
  */
 int msc_store_check_schema(struct msc_store *s, unsigned int version)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	struct schema_ref old = { 0 };
-	const struct schema_ref *ref;
+	struct schema_ref *refs = NULL;
 	sqlite3_stmt *st = NULL;
 	int rc = SQLITE_DONE, r = 0;
+	size_t nr = 1;
 
 	pthread_once(&once, build_latest);
 	if (latest_err)
 		return latest_err;
-	ref = &latest_ref;
-	if (version != latest_ref.version) {
-		r = ref_build(&old, version);
-		if (r)
-			return r;
-		ref = &old;
-	}
+	if (version != latest_ref.version && (r = refs_from(version, &refs, &nr)))
+		return r;
 	r = msc_store_prepare(s, "SELECT type, name, tbl_name, sql FROM sqlite_schema", &st);
 	while (!r && (rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *type = (const char *)sqlite3_column_text(st, 0);
 		const char *name = (const char *)sqlite3_column_text(st, 1);
 		const char *tbl = (const char *)sqlite3_column_text(st, 2);
 		const char *sql = (const char *)sqlite3_column_text(st, 3);
-		const struct schema_obj *mine;
-		const char *why;
+		const struct schema_obj *mine = NULL;
+		const char *why = NULL;
 
 		type = type ? type : "";
 		name = name ? name : "";
-		mine = ref_find(ref, name);
-		/*
-		 * The analysis made the newest schema's lookup indexes on
-		 * files of older versions too (mapping_run_gfn,
-		 * region_state_gfn): their name is enough there, the
-		 * migration drops or rebuilds them.
-		 */
-		if (!mine && ref != &latest_ref && !strcmp(type, "index") &&
-		    (mine = ref_find(&latest_ref, name)) && !strcmp(mine->type, "index"))
-			continue;
-		why = differs(mine, type, tbl ? tbl : "", sql ? sql : "");
+		tbl = tbl ? tbl : "";
+		sql = sql ? sql : "";
+		/* the first reference it matches; or what the newest one says */
+		for (size_t i = nr; i-- > 0;) {
+			const struct schema_ref *ref = refs ? &refs[i] : &latest_ref;
+			const struct schema_obj *o = ref_find(ref, name);
+			const char *w = differs(o, type, tbl, sql);
+
+			if (w && !*w) {
+				why = w;
+				break;
+			}
+			if (i + 1 == nr) {
+				mine = o;
+				why = w;
+			}
+		}
 		if (why && !*why)
 			continue;
 		if (why)
@@ -354,7 +385,9 @@ int msc_store_check_schema(struct msc_store *s, unsigned int version)
 		r = msc_store_error(s, rc);
 	if (st)
 		sqlite3_finalize(st);
-	ref_free(&old);
+	for (size_t i = 0; refs && i < nr; i++)
+		ref_free(&refs[i]);
+	free(refs);
 	return r;
 }
 

@@ -211,6 +211,8 @@ static int migrate(struct msc_store *s)
 		return MSC_ERR_NOT_MSC;
 	if (version > latest_version())
 		return MSC_ERR_SCHEMA;
+	if (version < latest_version() && (s->flags & MSC_STORE_READONLY))
+		return tables ? MSC_ERR_SCHEMA_OLD : MSC_ERR_NOT_MSC;	/* a reader does not migrate */
 	/* before anything of the file's runs inside our statements, migrations too */
 	if (tables > 0 && !(s->flags & MSC_STORE_NO_CHECK)) {
 		r = msc_store_check_schema(s, (unsigned int)version);
@@ -219,8 +221,6 @@ static int migrate(struct msc_store *s)
 	}
 	if (version == latest_version())
 		return 0;
-	if (s->flags & MSC_STORE_READONLY)	/* a reader does not migrate */
-		return tables ? MSC_ERR_SCHEMA_OLD : MSC_ERR_NOT_MSC;
 	/*
 	 * Every step in one transaction: an upgrade (or a new file's schema)
 	 * is whole or not at all, and each page is written once.
