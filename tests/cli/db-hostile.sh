@@ -44,25 +44,25 @@ run() {
 	view)
 		rm -rf "$3.screens"
 		mkdir -p "$3.screens"
-		timeout "$TMO" "$MSC" view "$2" --script "$SCRIPTS/overview.script" --no-display \
+		timeout -k 5 "$TMO" "$MSC" view "$2" --script "$SCRIPTS/overview.script" --no-display \
 			--screen-dir "$3.screens" >/dev/null 2>"$3.err"
 		_rc=$?
 		cat "$3.screens"/* >"$3" 2>/dev/null ;;
 	diff)
-		timeout "$TMO" "$MSC" diff "$T/oth/other.db" "$2" >"$3" 2>"$3.err"
+		timeout -k 5 "$TMO" "$MSC" diff "$T/oth/other.db" "$2" >"$3" 2>"$3.err"
 		_rc=$? ;;
 	analyze)
-		timeout "$TMO" "$MSC" analyze -q --rebuild "$2" >/dev/null 2>"$3.err"
+		timeout -k 5 "$TMO" "$MSC" analyze -q --rebuild "$2" >/dev/null 2>"$3.err"
 		_rc=$?
 		# what it analyzed must be what the undamaged file gives
 		[ $_rc = 0 ] && "$MSC" report "$2" >"$3" 2>/dev/null ;;
 	append)
-		timeout "$TMO" "$MSC" import -q --no-analyze --append "$trace" -o "$2" \
+		timeout -k 5 "$TMO" "$MSC" import -q --no-analyze --append "$trace" -o "$2" \
 			>/dev/null 2>"$3.err"
 		_rc=$?
 		[ $_rc = 0 ] && "$MSC" dump "$2" >"$3" 2>/dev/null ;;
 	*)
-		timeout "$TMO" "$MSC" $_cmd "$2" >"$3" 2>"$3.err"
+		timeout -k 5 "$TMO" "$MSC" $_cmd "$2" >"$3" 2>"$3.err"
 		_rc=$? ;;
 	esac
 	# the file's name aside (the same length: screens wrap the same)
@@ -85,7 +85,7 @@ judge() {
 	case $4 in
 	0)
 		if cmp -s "$5" "$T/want.$3"; then echo ok; else echo wrong; fi ;;
-	124) echo hang ;;
+	124 | 137) echo hang ;;	# timeout's TERM, and its KILL 5 s later: TERM ignored
 	1 | 2)
 		if [ "$_errs" = 1 ] && grep -v ': warning: ' "$5.err" | grep -qF "$2" &&
 		   ! grep -v ': warning: ' "$5.err" | grep -qE ': database error$'; then
@@ -210,17 +210,17 @@ if unshare -m true 2>/dev/null; then
 		for c in report dump view; do
 			case $c in
 			view) rm -rf "$T/s"; mkdir -p "$T/s"
-			      timeout "$TMO" "$MSC" view "$T/mnt/base.db" --script "$SCRIPTS/overview.script" \
+			      timeout -k 5 "$TMO" "$MSC" view "$T/mnt/base.db" --script "$SCRIPTS/overview.script" \
 				--no-display --screen-dir "$T/s" >/dev/null 2>"$T/m.err"
 			      echo "$c $? $(cat "$T/s"/* | sed "s|$T/mnt/base.db|DB|g; s|base.db|DB|g" | cksum) $(cat "$T/m.err")" ;;
-			*) timeout "$TMO" "$MSC" $c "$T/mnt/base.db" 2>"$T/m.err" | sed "s|$T/mnt/base.db|DB|g" |
+			*) timeout -k 5 "$TMO" "$MSC" $c "$T/mnt/base.db" 2>"$T/m.err" | sed "s|$T/mnt/base.db|DB|g" |
 				cksum >"$T/m.sum"
 			   echo "$c $(cat "$T/m.sum") $(cat "$T/m.err")" ;;
 			esac
 		done
-		timeout "$TMO" "$MSC" diff "$T/oth/other.db" "$T/mnt/base.db" 2>&1 |
+		timeout -k 5 "$TMO" "$MSC" diff "$T/oth/other.db" "$T/mnt/base.db" 2>&1 |
 			sed "s|$T/mnt/base.db|DB|g" | cksum
-		timeout "$TMO" "$MSC" analyze -q "$T/mnt/base.db" 2>&1
+		timeout -k 5 "$TMO" "$MSC" analyze -q "$T/mnt/base.db" 2>&1
 		echo "analyze exit $?"
 		umount "$T/mnt"' sh "$1"
 	}
