@@ -3,7 +3,8 @@
 #   make demo     install missing Debian packages, build, import a bundled real trace
 #   make check    install missing Debian packages, build, run every test
 #   make bench    benchmarks, results in BENCHMARKS.md
-#   make fuzz     damaged trace.dat files against import (FUZZ_N, FUZZ_SEED)
+#   make fuzz     damaged trace.dat files against import, damaged databases against
+#                 every command (FUZZ_N, FUZZ_DB_N, FUZZ_SEED)
 #   make install  the program, its man pages, bash completion and synth's formats
 #                 under PREFIX (/usr/local; DESTDIR too), and the trace-cmd plugin
 #                 for the installing user (PLUGIN_SYSTEM=1: for every user)
@@ -75,10 +76,14 @@ demo-run: all
 check-run: all
 	@tests/run-all.sh
 
-# A longer bounded run of tests/cli/hostile.sh: FUZZ_N mutants of seed FUZZ_SEED.
+# A longer bounded run of tests/cli/hostile.sh and tests/cli/db-hostile.sh:
+# FUZZ_N trace.dat mutants of seed FUZZ_SEED, FUZZ_DB_N (FUZZ_N / 4) damaged
+# databases through eight commands each.
 fuzz: all
 	@FUZZ_N=$${FUZZ_N:-2000} FUZZ_SEED=$${FUZZ_SEED:-$$(date +%s)} MSC=$(CURDIR)/$(PROG) \
 		MSC_TEST_DATA=$(CURDIR)/tests/data sh tests/cli/hostile.sh
+	@FUZZ_N=$${FUZZ_DB_N:-$$(( $${FUZZ_N:-2000} / 4 ))} FUZZ_SEED=$${FUZZ_SEED:-$$(date +%s)} MSC=$(CURDIR)/$(PROG) \
+		MSC_TEST_DATA=$(CURDIR)/tests/data sh tests/cli/db-hostile.sh
 
 $(PROG): $(PROG_OBJS) $(LIBA)
 	$(call quiet,LINK,$@)$(CC) $(ALL_LDFLAGS) -o $@ $(PROG_OBJS) $(LIBA) $(LIBS)

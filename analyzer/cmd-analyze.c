@@ -134,7 +134,7 @@ int cmd_analyze(int argc, char **argv)
 	cli_catch_signals();
 	r = msc_store_open(o.db, 0, &s);
 	if (r) {
-		cli_error("%s: cannot open database: %s", o.db, msc_strerror(r));
+		cli_error("%s: cannot open database: %s", o.db, cli_db_strerror(NULL, r));
 		return 1;
 	}
 	r = msc_store_get_captures(s, &caps, &nr);
@@ -162,12 +162,7 @@ int cmd_analyze(int argc, char **argv)
 			print_summary(o.db, &sum, msc_mono_s() - t0);
 	}
 	if (r) {
-		const char *detail = msc_store_errmsg(s);
-
-		if (r == MSC_ERR_SQL && detail[0])
-			cli_error("%s: %s: %s", o.db, msc_strerror(r), detail);
-		else
-			cli_error("%s: %s", o.db, msc_strerror(r));
+		cli_store_error(o.db, s, r);
 		status = 1;
 	}
 	free(caps);

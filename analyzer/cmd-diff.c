@@ -84,7 +84,7 @@ static int load(struct side *d)
 	int r = msc_store_open(d->db, MSC_STORE_READONLY, &d->s);
 
 	if (r) {
-		cli_error("%s: cannot open database: %s", d->db, msc_strerror(r));
+		cli_error("%s: cannot open database: %s", d->db, cli_db_strerror(NULL, r));
 		return r;
 	}
 	r = msc_store_get_captures(d->s, &caps, &nr);

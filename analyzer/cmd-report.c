@@ -623,7 +623,7 @@ int cmd_report(int argc, char **argv)
 		return 2;
 	r = msc_store_open(rp.db, MSC_STORE_READONLY, &s);
 	if (r) {
-		cli_error("%s: cannot open database: %s", rp.db, msc_strerror(r));
+		cli_error("%s: cannot open database: %s", rp.db, cli_db_strerror(NULL, r));
 		return 1;
 	}
 	r = msc_store_get_captures(s, &caps, &nr);
@@ -652,7 +652,7 @@ int cmd_report(int argc, char **argv)
 	if (rp.json)
 		fprintf(rp.f, "%s]}\n", rp.json_nr ? "\n" : "");
 	if (r < 0)
-		cli_error("%s: %s", rp.db, msc_strerror(r));
+		cli_store_error(rp.db, s, r);
 	else if (!r && !done)
 		cli_error("%s: no analyzed capture", rp.db);
 	free(caps);

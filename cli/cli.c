@@ -172,15 +172,19 @@ int cli_claim_db(const char *path)
 	/* a symlink is replaced, never written through: what it points to stays */
 	if (!lstat(path, &st) && S_ISLNK(st.st_mode))
 		return CLAIM_LINK;
-	r = msc_store_open(path, 0, &s);
+	/* what it holds is replaced: its schema and pages are not our concern */
+	r = msc_store_open(path, MSC_STORE_NO_CHECK, &s);
 	if (!r) {
 		r = msc_store_lock(s);
 		msc_store_close(s);
 	}
+	/* not a database SQLite can lock: only a writer's lock can hold it back */
+	if (r == MSC_ERR_NOT_MSC || r == MSC_ERR_DAMAGED)
+		r = 0;
 	/* between the check and the lock another writer may have come: try, never wait */
 	fd = r ? r : msc_store_writer_lock(path);
 	if (fd < 0) {
-		cli_store_error(path, NULL, fd);
+		cli_store_error(path, NULL, fd);	/* the open's detail, if it failed */
 		return fd;
 	}
 	remove_files(path, 1);
@@ -193,15 +197,37 @@ void cli_release_db(int fd)
 		msc_store_writer_unlock(fd);
 }
 
-/* "<db>: <problem>", with SQLite's own words when the code is only "database error". */
+/**
+ * cli_db_strerror - a store error in words: msc_strerror()'s, then what
+ *	SQLite or the store's checks said about it ("database is damaged:
+ *	database disk image is malformed", "not a regular file: a FIFO")
+ * @s: the store the error came from; NULL: the last msc_store_open() that
+ *	failed
+ *
+ * Returns a static buffer, valid until the next call.
+ */
+const char *cli_db_strerror(const struct msc_store *s, int r)
+{
+	static char buf[1024];
+	const char *what = msc_strerror(r);
+	const char *detail = s ? msc_store_errmsg(s) : msc_store_open_errmsg();
+
+	/* codes that say it all: SQLite's words would only repeat them */
+	bool plain = r == MSC_ERR_LOCKED || r == MSC_ERR_FULL || r == MSC_ERR_INTERRUPTED ||
+		     r == MSC_ERR_EXISTS || r == MSC_ERR_SCHEMA || r == MSC_ERR_SCHEMA_OLD ||
+		     r == MSC_ERR_INCOMPLETE;
+
+	if (!plain && detail[0] && strcmp(detail, what))
+		snprintf(buf, sizeof(buf), "%s: %s", what, detail);
+	else
+		snprintf(buf, sizeof(buf), "%s", what);
+	return buf;
+}
+
+/* "<db>: <problem>: <SQLite's own words>", one line */
 void cli_store_error(const char *path, const struct msc_store *s, int r)
 {
-	const char *detail = s ? msc_store_errmsg(s) : "";
-
-	if (detail[0] && r == MSC_ERR_SQL)
-		cli_error("%s: %s: %s", path, msc_strerror(r), detail);
-	else
-		cli_error("%s: %s", path, msc_strerror(r));
+	cli_error("%s: %s", path, cli_db_strerror(s, r));
 }
 
 /* --host K=V,...: host facts from the user; 0, or -1 after saying what is wrong. */

@@ -65,6 +65,7 @@ int cli_output_option(struct cli_output *o, int c, const char *arg);
 bool cli_output_check(const struct cli_output *o);
 bool cli_output_refuses(const struct cli_output *o, const char *path, bool exists);
 void cli_store_error(const char *path, const struct msc_store *s, int r);
+const char *cli_db_strerror(const struct msc_store *s, int r);
 const char *cli_count(unsigned long long n, char *buf, unsigned long size);
 const char *cli_bytes(unsigned long long n, char *buf, unsigned long size);
 const char *cli_trace_ts(unsigned long long ts, char *buf, unsigned long size);

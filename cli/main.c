@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "mmuscope/store.h"
 #include "mmuscope/util.h"
 
 #define MSC_VERSION "0.1"
@@ -84,6 +85,7 @@ int main(int argc, char **argv)
 {
 	static char prog[64];
 	const struct cli_command *c;
+	int r;
 
 	if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") ||
 	    (!strcmp(argv[1], "help") && argc == 2)) {
@@ -111,5 +113,17 @@ int main(int argc, char **argv)
 	if (argc > 2 && (!strcmp(argv[2], "-h") || !strcmp(argv[2], "--help")))
 		return command_help(c);
 	argv[1] = prog;		/* getopt's own messages: "mmuscope import: ..." */
-	return c->run(argc - 1, argv + 1);
+	/*
+	 * SIGINT/SIGTERM (cli_catch_signals()) stop every SQLite call: a
+	 * statement inside SQLite ends with MSC_ERR_INTERRUPTED, which the
+	 * command says and fails with, its transaction rolled back.  Not for
+	 * record and top: there the first signal ends the recording, and what
+	 * follows (the last commit, the analysis) must run to its end; the
+	 * second signal kills them, as every command.
+	 */
+	if (strcmp(c->name, "record") && strcmp(c->name, "top"))
+		msc_store_set_interrupt(&cli_stop);
+	r = c->run(argc - 1, argv + 1);
+	/* a command that failed after SIGINT/SIGTERM was stopped: 128 + SIGINT, as import */
+	return r == 1 && cli_stop ? 130 : r;
 }

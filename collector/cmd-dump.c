@@ -191,7 +191,7 @@ int cmd_dump(int argc, char **argv)
 		return 2;
 	r = msc_store_open(db, MSC_STORE_READONLY, &s);
 	if (r) {
-		cli_error("%s: %s", db, msc_strerror(r));
+		cli_store_error(db, NULL, r);
 		return 1;
 	}
 	r = msc_store_get_captures(s, &caps, &nr);

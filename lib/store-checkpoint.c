@@ -72,7 +72,9 @@ int store_checkpointer_start(struct msc_store *s, struct store_checkpointer **re
 	c->autocheckpoint = (int)n;
 	/* a read first: a connection knows its database is WAL once it has read it */
 	if (sqlite3_open_v2(s->path, &c->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX,
-			    NULL) != SQLITE_OK ||
+			    NULL) == SQLITE_OK)
+		msc_store_watch(c->db);
+	if (sqlite3_errcode(c->db) != SQLITE_OK ||
 	    sqlite3_exec(c->db, "SELECT count(*) FROM sqlite_schema", NULL, NULL, NULL)) {
 		sqlite3_close(c->db);
 		free(c);

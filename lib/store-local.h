@@ -118,6 +118,14 @@ const char *msc_store_run_text(const struct msc_store *s, int type);
 void msc_store_run_text_reset(struct msc_store *s, int type);
 int msc_store_flush_type(struct msc_store *s, int type);
 
+/* store-check.c: what is checked before a file is answered from */
+int msc_store_check_file(const char *path, bool writer, char *msg, size_t size);
+int msc_store_check_schema(struct msc_store *s, unsigned int version);
+int msc_store_quick_check(struct msc_store *s);
+void msc_store_watch(sqlite3 *db);
+bool msc_store_interrupted(void);
+void msc_store_set_open_errmsg(const char *msg);
+
 int msc_store_error(struct msc_store *s, int rc);
 int msc_store_step(struct msc_store *s, sqlite3_stmt *stmt);
 int msc_store_exec(struct msc_store *s, const char *sql);

@@ -137,10 +137,12 @@ int msc_store_readahead_open(struct msc_store *s, int64_t first_seq, int64_t las
 	ra->last_seq = last_seq;
 	r = event_ring_init(&ra->ring);
 	if (!r)
-		r = msc_store_open(s->path, MSC_STORE_READONLY, &ra->rs);
-	if (!r) {
+		r = msc_store_open(s->path, MSC_STORE_READONLY | MSC_STORE_NO_CHECK, &ra->rs);
+	if (r) {
+		snprintf(s->errmsg, sizeof(s->errmsg), "%s", msc_store_open_errmsg());
+	} else {
 		r = msc_store_events_open(ra->rs, first_seq, last_seq, &ra->cur);
-		if (r == MSC_ERR_SQL)
+		if (r)
 			snprintf(s->errmsg, sizeof(s->errmsg), "%s", ra->rs->errmsg);
 	}
 	if (!r) {
@@ -178,7 +180,7 @@ int msc_store_readahead_next(struct msc_store_readahead *ra, const struct msc_ev
 		ra->taken = n;
 		ra->end = ra->next + n;
 		if (!n) {
-			if (ra->err == MSC_ERR_SQL)
+			if (ra->err < 0)
 				snprintf(ra->s->errmsg, sizeof(ra->s->errmsg), "%s", ra->rs->errmsg);
 			return ra->err;
 		}

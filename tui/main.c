@@ -196,7 +196,7 @@ static int open_error(const char *db, int r)
 		cli_error("%s: %s (an import still writing it? try again when it is done)", db,
 			  msc_strerror(r));
 	else
-		cli_error("%s: cannot open: %s", db, msc_strerror(r));
+		cli_error("%s: cannot open: %s", db, cli_db_strerror(NULL, r));
 	return 1;
 }
 

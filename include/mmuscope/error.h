@@ -29,7 +29,10 @@
 	X(NO_KVMMMU, "this kernel has no kvmmmu events")                       \
 	X(INSTANCE, "the tracefs instance exists already")                     \
 	X(SCHEMA_OLD, "database schema is older than this program (`mmuscope analyze` upgrades it)") \
-	X(HEADER, "bad trace.dat header")
+	X(HEADER, "bad trace.dat header")                                      \
+	X(NOT_REG, "not a regular file")                                       \
+	X(DAMAGED, "database is damaged")                                      \
+	X(FOREIGN, "database holds an object mmuscope does not make")
 
 #define MSC_ERR_BASE (-10000)
 

@@ -14,6 +14,7 @@
 #ifndef MSC_STORE_H
 #define MSC_STORE_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -31,6 +32,7 @@ enum msc_store_flags {
 	MSC_STORE_CREATE = 1 << 0,	/* a new file; fails with MSC_ERR_EXISTS if present */
 	MSC_STORE_READONLY = 1 << 1,
 	MSC_STORE_BULK = 1 << 2,	/* no journal, no fsync: a file nobody reads yet */
+	MSC_STORE_NO_CHECK = 1 << 3,	/* schema, pages unchecked: checked by this process, or replaced */
 };
 
 /* A capture's summary, as kept in the capture table. */
@@ -57,6 +59,8 @@ const char *msc_store_event_table(enum msc_event_type type);
 int msc_store_open(const char *path, unsigned int flags, struct msc_store **ret);
 void msc_store_close(struct msc_store *s);
 const char *msc_store_errmsg(const struct msc_store *s);
+const char *msc_store_open_errmsg(void);
+void msc_store_set_interrupt(const volatile sig_atomic_t *flag);
 
 int msc_store_begin_capture(struct msc_store *s, const struct msc_capture_info *info,
 			    const struct msc_host *host, int64_t *ret_id);

@@ -7,7 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <sqlite3.h>
@@ -310,6 +313,161 @@ static void t_foreign_and_newer(void)
 	check_int(msc_store_open(path("rt.db"), MSC_STORE_READONLY, &s), ==, MSC_ERR_SCHEMA);
 }
 
+/* A database for the checks below: @from's copy, @name; "ok.db" is made first. */
+static bool copy_of(const char *from, const char *name)
+{
+	struct msc_store *s;
+	char cmd[600];
+	int64_t id;
+
+	if (access(path("ok.db"), F_OK) &&
+	    (msc_store_open(path("ok.db"), MSC_STORE_CREATE, &s) ||
+	     write_capture(s, &id) || msc_store_end_capture(s, NR_EVENTS) ||
+	     (msc_store_close(s), false)))
+		return false;
+
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s' && rm -f '%s-wal' '%s-shm'", path(from),
+		 path(name), path(name), path(name));
+	return !system(cmd);
+}
+
+/*
+ * What SQLite could block on is refused before it opens it, at once: a
+ * FIFO (open() would wait for a writer), a directory, a FIFO where the WAL
+ * goes; a writer does not follow a symbolic link.
+ */
+static void t_not_regular(void)
+{
+	struct msc_store *s = NULL;
+	time_t t0 = time(NULL);
+
+	check_int(mkfifo(path("fifo.db"), 0600), ==, 0);
+	check_int(msc_store_open(path("fifo.db"), MSC_STORE_READONLY, &s), ==, MSC_ERR_NOT_REG);
+	check_str(msc_store_open_errmsg(), "a FIFO");
+	check_int(msc_store_open(path("fifo.db"), 0, &s), ==, MSC_ERR_NOT_REG);
+	check_int(mkdir(path("dir.db"), 0700), ==, 0);
+	check_int(msc_store_open(path("dir.db"), MSC_STORE_READONLY, &s), ==, MSC_ERR_NOT_REG);
+	check_str(msc_store_open_errmsg(), "a directory");
+	check_int(copy_of("ok.db", "side.db"), ==, true);
+	check_int(mkfifo(path("side.db-wal"), 0600), ==, 0);
+	check_int(msc_store_open(path("side.db"), MSC_STORE_READONLY, &s), ==, MSC_ERR_NOT_REG);
+	check_str(msc_store_open_errmsg(), "its wal is a FIFO");
+	check_int(symlink(path("ok.db"), path("link.db")), ==, 0);
+	check_int(msc_store_open(path("link.db"), 0, &s), ==, MSC_ERR_NOT_REG);
+	check_str(msc_store_open_errmsg(), "a symbolic link (a writer does not follow one)");
+	/* a reader reads through it */
+	if (check_int(msc_store_open(path("link.db"), MSC_STORE_READONLY, &s), ==, 0))
+		msc_store_close(s);
+	check_int(time(NULL) - t0 < 5, ==, true);
+}
+
+/* Run @sql on a copy of rt.db, @name; the copy's path. */
+static const char *altered(const char *name, const char *sql)
+{
+	sqlite3 *db;
+
+	check_int(copy_of("ok.db", name), ==, true);
+	check_int(sqlite3_open(path(name), &db), ==, SQLITE_OK);
+	check_int(sqlite3_exec(db, sql, NULL, NULL, NULL), ==, SQLITE_OK);
+	sqlite3_close(db);
+	return path(name);
+}
+
+/*
+ * Objects the schema steps do not make are refused by name before any
+ * statement of ours could run them: a trigger, a view redefined (one that
+ * never ends), a table replaced by a view, a table of someone else's.
+ */
+static void t_foreign_objects(void)
+{
+	static const char *const cases[][2] = {
+		{ "CREATE TRIGGER t AFTER INSERT ON marker BEGIN SELECT 1; END",
+		  "trigger t: not one of the program's" },
+		{ "DROP VIEW ioctl_call; CREATE VIEW ioctl_call AS WITH RECURSIVE r(x) AS "
+		  "(SELECT 1 UNION ALL SELECT x + 1 FROM r) SELECT x FROM r",
+		  "view ioctl_call: redefined" },
+		{ "DROP TABLE capture; CREATE VIEW capture AS WITH RECURSIVE r(x) AS "
+		  "(SELECT 1 UNION ALL SELECT x + 1 FROM r) SELECT x AS id FROM r",
+		  "view capture: the program's is a table" },
+		{ "CREATE TABLE extra (x)", "table extra: not one of the program's" },
+	};
+	struct msc_store *s;
+	char name[32];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		snprintf(name, sizeof(name), "foreign%zu.db", i);
+		altered(name, cases[i][0]);
+		check_int(msc_store_open(path(name), MSC_STORE_READONLY, &s), ==, MSC_ERR_FOREIGN);
+		check_str(msc_store_open_errmsg(), cases[i][1]);
+		check_int(msc_store_open(path(name), 0, &s), ==, MSC_ERR_FOREIGN);
+	}
+	/* the program's own objects, all of them: fine */
+	if (check_int(msc_store_open(path("ok.db"), MSC_STORE_READONLY, &s), ==, 0))
+		msc_store_close(s);
+}
+
+/* Overwrite page @page (0-based) of @name with bytes of @c. */
+static void spoil_page(const char *name, long page, int c)
+{
+	char buf[16384];
+	int fd = open(path(name), O_WRONLY);
+
+	memset(buf, c, sizeof(buf));
+	check_int(pwrite(fd, buf, sizeof(buf), page * 16384), ==, (long)sizeof(buf));
+	close(fd);
+}
+
+/*
+ * A damaged page is found by quick_check at open and named; a reader of a
+ * file above the check's bound is not checked at open (the rule in
+ * store.c), a writer always is.
+ */
+static void t_damaged(void)
+{
+	struct msc_store *s;
+	struct stat st;
+
+	check_int(copy_of("ok.db", "bad.db"), ==, true);
+	check_int(stat(path("bad.db"), &st), ==, 0);
+	spoil_page("bad.db", st.st_size / 16384 - 1, 0x5a);
+	check_int(msc_store_open(path("bad.db"), MSC_STORE_READONLY, &s), ==, MSC_ERR_DAMAGED);
+	check_int(strlen(msc_store_open_errmsg()) > 0, ==, true);
+	setenv("MSC_STORE_CHECK_MAX", "0", 1);
+	if (check_int(msc_store_open(path("bad.db"), MSC_STORE_READONLY, &s), ==, 0))
+		msc_store_close(s);
+	check_int(msc_store_open(path("bad.db"), 0, &s), ==, MSC_ERR_DAMAGED);
+	unsetenv("MSC_STORE_CHECK_MAX");
+}
+
+/*
+ * The interrupt flag stops SQLite inside a statement: the open's own check,
+ * a long query; cleared, the store works again.
+ */
+static void t_interrupt(void)
+{
+	static volatile sig_atomic_t stop;
+	struct msc_capture_row *caps;
+	struct msc_store *s;
+	size_t nr;
+
+	msc_store_set_interrupt(&stop);
+	stop = SIGINT;
+	check_int(msc_store_open(path("ok.db"), MSC_STORE_READONLY, &s), ==,
+		  MSC_ERR_INTERRUPTED);
+	stop = 0;
+	if (!check_int(msc_store_open(path("ok.db"), MSC_STORE_READONLY, &s), ==, 0))
+		return;
+	stop = SIGTERM;
+	check_int(sqlite3_exec(s->db, "WITH RECURSIVE r(x) AS (SELECT 1 UNION ALL SELECT x + 1 "
+			       "FROM r) SELECT count(*) FROM r", NULL, NULL, NULL), ==,
+		  SQLITE_INTERRUPT);
+	stop = 0;
+	check_int(msc_store_get_captures(s, &caps, &nr), ==, 0);
+	free(caps);
+	msc_store_close(s);
+	msc_store_set_interrupt(NULL);
+}
+
 /* Rows of table t in the database file @name alone, without its WAL (-1: none). */
 static int64_t rows_without_wal(const char *name)
 {
@@ -361,8 +519,9 @@ static void t_checkpointer(void)
 	check_int(msc_store_query_int(s, "PRAGMA wal_autocheckpoint", -1), ==, 1000);
 	msc_store_close(s);
 
-	/* a reader cannot have them */
-	check_int(msc_store_open(path("ck.db"), MSC_STORE_READONLY, &s), ==, 0);
+	/* a reader cannot have them (table t is not the program's: unchecked) */
+	check_int(msc_store_open(path("ck.db"), MSC_STORE_READONLY | MSC_STORE_NO_CHECK, &s), ==,
+		  0);
 	check_int(store_checkpointer_start(s, &c), ==, -EINVAL);
 	msc_store_close(s);
 }
@@ -380,6 +539,10 @@ int main(void)
 	TEST(t_append_seq(), "an appended capture continues the seq");
 	TEST(t_failure_keeps_committed(), "a failed write keeps what was committed, marked incomplete");
 	TEST(t_foreign_and_newer(), "foreign files and newer schemas are refused");
+	TEST(t_not_regular(), "a FIFO, a directory, a FIFO for a WAL are refused at once, named");
+	TEST(t_foreign_objects(), "objects the schema steps do not make are refused by name");
+	TEST(t_damaged(), "a damaged page is found at open (a reader's bound, a writer always)");
+	TEST(t_interrupt(), "the interrupt flag stops SQLite inside a statement");
 	TEST(t_checkpointer(), "a checkpointer thread takes a writer's checkpoints and gives them back");
 	char cmd[64];
 
