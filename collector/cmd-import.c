@@ -95,8 +95,11 @@ static int open_source(const struct import_opts *o, struct msc_source **ret, cha
 /* One line for a failed source: the error and its detail (@detail may be "") */
 static void report_source_error(const struct import_opts *o, const char *detail, int r)
 {
+	char safe[512];
+
 	if (detail[0])
-		cli_error("%s: %s: %s", o->input, msc_strerror(r), detail);
+		cli_error("%s: %s: %s", o->input, msc_strerror(r),
+			  cli_safe(detail, safe, sizeof(safe)));
 	else
 		cli_error("%s: %s", o->input, msc_strerror(r));
 }
@@ -125,7 +128,7 @@ static void print_summary(const struct import_opts *o, const struct msc_source *
 	const struct msc_capture_info *info = msc_source_info(src);
 	const struct msc_host *h = msc_ingest_host(ing);
 	struct msc_ingest_counts c;
-	char a[32], b[32];
+	char a[32], b[32], rel[256], comp[128], clock[128];
 
 	msc_ingest_get_counts(ing, &c);
 	printf("%s -> %s: %s events in %.2f s (%s events/s)\n", o->input, o->output,
@@ -147,13 +150,15 @@ static void print_summary(const struct import_opts *o, const struct msc_source *
 	}
 	printf("\n  host: %s SPTE layout (%s), kernel %s, %s\n",
 	       msc_vendor_name(h->vendor), msc_host_source_name(h->vendor_source),
-	       h->release[0] ? h->release : "unknown",
+	       h->release[0] ? cli_safe(h->release, rel, sizeof(rel)) : "unknown",
 	       h->tdp_mmu ? "TDP MMU" : "shadow/legacy MMU (no spte_changed events)");
 	print_specials(ing, &c);
 	if (info->compression[0] || info->file_version)
 		printf("  file: trace.dat v%d%s%s, clock %s, %d cpus\n", info->file_version,
-		       info->compression[0] ? " " : "", info->compression,
-		       info->trace_clock[0] ? info->trace_clock : "?", info->nr_cpus);
+		       info->compression[0] ? " " : "",
+		       cli_safe(info->compression, comp, sizeof(comp)),
+		       info->trace_clock[0] ? cli_safe(info->trace_clock, clock, sizeof(clock)) : "?",
+		       info->nr_cpus);
 }
 
 static bool has_kvm_events(const struct msc_ingest *ing)
@@ -306,6 +311,7 @@ static int run_ingest(const struct import_opts *o, struct msc_source *src,
 	struct msc_ingest_counts c;
 	bool store_failed = false;	/* the error came from the store or the analysis */
 	const char *w;
+	char safe[512];
 	double t0 = msc_mono_s();
 	int r, ra;
 
@@ -327,7 +333,7 @@ static int run_ingest(const struct import_opts *o, struct msc_source *src,
 	if (cli_stop)
 		r = MSC_ERR_INTERRUPTED;	/* whatever the interrupted read said */
 	while ((w = msc_source_next_warning(src)))
-		cli_warn("%s: %s", o->input, w);
+		cli_warn("%s: %s", o->input, cli_safe(w, safe, sizeof(safe)));
 	warn_refused(o, ing);
 	if (!r && !has_kvm_events(ing))
 		r = MSC_ERR_NO_KVM;
@@ -343,7 +349,7 @@ static int run_ingest(const struct import_opts *o, struct msc_source *src,
 	if (!r && (r = analysis_finish(&an, store)))
 		store_failed = true;
 	if (!r && msc_ingest_note(ing)[0])
-		cli_warn("%s: %s", o->input, msc_ingest_note(ing));
+		cli_warn("%s: %s", o->input, cli_safe(msc_ingest_note(ing), safe, sizeof(safe)));
 	if (!r && (r = msc_store_finish(store)))
 		store_failed = true;
 	if (!r && !o->quiet)

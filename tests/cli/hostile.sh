@@ -31,6 +31,17 @@ for c in "page-size-0|bad trace.dat header: page size 0 \(a power of two from 40
 		"^mmuscope import: $f: ${c#*|}$"
 	check_eq "$name: one line only, no database left" "$(grep -c . "$T/err") $(test -e "$T/$name.db" && echo db)" "1 "
 done
+# a uname with terminal escapes (a title, a colour, a clear): imported, and
+# what import's summary and dump's header print of it is escaped (\x1b)
+f=$T/in/uname-escapes.dat
+"$MSC" import "$f" -o "$T/uname.db" >"$T/out" 2>&1
+check_eq "uname-escapes: imported" "$?" 0
+"$MSC" dump "$T/uname.db" 2>&1 | head -3 >>"$T/out"
+check_eq "uname-escapes: no control character reaches the terminal" \
+	"$(tr -d '\n' <"$T/out" | LC_ALL=C tr -d '[:print:]' | wc -c)" 0
+check_match "... the release is printed escaped" "$(grep '^#@ release' "$T/out")" \
+	'^#@ release 6\.1\.0\\x1b\[31m\\x1b\[2J$'
+
 # the reader dying in the middle of the data (as libtracecmd does on a
 # damaged page): one line, the signal named, no database left
 MSC_READER_FAULT=segv timeout 120 "$MSC" import -q "$base" -o "$T/segv.db" >"$T/out" 2>"$T/err"

@@ -57,6 +57,19 @@ def buffer_cpus(data, first):
     return p + 4, p + 8
 
 
+def uname_escapes(data, first):
+    """The UNAME option's host name and release (after its "N.N.N") with
+    terminal escapes, the same lengths: a title, a colour, a clear."""
+    p, _, size = next(o for o in options(data, first) if o[1] == 5)
+    words = data[p + 6:p + 6 + size].split(b' ')
+    host, rel = len(words[1]), len(words[2])
+    words[1] = (b'\x1b]0;X\x07' + b'X' * host)[:host]
+    words[2] = (words[2][:5] + b'\x1b[31m\x1b[2J' + b'X' * rel)[:rel]
+    b = bytearray(data)
+    b[p + 6:p + 6 + size] = b' '.join(words)
+    return bytes(b)
+
+
 def named(data):
     page, first = header(data)
 
@@ -70,6 +83,7 @@ def named(data):
     done = [p for p, oid, _ in options(data, first) if oid == 0]
     meta = {oid: p for p, oid, _ in options(data, first) if 16 <= oid <= 21}
     return {
+        'uname-escapes': uname_escapes(data, first),        # the terminal retitled
         'page-size-0': patch(page, '<I', 0),                # SIGFPE
         'cut-in-first-offset': data[:first + 3],            # double free
         'cpu-id-65537': patch(table, '<I', 65537),          # 65,538 CPUs, 450x the time
