@@ -330,7 +330,7 @@ static int run_ingest(const struct import_opts *o, struct msc_source *src,
 			progress_show(&p, o->input, ing);
 		progress_end(&p);
 	}
-	if (cli_stop)
+	if (cli_stop || r == MSC_ERR_INTERRUPTED)
 		r = MSC_ERR_INTERRUPTED;	/* whatever the interrupted read said */
 	while ((w = msc_source_next_warning(src)))
 		cli_warn("%s: %s", o->input, cli_safe(w, safe, sizeof(safe)));
@@ -385,6 +385,10 @@ int cmd_import(int argc, char **argv)
 		return 2;
 	cli_catch_signals();
 	r = open_source(&o, &src, err, sizeof(err));
+	if (r && (cli_stop || r == MSC_ERR_INTERRUPTED)) {
+		cli_error("%s: interrupted; no database written", o.input);
+		return 130;
+	}
 	if (r) {
 		report_source_error(&o, err, r);
 		return 1;
@@ -416,7 +420,7 @@ int cmd_import(int argc, char **argv)
 	msc_store_close(store);
 	msc_source_close(src);
 	if (o.out.append)
-		return r ? 1 : 0;
+		return !r ? 0 : r == MSC_ERR_INTERRUPTED ? 130 : 1;
 	if (!r && rename(tmp, o.output)) {
 		cli_error("%s: cannot rename %s into place: %s", o.output, tmp, strerror(errno));
 		r = -errno;
@@ -424,7 +428,7 @@ int cmd_import(int argc, char **argv)
 	cli_release_db(claim);
 	if (r) {
 		cli_remove_db(tmp);
-		return cli_stop ? 130 : 1;
+		return r == MSC_ERR_INTERRUPTED ? 130 : 1;
 	}
 	return 0;
 

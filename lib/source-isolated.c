@@ -298,7 +298,17 @@ static int child_died(struct isolated_source *s)
 	while (waitpid(s->pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return -errno;
+	tracedat_copy_remove(s->pid);
 	s->pid = -1;
+	/*
+	 * Ctrl-C reaches the whole process group: a reader dead of SIGINT
+	 * or SIGTERM was asked to stop with us, it did not crash.
+	 */
+	if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM)) {
+		msc_source_set_error(&s->base, "the reader was stopped (%s)",
+				     strsignal(WTERMSIG(status)));
+		return MSC_ERR_INTERRUPTED;
+	}
 	limit = WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL ? tight_limit(s) : 0;
 	if (limit) {
 		msc_source_set_error(&s->base, "libtracecmd died reading it (%s) within the %llu MiB "
@@ -409,6 +419,7 @@ static int bad_message(struct isolated_source *s)
 	kill(s->pid, SIGKILL);
 	while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
 		;
+	tracedat_copy_remove(s->pid);
 	s->pid = -1;
 	s->ended = true;
 	s->end = MSC_ERR_CORRUPT;
@@ -495,6 +506,7 @@ static void isolated_close(struct msc_source *src)
 		kill(s->pid, SIGKILL);
 		while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
 			;
+		tracedat_copy_remove(s->pid);	/* it may have been copying */
 	}
 	for (size_t i = 0; i < s->nr_warnings; i++)
 		free(s->warnings[i]);

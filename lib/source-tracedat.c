@@ -12,6 +12,7 @@
  */
 #include "mmuscope/source.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -695,6 +696,46 @@ static int copy_uncompressed(const char *path, const char *tmp)
 									  MSC_ERR_TMPCOPY;
 }
 
+/* Where uncompressed copies are written: $TMPDIR, or /var/tmp. */
+static const char *copy_dir(void)
+{
+	const char *dir = getenv("TMPDIR");
+
+	return dir && *dir ? dir : "/var/tmp";
+}
+
+/**
+ * tracedat_copy_remove - remove the uncompressed copy the reader @pid was
+ *	writing, if any ("mmuscope-<pid>-XXXXXX.dat" in copy_dir())
+ * @pid: a reader that is dead (and reaped): its copying child dies with it
+ *
+ * What its parent calls once the reader is gone before it could unlink the
+ * copy (killed, interrupted): an interrupted import leaves no host data in
+ * $TMPDIR.  Returns how many were removed.
+ */
+int tracedat_copy_remove(pid_t pid)
+{
+	DIR *d = opendir(copy_dir());
+	char prefix[32], path[4096];
+	struct dirent *e;
+	int n = 0;
+
+	if (!d)
+		return 0;
+	snprintf(prefix, sizeof(prefix), "mmuscope-%d-", (int)pid);
+	while ((e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+
+		if (strncmp(e->d_name, prefix, strlen(prefix)) || len < 4 ||
+		    strcmp(e->d_name + len - 4, ".dat"))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", copy_dir(), e->d_name);
+		n += !unlink(path);
+	}
+	closedir(d);
+	return n;
+}
+
 /*
  * The uncompressed copy of a large compressed file, open and unlinked.  Its
  * name carries the pid ("mmuscope-<pid>-XXXXXX.dat"): the copies of killed
@@ -702,11 +743,10 @@ static int copy_uncompressed(const char *path, const char *tmp)
  */
 static int open_uncompressed(struct tracedat_source *t, const char *path)
 {
-	const char *dir = getenv("TMPDIR");
+	const char *dir = copy_dir();
 	char tmp[4096];
 	int fd, r;
 
-	dir = dir && *dir ? dir : "/var/tmp";
 	msc_file_clean(dir, "mmuscope-");
 	snprintf(tmp, sizeof(tmp), "%s/mmuscope-%d-XXXXXX.dat", dir, (int)getpid());
 	fd = mkstemps(tmp, 4);	/* 0600: a trace holds host physical addresses */
