@@ -28,6 +28,7 @@
 struct import_opts {
 	const char *input;
 	const char *output;
+	const char *instance;	/* --instance: a trace-cmd instance buffer */
 	char input_buf[4096], output_buf[4096];
 	struct cli_output out;	/* --force, --append, --host */
 	bool text, quiet, no_analyze;
@@ -42,6 +43,7 @@ static int parse_args(int argc, char **argv, struct import_opts *o)
 		{ "text", no_argument, NULL, 't' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "no-analyze", no_argument, NULL, 'N' },
+		{ "instance", required_argument, NULL, 'B' },
 		{ 0 }
 	};
 	const char *in = NULL;
@@ -70,6 +72,9 @@ static int parse_args(int argc, char **argv, struct import_opts *o)
 		case 'N':
 			o->no_analyze = true;
 			break;
+		case 'B':
+			o->instance = optarg;
+			break;
 		default:
 			return -1;
 		}
@@ -89,7 +94,7 @@ static int open_source(const struct import_opts *o, struct msc_source **ret, cha
 {
 	if (o->text)
 		return msc_source_open_text(o->input, ret, err, err_size);
-	return msc_source_open_tracedat(o->input, ret, err, err_size);
+	return msc_source_open_tracedat_instance(o->input, o->instance, ret, err, err_size);
 }
 
 /* One line for a failed source: the error and its detail (@detail may be "") */
@@ -159,6 +164,8 @@ static void print_summary(const struct import_opts *o, const struct msc_source *
 		       cli_safe(info->compression, comp, sizeof(comp)),
 		       info->trace_clock[0] ? cli_safe(info->trace_clock, clock, sizeof(clock)) : "?",
 		       info->nr_cpus);
+	if (info->instance[0])
+		printf("  instance buffer: %s\n", cli_safe(info->instance, clock, sizeof(clock)));
 }
 
 static bool has_kvm_events(const struct msc_ingest *ing)

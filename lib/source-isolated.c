@@ -190,8 +190,8 @@ static int send_events(int fd, char *buf, size_t len, const char **fault)
 	return send_msg(fd, MSG_EVENTS, buf, len, NULL, 0);
 }
 
-static void __attribute__((noreturn)) child(const char *path, uint64_t file_size, int fd,
-					    pid_t parent)
+static void __attribute__((noreturn)) child(const char *path, const char *instance,
+					    uint64_t file_size, int fd, pid_t parent)
 {
 	const char *fault = getenv("MSC_READER_FAULT");
 	struct msc_source *src = NULL;
@@ -204,7 +204,7 @@ static void __attribute__((noreturn)) child(const char *path, uint64_t file_size
 	if (!source_child_start(parent))
 		_exit(1);
 	child_limits(file_size);
-	r = tracedat_open_direct(path, &src);
+	r = tracedat_open_direct(path, instance, &src);
 	if (r) {
 		send_end(fd, src, r);
 		_exit(0);
@@ -524,8 +524,27 @@ static const struct msc_source_ops isolated_ops = {
 };
 
 /**
- * msc_source_open_tracedat - open a trace-cmd trace.dat for reading
+ * msc_source_open_tracedat - open a trace-cmd trace.dat for reading: its
+ *	top buffer, or when that holds no event its first instance that does
  * @path: the file
+ * @ret: the source, closed with msc_source_close()
+ * @err: why it failed
+ * @err_size: its size
+ *
+ * As msc_source_open_tracedat_instance() with no instance named.
+ */
+int msc_source_open_tracedat(const char *path, struct msc_source **ret, char *err,
+			     size_t err_size)
+{
+	return msc_source_open_tracedat_instance(path, NULL, ret, err, err_size);
+}
+
+/**
+ * msc_source_open_tracedat_instance - open a trace-cmd trace.dat for reading
+ * @path: the file
+ * @instance: the instance buffer to read (`trace-cmd record -B NAME`), or
+ *	NULL: the top buffer, or its first instance with events when it has
+ *	none; the instances not read are named in warnings
  * @ret: the source, closed with msc_source_close()
  * @err: why it failed, one line (source.h), or NULL
  * @err_size: its size
@@ -538,10 +557,11 @@ static const struct msc_source_ops isolated_ops = {
  * says how); MSC_ERR_TRUNC when it ends early or libtracecmd cannot load its
  * headers or data sections (a short or damaged file); MSC_ERR_CORRUPT when reading
  * it crashed or looped; MSC_ERR_TMPCOPY when the uncompressed copy of a
- * large compressed file cannot be written.
+ * large compressed file cannot be written; MSC_ERR_NO_INSTANCE when it has
+ * no instance @instance; MSC_ERR_INTERRUPTED when a signal stopped it.
  */
-int msc_source_open_tracedat(const char *path, struct msc_source **ret, char *err,
-			     size_t err_size)
+int msc_source_open_tracedat_instance(const char *path, const char *instance,
+				      struct msc_source **ret, char *err, size_t err_size)
 {
 	struct isolated_source *s;
 	pid_t parent = getpid();
@@ -586,7 +606,7 @@ int msc_source_open_tracedat(const char *path, struct msc_source **ret, char *er
 	}
 	if (!s->pid) {
 		close(fds[0]);
-		child(path, s->file_size, fds[1], parent);
+		child(path, instance, s->file_size, fds[1], parent);
 	}
 	close(fds[1]);
 	s->fd = fds[0];

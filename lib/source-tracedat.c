@@ -84,7 +84,8 @@ struct cpu_data {
 
 struct tracedat_source {
 	struct msc_source base;
-	struct tracecmd_input *handle;
+	struct tracecmd_input *handle;	/* the buffer read: the top one, or an instance */
+	struct tracecmd_input *top;	/* the file's, when an instance is read */
 	struct msc_decoder *dec;
 	struct msc_event out[OUT_MAX];	/* events waiting to be handed out, a ring */
 	int out_head, out_len;
@@ -429,6 +430,8 @@ static void tracedat_close(struct msc_source *src)
 	msc_decoder_free(t->dec);
 	if (t->handle)
 		tracecmd_close(t->handle);
+	if (t->top)
+		tracecmd_close(t->top);
 	free(t->cpus);
 	free(t->heap);
 	free(t);
@@ -821,9 +824,74 @@ static int read_copy(struct tracedat_source *t, const char *path)
 	return stat(path, &t->read) ? -errno : open_data(path, &t->handle);
 }
 
+/* Whether any CPU of @h has a record. */
+static bool has_records(struct tracecmd_input *h)
+{
+	for (int cpu = 0; cpu < tracecmd_cpus(h); cpu++)
+		if (tracecmd_peek_data(h, cpu))
+			return true;
+	return false;
+}
+
+/*
+ * trace-cmd's instance buffers (`trace-cmd record -B NAME`): each is a
+ * capture of its own.  The one named @instance is read; without a name,
+ * the top buffer, or when it holds no record, the first instance that
+ * does.  Every instance not read is named in a note, so that none is
+ * ignored without a word.  Returns 0, or MSC_ERR_NO_INSTANCE (the source's
+ * error names those there are).
+ */
+static int pick_buffer(struct tracedat_source *t, const char *instance)
+{
+	int nr = max(tracecmd_buffer_instances(t->handle), 0), pick = -1;
+	char names[160] = "";
+
+	for (int i = 0; i < nr; i++) {
+		const char *name = tracecmd_buffer_instance_name(t->handle, i);
+
+		if (instance && name && !strcmp(name, instance))
+			pick = i;
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+			 i ? ", " : "", name ? name : "?");
+	}
+	if (instance && pick < 0) {
+		msc_source_set_error(&t->base, "no instance buffer \"%s\" (%s%s)", instance,
+				     nr ? "it has: " : "it has none", names);
+		return MSC_ERR_NO_INSTANCE;
+	}
+	for (int i = 0; !instance && i < nr && !has_records(t->handle); i++) {
+		struct tracecmd_input *h = tracecmd_buffer_instance_handle(t->handle, i);
+
+		if (!h)
+			continue;
+		if (has_records(h))
+			pick = i;
+		tracecmd_close(h);
+		if (pick >= 0)
+			add_note(t, "the top buffer holds no events: instance \"%s\" is read",
+				 tracecmd_buffer_instance_name(t->handle, i));
+	}
+	for (int i = 0; i < nr; i++)
+		if (i != pick)
+			add_note(t, "instance buffer \"%s\" is not read (import --instance %s)",
+				 tracecmd_buffer_instance_name(t->handle, i),
+				 tracecmd_buffer_instance_name(t->handle, i));
+	if (pick < 0)
+		return 0;
+	t->top = t->handle;
+	t->handle = tracecmd_buffer_instance_handle(t->top, pick);
+	if (!t->handle)
+		return MSC_ERR_TRUNC;
+	snprintf(t->base.info.instance, sizeof(t->base.info.instance), "%s",
+		 tracecmd_buffer_instance_name(t->top, pick));
+	t->base.info.nr_cpus = tracecmd_cpus(t->handle);
+	return 0;
+}
+
 /**
  * tracedat_open_direct - open a trace-cmd trace.dat for reading, here
  * @path: the file
+ * @instance: the instance buffer to read, or NULL (see pick_buffer())
  * @ret: the source, closed with msc_source_close()
  *
  * What msc_source_open_tracedat() runs in its child (source-isolated.c),
@@ -835,7 +903,7 @@ static int read_copy(struct tracedat_source *t, const char *path)
  * or data sections (a short or damaged file); MSC_ERR_TMPCOPY when the
  * uncompressed copy of a large compressed file cannot be written.
  */
-int tracedat_open_direct(const char *path, struct msc_source **ret)
+int tracedat_open_direct(const char *path, const char *instance, struct msc_source **ret)
 {
 	struct tracedat_source *t;
 	int r;
@@ -856,7 +924,13 @@ int tracedat_open_direct(const char *path, struct msc_source **ret)
 		return r;
 	}
 	fill_info(t);
-	if (t->base.info.compression[0] && t->read.st_size > COPY_ABOVE) {
+	r = pick_buffer(t, instance);
+	if (r) {
+		*ret = &t->base;	/* its error says what is wrong */
+		return r;
+	}
+	/* an instance is read as it is: libtracecmd's copy is of the top buffer */
+	if (!t->top && t->base.info.compression[0] && t->read.st_size > COPY_ABOVE) {
 		r = read_copy(t, path);
 		if (r) {
 			free(t);

@@ -29,7 +29,8 @@
 	X(NO_KVMMMU, "this kernel has no kvmmmu events")                       \
 	X(INSTANCE, "the tracefs instance exists already")                     \
 	X(SCHEMA_OLD, "database schema is older than this program (`mmuscope analyze` upgrades it)") \
-	X(HEADER, "bad trace.dat header")
+	X(HEADER, "bad trace.dat header")                                       \
+	X(NO_INSTANCE, "no such trace-cmd instance buffer")
 
 #define MSC_ERR_BASE (-10000)
 

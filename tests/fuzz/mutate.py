@@ -70,6 +70,49 @@ def uname_escapes(data, first):
     return bytes(b)
 
 
+def add_instances(data, names, top_empty=False):
+    """trace-cmd instance buffers (`trace-cmd record -B NAME`), laid out as
+    trace-cmd does: each a copy of the top buffer's section (its CPUs'
+    data inside, at the same page offsets) appended to the file, and a
+    BUFFER option naming it in one more options section, chained from the
+    last OPTION DONE.  @top_empty: the top buffer's CPUs say 0 bytes, so
+    the events are only in the instances."""
+    page, first = header(data)
+    opts = options(data, first)
+    p, _, size = next(o for o in opts if o[1] == 3)
+    opt = data[p + 6:p + 6 + size]
+    boff = struct.unpack_from('<Q', opt, 0)[0]
+    bsize = struct.unpack_from('<Q', data, boff + 8)[0] + 16
+    count, table = buffer_cpus(data, first)
+    cpus = struct.unpack_from('<I', data, count)[0]
+    pagesz = struct.unpack_from('<I', data, page)[0]
+    rest = opt[table - (p + 6):]     # after the name: ... the clock, page size, count
+    head = opt[8:opt.index(b'\0', 8)]
+    clock = opt[len(head) + 9:table - (p + 6) - 8]
+    b = bytearray(data)
+    if top_empty:
+        for i in range(cpus):
+            struct.pack_into('<Q', b, table + 20 * i + 12, 0)
+    new_opts = b''
+    for name in names:
+        at = len(b) + (boff - len(b)) % pagesz   # the section's page offset kept
+        b += b'\0' * (at - len(b)) + data[boff:boff + bsize]
+        entries = b''
+        for i in range(cpus):
+            cpu, off, sz = struct.unpack_from('<IQQ', data, table + 20 * i)
+            entries += struct.pack('<IQQ', cpu, off + at - boff, sz)
+        body = (struct.pack('<Q', at) + name.encode() + b'\0' + clock +
+                opt[table - (p + 6) - 8:table - (p + 6)] + entries)
+        new_opts += struct.pack('<HI', 3, len(body)) + body
+    new_opts += struct.pack('<HIQ', 0, 8, 0)
+    sec = len(b)
+    last_hdr = struct.unpack_from('<HHIQ', data, struct.unpack_from('<Q', data, first)[0])
+    b += struct.pack('<HHIQ', 0, 0, last_hdr[2], len(new_opts)) + new_opts
+    done = [q for q, oid, _ in opts if oid == 0][-1]
+    struct.pack_into('<Q', b, done + 6, sec)
+    return bytes(b)
+
+
 def named(data):
     page, first = header(data)
 
@@ -84,6 +127,8 @@ def named(data):
     meta = {oid: p for p, oid, _ in options(data, first) if 16 <= oid <= 21}
     return {
         'uname-escapes': uname_escapes(data, first),        # the terminal retitled
+        'instances-2': add_instances(data, ['kvm', 'other']),
+        'instance-only': add_instances(data, ['kvm'], top_empty=True),
         'page-size-0': patch(page, '<I', 0),                # SIGFPE
         'cut-in-first-offset': data[:first + 3],            # double free
         'cpu-id-65537': patch(table, '<I', 65537),          # 65,538 CPUs, 450x the time
