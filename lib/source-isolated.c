@@ -311,10 +311,15 @@ static int child_died(struct isolated_source *s)
 	}
 	limit = WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL ? tight_limit(s) : 0;
 	if (limit) {
+		/*
+		 * A crash, not ENOMEM: libtracecmd may have died of a failed
+		 * allocation it did not check, or of damage; which, is not known.
+		 */
 		msc_source_set_error(&s->base, "libtracecmd died reading it (%s) within the %llu MiB "
-				     "of address space this process may have (ulimit -v)",
+				     "of address space this process may have (ulimit -v): it may "
+				     "have run out of memory, or the file is damaged",
 				     strsignal(WTERMSIG(status)), (unsigned long long)(limit >> 20));
-		return -ENOMEM;
+		return MSC_ERR_READER;
 	}
 	if (WIFSIGNALED(status))
 		msc_source_set_error(&s->base, "libtracecmd died reading it (%s)",

@@ -30,7 +30,8 @@
 	X(INSTANCE, "the tracefs instance exists already")                     \
 	X(SCHEMA_OLD, "database schema is older than this program (`mmuscope analyze` upgrades it)") \
 	X(HEADER, "bad trace.dat header")                                       \
-	X(NO_INSTANCE, "no such trace-cmd instance buffer")
+	X(NO_INSTANCE, "no such trace-cmd instance buffer")                    \
+	X(READER, "the trace reader failed")
 
 #define MSC_ERR_BASE (-10000)
 

@@ -49,6 +49,15 @@ check_eq "a reader that crashes mid-file: exit 1" "$?" 1
 check_match "... one line naming the file and how the reader died" "$(cat "$T/err")" \
 	"^mmuscope import: $base: corrupt trace data: libtracecmd died reading it \(Segmentation fault\)$"
 check_eq "... no database left" "$(test -e "$T/segv.db" && echo db)" ""
+# ... under a ulimit -v: a crash is said as a crash, not as ENOMEM (it may
+# have been memory, or damage: which is not known)
+case ${MSC_BUILD:-} in
+*asan*) ok "a crash under ulimit -v # skip under ASan" ;;
+*)	MSC_READER_FAULT=segv sh -c "ulimit -v 3000000; exec \"$MSC\" import -q \"$base\" -o \"$T/segv.db\"" \
+		>"$T/out" 2>"$T/err"
+	check_match "a reader that crashes under ulimit -v: the crash, not 'Cannot allocate memory'" \
+		"$(cat "$T/err")" "^mmuscope import: $base: the trace reader failed: libtracecmd died reading it \(Segmentation fault\) within the [0-9]+ MiB of address space this process may have \(ulimit -v\): it may have run out of memory, or the file is damaged$" ;;
+esac
 # the reader sending nonsense (events travel packed: each says its type, its
 # type says its length): refused before anything is read by it, one line
 for c in "bad-type|the reader sent an event of type 255" \
