@@ -571,6 +571,7 @@ int msc_source_open_tracedat_instance(const char *path, const char *instance,
 	struct isolated_source *s;
 	pid_t parent = getpid();
 	char detail[128];
+	bool whole;
 	struct stat st;
 	int fds[2], r;
 
@@ -588,7 +589,7 @@ int msc_source_open_tracedat_instance(const char *path, const char *instance,
 	s->fd = -1;
 	s->pid = -1;
 	/* what the header says wrong is said exactly, before libtracecmd is near it */
-	r = tracedat_check_header(path, detail, sizeof(detail));
+	r = tracedat_check_header(path, detail, sizeof(detail), &whole);
 	if (r) {
 		msc_source_set_error(&s->base, "%s", detail);
 		return msc_source_fail(&s->base, r, err, err_size);
@@ -621,6 +622,15 @@ int msc_source_open_tracedat_instance(const char *path, const char *instance,
 		r = MSC_ERR_INTERRUPTED;
 	if (!r && s->ended)
 		r = s->end ?: MSC_ERR_TRUNC;
+	/*
+	 * libtracecmd says only that it could not load the file: "truncated"
+	 * is for a file shorter than its headers say, and this one is not.
+	 */
+	if (r == MSC_ERR_TRUNC && whole && !msc_source_error(&s->base)[0]) {
+		msc_source_set_error(&s->base, "libtracecmd cannot load its headers or data, though "
+				     "every part its headers name lies inside the file");
+		r = MSC_ERR_CORRUPT;
+	}
 	if (r)
 		return msc_source_fail(&s->base, r, err, err_size);
 	*ret = &s->base;

@@ -612,10 +612,19 @@ static int open_data(const char *path, struct tracecmd_input **ret)
 							    TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
 
 	errno = 0;
-	if (!h || tracecmd_init_data(h) < 0)
-		return errno == ENOMEM ? -ENOMEM : MSC_ERR_TRUNC;	/* no memory is not damage */
-	*ret = h;
-	return 0;
+	if (h && tracecmd_init_data(h) >= 0) {
+		*ret = h;
+		return 0;
+	}
+	if (errno != ENOMEM)
+		return MSC_ERR_TRUNC;
+	/*
+	 * No memory is not damage, but an allocation of more than this
+	 * process could ever map (a chunk count of 2^32) is: a size or count
+	 * in the file is damaged.  Room for libtracecmd's largest window
+	 * (256 MiB) says which.
+	 */
+	return no_room_for(256 << 20) ? -ENOMEM : MSC_ERR_CORRUPT;
 }
 
 /*
@@ -919,6 +928,12 @@ int tracedat_open_direct(const char *path, const char *instance, struct msc_sour
 		add_note(t, "removed %d temporary files libtracecmd left in /tmp (runs that were killed)",
 			 r);
 	r = stat(path, &t->read) ? -errno : open_data(path, &t->handle);
+	if (r == MSC_ERR_CORRUPT) {	/* open_data(): an absurd allocation */
+		msc_source_set_error(&t->base, "libtracecmd asked for more memory than this process "
+				     "could ever have: a size or count in it is damaged");
+		*ret = &t->base;	/* its error says what is wrong */
+		return r;
+	}
 	if (r) {
 		free(t);
 		return r;

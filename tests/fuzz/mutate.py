@@ -127,6 +127,7 @@ def named(data):
     meta = {oid: p for p, oid, _ in options(data, first) if 16 <= oid <= 21}
     return {
         'uname-escapes': uname_escapes(data, first),        # the terminal retitled
+        'zstd-chunk-count-huge': patch(off0, '<I', 0xffffffff),  # 64 GiB asked of malloc
         'instances-2': add_instances(data, ['kvm', 'other']),
         'instance-only': add_instances(data, ['kvm'], top_empty=True),
         'page-size-0': patch(page, '<I', 0),                # SIGFPE
