@@ -76,11 +76,13 @@ void tracecmd_output_close(struct tracecmd_output *handle);
 struct cpu_data {
 	uint64_t start, size;		/* size 0: no data, or its first page unreadable */
 	uint64_t last_offset;		/* of the last record read */
+	uint64_t last_ts;		/* of the last record handed out */
+	uint64_t bad_times;		/* records dropped since, for their time (bad_time()) */
 	bool unreadable;		/* it has data, but no first record */
 };
 
 /* what waits behind the event handed out: the event behind its LOST, a LOST after it */
-#define OUT_MAX 2
+#define OUT_MAX 4
 
 struct tracedat_source {
 	struct msc_source base;
@@ -104,6 +106,7 @@ struct tracedat_source {
 					   are dropped (drop_mapped()), its size bounds
 					   the data (check_layout()) */
 	uint64_t records;		/* read so far */
+	uint64_t bad_times;		/* dropped for their time, in all */
 	char notes[MAX_NOTES][192];	/* warnings of the open and the end */
 	int nr_notes, next_note;
 };
@@ -197,6 +200,8 @@ static bool no_room_for(uint64_t len)
 	return false;
 }
 
+static struct tep_record *peek(struct tracedat_source *t, int cpu);
+
 /* The bytes of @c's data after @offset (what is still to be read of it). */
 static uint64_t cpu_rest(const struct cpu_data *c, uint64_t offset)
 {
@@ -219,7 +224,7 @@ static int check_cpu_end(struct tracedat_source *t, const struct tep_record *rec
 	bool whole;
 
 	c->last_offset = rec->offset;
-	next = tracecmd_peek_data(t->handle, rec->cpu);
+	next = peek(t, rec->cpu);
 	if (next) {
 		/* what merge_next()'s look at the CPU would find: it need not look */
 		t->heap_next_known = t->heap_len > 0 && t->heap[0].cpu == rec->cpu;
@@ -298,6 +303,34 @@ static void drop_mapped(const struct tracedat_source *t)
 	fclose(f);
 }
 
+/*
+ * A record's time is damaged when it is from 2^63 ns on (a page's time of
+ * 2^64-1) or more than BACK_MAX before the last one of its CPU (the records
+ * after such a page's first: its time plus their deltas wraps to near 0):
+ * each CPU's records are in time order as the kernel writes them, but for
+ * an interrupting writer's few microseconds.  Such records are
+ * dropped, counted, and a LOST mark of their count stands where they were;
+ * one with a time past 2^63 is dropped as soon as it is seen (peek()), or
+ * it would hold its CPU's stream behind every other CPU's to the end.
+ */
+#define TS_END (1ULL << 63)
+#define BACK_MAX 1000000000ULL	/* ns: nested writers' small disorder is not damage */
+
+static struct tep_record *peek(struct tracedat_source *t, int cpu)
+{
+	struct tep_record *rec;
+
+	while ((rec = tracecmd_peek_data(t->handle, cpu)) && rec->ts >= TS_END) {
+		rec = tracecmd_read_data(t->handle, cpu);
+		if (!rec)
+			return NULL;
+		t->cpus[cpu].bad_times++;
+		t->bad_times++;
+		tracecmd_free_record(rec);
+	}
+	return rec;
+}
+
 /* Every CPU's next record into the heap (once, before the first read). */
 static int merge_init(struct tracedat_source *t)
 {
@@ -306,7 +339,7 @@ static int merge_init(struct tracedat_source *t)
 		return -ENOMEM;
 	t->heap_len = 0;
 	for (int cpu = 0; cpu < t->nr_cpus; cpu++) {
-		struct tep_record *rec = tracecmd_peek_data(t->handle, cpu);
+		struct tep_record *rec = peek(t, cpu);
 
 		if (rec)
 			t->heap[t->heap_len++] = (struct merge_slot){ .ts = rec->ts, .cpu = cpu };
@@ -334,7 +367,7 @@ static struct tep_record *merge_next(struct tracedat_source *t)
 		t->heap[0].ts = t->heap_next_ts;
 		heap_down(t->heap, t->heap_len, 0);
 	} else if (t->heap_reread && t->heap_len) {
-		next = tracecmd_peek_data(t->handle, t->heap[0].cpu);
+		next = peek(t, t->heap[0].cpu);
 		if (next)
 			t->heap[0].ts = next->ts;
 		else
@@ -360,6 +393,38 @@ static int bad_record(struct tracedat_source *t, const struct tep_record *rec, i
 	return r;
 }
 
+/* A record before its CPU's last (see peek()): counted, to be dropped. */
+static bool bad_time(struct tracedat_source *t, const struct tep_record *rec)
+{
+	struct cpu_data *c = &t->cpus[rec->cpu];
+
+	if (rec->ts + BACK_MAX >= c->last_ts)
+		return false;
+	c->bad_times++;
+	t->bad_times++;
+	return true;
+}
+
+/*
+ * A record of a good time, @r its decode's result (1: *@ret_ev holds its
+ * event): after dropped records of its CPU, their LOST mark comes first,
+ * at the last good time, the event waits behind it.  Returns 0.
+ */
+static int after_good_time(struct tracedat_source *t, const struct tep_record *rec,
+			   struct msc_event *ret_ev, int r)
+{
+	struct cpu_data *c = &t->cpus[rec->cpu];
+
+	c->last_ts = rec->ts;
+	if (!c->bad_times)
+		return 0;
+	if (r > 0)
+		queue(t, *ret_ev);
+	*ret_ev = lost_mark(rec->ts, rec->cpu, c->bad_times);
+	c->bad_times = 0;
+	return 1;
+}
+
 /*
  * The events of one record, in order: the kernel's mark of events it
  * dropped before it, its event, a mark of data lost after it.  The event is
@@ -379,10 +444,25 @@ static int tracedat_next(struct msc_source *src, struct msc_event *ret_ev)
 		return r;
 	for (;;) {
 		rec = merge_next(t);
-		if (!rec)
+		if (!rec) {
+			if (t->bad_times)
+				add_note(t, "%llu records with a damaged time (from 2^63 ns on, or before "
+					 "their CPU's last) were dropped: each run of them is marked lost",
+					 (unsigned long long)t->bad_times);
+			t->bad_times = 0;
 			return 0;
+		}
 		if (!(++t->records % DROP_EVERY))
 			drop_mapped(t);
+		if (rec->cpu >= 0 && rec->cpu < t->nr_cpus && bad_time(t, rec)) {
+			r = check_cpu_end(t, rec);
+			tracecmd_free_record(rec);
+			if (r < 0)
+				return r;
+			if (t->out_len)
+				return pop(t, ret_ev);
+			continue;
+		}
 		r = msc_decoder_decode(t->dec, rec, ret_ev);
 		if (r < 0) {
 			r = bad_record(t, rec, r);
@@ -397,8 +477,11 @@ static int tracedat_next(struct msc_source *src, struct msc_event *ret_ev)
 					    rec->missed_events > 0 ? (uint64_t)rec->missed_events : 0);
 			r = 1;
 		}
-		if (rec->cpu >= 0 && rec->cpu < t->nr_cpus)
-			r = check_cpu_end(t, rec) ?: r;
+		if (rec->cpu >= 0 && rec->cpu < t->nr_cpus) {
+			int mark = after_good_time(t, rec, ret_ev, r), end = check_cpu_end(t, rec);
+
+			r = end < 0 ? end : mark ?: r;
+		}
 		tracecmd_free_record(rec);
 		if (r < 0)
 			return r;

@@ -33,4 +33,20 @@ check_eq "gpa (trace.dat): imported, exit 0" "$?" 0
 check_match "gpa (trace.dat): one warning names the file and the count" \
 	"$(grep -v 'anomalies' "$T/err")" \
 	"^mmuscope import: warning: $T/gpa.dat: 1 events name a guest frame past 57-bit"
+
+# a page whose time is 2^64-1: its first record's time past 2^63, the
+# others' wrapped to near 0.  Dropped, counted, marked lost where they
+# were; no event out of order, no step of 18446744072685 ms
+"$MSC" synth --kernel 6.1 --from-events "$T/gpa.txt" --compression none -o "$T/plain.dat" >/dev/null
+python3 "$(dirname "$0")/../fuzz/mutate.py" "$T/plain.dat" "$T/in" page-time
+f=$T/in/page-time-max.dat
+"$MSC" import -q "$f" -o "$T/pt.db" >"$T/out" 2>"$T/err"
+check_eq "page time 2^64-1: imported" "$?" 0
+check_match "... a warning counts the records dropped" "$(cat "$T/err")" \
+	"$f: ([0-9]+) records with a damaged time \(from 2\^63 ns on, or before their CPU's last\) were dropped: each run of them is marked lost"
+n=$(sed -n "s/.*$(basename "$f"): \([0-9]*\) records with a damaged time.*/\1/p" "$T/err")
+check_eq "... marked lost in the capture" "$(sqlite3 "$T/pt.db" 'select lost, lost_marks from capture')" "$n|0"
+check_eq "... every event accounted for: stored, or counted lost" \
+	"$(( $("$MSC" dump "$T/pt.db" | grep -vc -e '^#' -e ' lost ') + n ))" "$((all - 1))"	# the GPA past 2^57 refused
+check_eq "... no event out of order" "$(grep -c 'out of timestamp order' "$T/err")" 0
 done_testing

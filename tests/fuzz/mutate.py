@@ -2,6 +2,8 @@
 """Damaged copies of a trace.dat, for tests/cli/hostile.sh and `make fuzz`.
 
 Usage: mutate.py INPUT OUTDIR named            the named crashers below
+       mutate.py INPUT OUTDIR page-time        an uncompressed capture's page
+                                               at 2^64-1 ns
        mutate.py INPUT OUTDIR random SEED N    N seeded mutants (1-8 bytes of
                                                the first 64 KiB: the headers,
                                                formats and options)
@@ -113,6 +115,18 @@ def add_instances(data, names, top_empty=False):
     return bytes(b)
 
 
+def page_time(data):
+    """An uncompressed capture (synth --compression none) whose CPU 0's
+    fourth page says it began at 2^64-1 ns."""
+    page, first = header(data)
+    _, table = buffer_cpus(data, first)
+    off = struct.unpack_from('<Q', data, table + 4)[0]
+    pagesz = struct.unpack_from('<I', data, page)[0]
+    b = bytearray(data)
+    struct.pack_into('<Q', b, off + 3 * pagesz, 2**64 - 1)
+    return bytes(b)
+
+
 def named(data):
     page, first = header(data)
 
@@ -148,6 +162,8 @@ def main():
     os.makedirs(out, exist_ok=True)
     if mode == 'named':
         cases = named(data)
+    elif mode == 'page-time':
+        cases = {'page-time-max': page_time(data)}
     else:
         rng = random.Random(int(sys.argv[4]))
         first, end, counts = {
