@@ -99,6 +99,33 @@ for f in "$T"/in/random-*.dat "$T"/in/data-*.dat; do
 done
 check_eq "$n seeded mutants: each imports, or fails with one line naming it; none crashes or hangs" "$bad" 0
 
+# structure-aware families (mutate.py families): instance buffers, a uname
+# with control bytes, a zstd chunk count past any memory.  Each imports with
+# every event read (an instance read or named in a warning) and nothing raw
+# on the terminal, or fails with one line naming the file
+python3 "$(dirname "$0")/../fuzz/mutate.py" "$base" "$T/fam" families "${FUZZ_SEED:-1}" \
+	"$(( ${FUZZ_N:-40} / 10 + 1 ))"
+bad=0
+n=0
+for f in "$T"/fam/*.dat; do
+	n=$((n + 1))
+	timeout 120 "$MSC" import "$f" -o "$T/m.db" >"$T/out" 2>"$T/err"
+	rc=$?
+	case $rc in
+	0) [ "$(cat "$T/out" "$T/err" | tr -d '\n' | LC_ALL=C tr -d '[:print:]' | wc -c)" = 0 ] ||
+		{ bad=$((bad + 1)); diag "$f: a control character reached the terminal"; }
+	   case $f in
+	   */fam-instances-*) grep -q 'instance' "$T/err" ||
+		{ bad=$((bad + 1)); diag "$f: an instance neither read nor named"; } ;;
+	   esac ;;
+	1) [ "$(grep -vc ': warning: ' "$T/err")" = 1 ] && grep -q "^mmuscope import: $f: " "$T/err" ||
+		{ bad=$((bad + 1)); diag "$f: exit 1 with: $(head -2 "$T/err" | tr '\n' '|')"; } ;;
+	*) bad=$((bad + 1)); diag "$f: exit $rc: $(head -2 "$T/err" | tr '\n' '|')" ;;
+	esac
+	rm -f "$T/m.db"
+done
+check_eq "$n files of the structure-aware families: each imports whole, or fails with one line naming it" "$bad" 0
+
 # the database readers: seeded mutants of a real database through report
 # (text, JSON and SVG) and dump; each succeeds, or fails with one
 # line naming the database, never by a signal or a hang

@@ -2,6 +2,8 @@
 """Damaged copies of a trace.dat, for tests/cli/hostile.sh and `make fuzz`.
 
 Usage: mutate.py INPUT OUTDIR named            the named crashers below
+       mutate.py INPUT OUTDIR families SEED N  N of each structure-aware family
+                                               (instances, uname, zstd chunks)
        mutate.py INPUT OUTDIR page-time        an uncompressed capture's page
                                                at 2^64-1 ns
        mutate.py INPUT OUTDIR random SEED N    N seeded mutants (1-8 bytes of
@@ -127,6 +129,31 @@ def page_time(data):
     return bytes(b)
 
 
+def families(data, seed, n):
+    """N seeded files of each structure-aware family, laid out consistently
+    so that the damage reaches the layer it aims at: instance buffers (1-4,
+    random names, the top one empty or not), a uname with random control
+    bytes, a zstd chunk count from 2^28 to 2^32-1."""
+    rng = random.Random(seed)
+    page, first = header(data)
+    _, table = buffer_cpus(data, first)
+    off0 = struct.unpack_from('<Q', data, table + 4)[0]
+    cases = {}
+    for i in range(n):
+        names = ['i%d%s' % (k, ''.join(rng.choice('abcxyz_-') for _ in range(rng.randrange(1, 12))))
+                 for k in range(rng.randrange(1, 5))]
+        cases[f'fam-instances-{seed}-{i}'] = add_instances(data, names, rng.random() < 0.5)
+        b = bytearray(uname_escapes(data, first))
+        p, _, size = next(o for o in options(data, first) if o[1] == 5)
+        for _ in range(rng.randrange(1, 6)):
+            b[p + 6 + rng.randrange(size - 1)] = rng.choice(list(range(1, 32)) + [127])
+        cases[f'fam-uname-{seed}-{i}'] = bytes(b)
+        b = bytearray(data)
+        struct.pack_into('<I', b, off0, rng.randrange(1 << 28, 1 << 32))
+        cases[f'fam-chunks-{seed}-{i}'] = bytes(b)
+    return cases
+
+
 def named(data):
     page, first = header(data)
 
@@ -162,6 +189,8 @@ def main():
     os.makedirs(out, exist_ok=True)
     if mode == 'named':
         cases = named(data)
+    elif mode == 'families':
+        cases = families(data, int(sys.argv[4]), int(sys.argv[5]))
     elif mode == 'page-time':
         cases = {'page-time-max': page_time(data)}
     else:
