@@ -23,6 +23,9 @@ const char cli_help_import[] =
 	"                       k612-npt_tdp_32m/trace.dat -> k612-npt_tdp_32m.db]\n"
 	OUTPUT_HELP
 	"      --text           TRACE is a text event file (`mmuscope dump` lines)\n"
+	"      --instance NAME  the trace-cmd instance buffer read (`record -B NAME`) [the\n"
+	"                       top buffer, or the first instance with events; the others\n"
+	"                       are named in warnings]\n"
 	"      --no-analyze     store the events only; `mmuscope analyze DB` analyzes them\n"
 	"  -q, --quiet          no summary (warnings still go to stderr)\n";
 

@@ -91,15 +91,18 @@ static int dump_capture(struct msc_store *s, const struct msc_capture_row *c,
 	struct msc_event_cursor *cur;
 	struct msc_event ev;
 	char line[MSC_EVENT_LINE_MAX];
+	char src[4096], kind[64], rel[256], vendor[64];
 	bool first = true;
 	int r;
 
-	printf("# capture %lld: %s (%s)%s\n", (long long)c->id, c->source, c->kind,
+	/* what the trace said of itself reaches the terminal escaped */
+	printf("# capture %lld: %s (%s)%s\n", (long long)c->id,
+	       cli_safe(c->source, src, sizeof(src)), cli_safe(c->kind, kind, sizeof(kind)),
 	       c->complete ? "" : " INCOMPLETE");
 	if (c->kernel_release[0])
-		printf("#@ release %s\n", c->kernel_release);
+		printf("#@ release %s\n", cli_safe(c->kernel_release, rel, sizeof(rel)));
 	if (c->vendor[0])
-		printf("#@ host vendor=%s,nonpresent=%#llx\n", c->vendor,
+		printf("#@ host vendor=%s,nonpresent=%#llx\n", cli_safe(c->vendor, vendor, sizeof(vendor)),
 		       (unsigned long long)c->nonpresent_spte);
 	if (c->first_seq < 0)
 		return 0;

@@ -28,6 +28,7 @@
 struct import_opts {
 	const char *input;
 	const char *output;
+	const char *instance;	/* --instance: a trace-cmd instance buffer */
 	char input_buf[4096], output_buf[4096];
 	struct cli_output out;	/* --force, --append, --host */
 	bool text, quiet, no_analyze;
@@ -42,6 +43,7 @@ static int parse_args(int argc, char **argv, struct import_opts *o)
 		{ "text", no_argument, NULL, 't' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "no-analyze", no_argument, NULL, 'N' },
+		{ "instance", required_argument, NULL, 'B' },
 		{ 0 }
 	};
 	const char *in = NULL;
@@ -70,6 +72,9 @@ static int parse_args(int argc, char **argv, struct import_opts *o)
 		case 'N':
 			o->no_analyze = true;
 			break;
+		case 'B':
+			o->instance = optarg;
+			break;
 		default:
 			return -1;
 		}
@@ -89,14 +94,17 @@ static int open_source(const struct import_opts *o, struct msc_source **ret, cha
 {
 	if (o->text)
 		return msc_source_open_text(o->input, ret, err, err_size);
-	return msc_source_open_tracedat(o->input, ret, err, err_size);
+	return msc_source_open_tracedat_instance(o->input, o->instance, ret, err, err_size);
 }
 
 /* One line for a failed source: the error and its detail (@detail may be "") */
 static void report_source_error(const struct import_opts *o, const char *detail, int r)
 {
+	char safe[512];
+
 	if (detail[0])
-		cli_error("%s: %s: %s", o->input, msc_strerror(r), detail);
+		cli_error("%s: %s: %s", o->input, msc_strerror(r),
+			  cli_safe(detail, safe, sizeof(safe)));
 	else
 		cli_error("%s: %s", o->input, msc_strerror(r));
 }
@@ -125,7 +133,7 @@ static void print_summary(const struct import_opts *o, const struct msc_source *
 	const struct msc_capture_info *info = msc_source_info(src);
 	const struct msc_host *h = msc_ingest_host(ing);
 	struct msc_ingest_counts c;
-	char a[32], b[32];
+	char a[32], b[32], rel[256], comp[128], clock[128];
 
 	msc_ingest_get_counts(ing, &c);
 	printf("%s -> %s: %s events in %.2f s (%s events/s)\n", o->input, o->output,
@@ -147,13 +155,17 @@ static void print_summary(const struct import_opts *o, const struct msc_source *
 	}
 	printf("\n  host: %s SPTE layout (%s), kernel %s, %s\n",
 	       msc_vendor_name(h->vendor), msc_host_source_name(h->vendor_source),
-	       h->release[0] ? h->release : "unknown",
+	       h->release[0] ? cli_safe(h->release, rel, sizeof(rel)) : "unknown",
 	       h->tdp_mmu ? "TDP MMU" : "shadow/legacy MMU (no spte_changed events)");
 	print_specials(ing, &c);
 	if (info->compression[0] || info->file_version)
 		printf("  file: trace.dat v%d%s%s, clock %s, %d cpus\n", info->file_version,
-		       info->compression[0] ? " " : "", info->compression,
-		       info->trace_clock[0] ? info->trace_clock : "?", info->nr_cpus);
+		       info->compression[0] ? " " : "",
+		       cli_safe(info->compression, comp, sizeof(comp)),
+		       info->trace_clock[0] ? cli_safe(info->trace_clock, clock, sizeof(clock)) : "?",
+		       info->nr_cpus);
+	if (info->instance[0])
+		printf("  instance buffer: %s\n", cli_safe(info->instance, clock, sizeof(clock)));
 }
 
 static bool has_kvm_events(const struct msc_ingest *ing)
@@ -283,6 +295,21 @@ static void progress_end(struct progress *p)
 		fprintf(stderr, "\r\033[K");
 }
 
+/* The events ingest refused as damaged: one warning per kind, with the count. */
+static void warn_refused(const struct import_opts *o, const struct msc_ingest *ing)
+{
+	struct msc_ingest_counts c;
+	char n[32];
+
+	msc_ingest_get_counts(ing, &c);
+	if (c.bad_frame)
+		cli_warn("%s: %s events name a guest frame past 57-bit guest physical addresses "
+			 "(damaged): not stored", o->input, cli_count(c.bad_frame, n, sizeof(n)));
+	if (c.bad_ts)
+		cli_warn("%s: %s events have a time from 2^63 ns on (damaged): not stored",
+			 o->input, cli_count(c.bad_ts, n, sizeof(n)));
+}
+
 static int run_ingest(const struct import_opts *o, struct msc_source *src,
 		      struct msc_store *store, const char *db_path)
 {
@@ -291,6 +318,7 @@ static int run_ingest(const struct import_opts *o, struct msc_source *src,
 	struct msc_ingest_counts c;
 	bool store_failed = false;	/* the error came from the store or the analysis */
 	const char *w;
+	char safe[512];
 	double t0 = msc_mono_s();
 	int r, ra;
 
@@ -309,10 +337,11 @@ static int run_ingest(const struct import_opts *o, struct msc_source *src,
 			progress_show(&p, o->input, ing);
 		progress_end(&p);
 	}
-	if (cli_stop)
+	if (cli_stop || r == MSC_ERR_INTERRUPTED)
 		r = MSC_ERR_INTERRUPTED;	/* whatever the interrupted read said */
 	while ((w = msc_source_next_warning(src)))
-		cli_warn("%s: %s", o->input, w);
+		cli_warn("%s: %s", o->input, cli_safe(w, safe, sizeof(safe)));
+	warn_refused(o, ing);
 	if (!r && !has_kvm_events(ing))
 		r = MSC_ERR_NO_KVM;
 	if (!r)
@@ -327,7 +356,7 @@ static int run_ingest(const struct import_opts *o, struct msc_source *src,
 	if (!r && (r = analysis_finish(&an, store)))
 		store_failed = true;
 	if (!r && msc_ingest_note(ing)[0])
-		cli_warn("%s: %s", o->input, msc_ingest_note(ing));
+		cli_warn("%s: %s", o->input, cli_safe(msc_ingest_note(ing), safe, sizeof(safe)));
 	if (!r && (r = msc_store_finish(store)))
 		store_failed = true;
 	if (!r && !o->quiet)
@@ -363,6 +392,10 @@ int cmd_import(int argc, char **argv)
 		return 2;
 	cli_catch_signals();
 	r = open_source(&o, &src, err, sizeof(err));
+	if (r && (cli_stop || r == MSC_ERR_INTERRUPTED)) {
+		cli_error("%s: interrupted; no database written", o.input);
+		return 130;
+	}
 	if (r) {
 		report_source_error(&o, err, r);
 		return 1;
@@ -394,7 +427,7 @@ int cmd_import(int argc, char **argv)
 	msc_store_close(store);
 	msc_source_close(src);
 	if (o.out.append)
-		return r ? 1 : 0;
+		return !r ? 0 : r == MSC_ERR_INTERRUPTED ? 130 : 1;
 	if (!r && rename(tmp, o.output)) {
 		cli_error("%s: cannot rename %s into place: %s", o.output, tmp, strerror(errno));
 		r = -errno;
@@ -402,7 +435,7 @@ int cmd_import(int argc, char **argv)
 	cli_release_db(claim);
 	if (r) {
 		cli_remove_db(tmp);
-		return cli_stop ? 130 : 1;
+		return r == MSC_ERR_INTERRUPTED ? 130 : 1;
 	}
 	return 0;
 

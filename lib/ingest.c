@@ -231,6 +231,33 @@ static int start(struct msc_ingest *ing)
 	return r;
 }
 
+/*
+ * No event stored names a guest frame past 57-bit guest physical addresses
+ * (5-level paging: GFNs below 2^45) nor a time from 2^63 ns on (292 years
+ * of uptime; durations are signed): such a value is damage, not something
+ * a kernel traces.  The event is refused and counted (counts.bad_frame,
+ * bad_ts); the import goes on.  spte_changed is the exception for frames:
+ * the analyzer stores it as a BAD_SPTE anomaly, which says more.
+ */
+#define GFN_END (1ULL << 45)
+#define TS_END (1ULL << 63)
+
+static bool refused(struct msc_ingest *ing, const struct msc_event *ev)
+{
+	uint64_t first, last;
+
+	if (ev->ts >= TS_END) {
+		ing->counts.bad_ts++;
+		return true;
+	}
+	if (ev->type != MSC_EV_SPTE_CHANGED && msc_event_gfns(ev, &first, &last) &&
+	    (first >= GFN_END || last >= GFN_END || last < first)) {
+		ing->counts.bad_frame++;
+		return true;
+	}
+	return false;
+}
+
 /**
  * msc_ingest_step - move up to @max_events events from source to store
  *
@@ -246,6 +273,8 @@ int msc_ingest_step(struct msc_ingest *ing, size_t max_events)
 		r = msc_source_next(ing->src, &ev);
 		if (r <= 0)
 			return r;
+		if (refused(ing, &ev))
+			continue;
 		ing->counts.events++;
 		ing->counts.by_type[ev.type]++;
 		if (ing->counts.started) {

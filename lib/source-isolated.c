@@ -190,8 +190,8 @@ static int send_events(int fd, char *buf, size_t len, const char **fault)
 	return send_msg(fd, MSG_EVENTS, buf, len, NULL, 0);
 }
 
-static void __attribute__((noreturn)) child(const char *path, uint64_t file_size, int fd,
-					    pid_t parent)
+static void __attribute__((noreturn)) child(const char *path, const char *instance,
+					    uint64_t file_size, int fd, pid_t parent)
 {
 	const char *fault = getenv("MSC_READER_FAULT");
 	struct msc_source *src = NULL;
@@ -204,7 +204,7 @@ static void __attribute__((noreturn)) child(const char *path, uint64_t file_size
 	if (!source_child_start(parent))
 		_exit(1);
 	child_limits(file_size);
-	r = tracedat_open_direct(path, &src);
+	r = tracedat_open_direct(path, instance, &src);
 	if (r) {
 		send_end(fd, src, r);
 		_exit(0);
@@ -298,13 +298,28 @@ static int child_died(struct isolated_source *s)
 	while (waitpid(s->pid, &status, 0) < 0)
 		if (errno != EINTR)
 			return -errno;
+	tracedat_copy_remove(s->pid);
 	s->pid = -1;
+	/*
+	 * Ctrl-C reaches the whole process group: a reader dead of SIGINT
+	 * or SIGTERM was asked to stop with us, it did not crash.
+	 */
+	if (WIFSIGNALED(status) && (WTERMSIG(status) == SIGINT || WTERMSIG(status) == SIGTERM)) {
+		msc_source_set_error(&s->base, "the reader was stopped (%s)",
+				     strsignal(WTERMSIG(status)));
+		return MSC_ERR_INTERRUPTED;
+	}
 	limit = WIFSIGNALED(status) && WTERMSIG(status) != SIGKILL ? tight_limit(s) : 0;
 	if (limit) {
+		/*
+		 * A crash, not ENOMEM: libtracecmd may have died of a failed
+		 * allocation it did not check, or of damage; which, is not known.
+		 */
 		msc_source_set_error(&s->base, "libtracecmd died reading it (%s) within the %llu MiB "
-				     "of address space this process may have (ulimit -v)",
+				     "of address space this process may have (ulimit -v): it may "
+				     "have run out of memory, or the file is damaged",
 				     strsignal(WTERMSIG(status)), (unsigned long long)(limit >> 20));
-		return -ENOMEM;
+		return MSC_ERR_READER;
 	}
 	if (WIFSIGNALED(status))
 		msc_source_set_error(&s->base, "libtracecmd died reading it (%s)",
@@ -409,6 +424,7 @@ static int bad_message(struct isolated_source *s)
 	kill(s->pid, SIGKILL);
 	while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
 		;
+	tracedat_copy_remove(s->pid);
 	s->pid = -1;
 	s->ended = true;
 	s->end = MSC_ERR_CORRUPT;
@@ -495,6 +511,7 @@ static void isolated_close(struct msc_source *src)
 		kill(s->pid, SIGKILL);
 		while (waitpid(s->pid, NULL, 0) < 0 && errno == EINTR)
 			;
+		tracedat_copy_remove(s->pid);	/* it may have been copying */
 	}
 	for (size_t i = 0; i < s->nr_warnings; i++)
 		free(s->warnings[i]);
@@ -512,8 +529,27 @@ static const struct msc_source_ops isolated_ops = {
 };
 
 /**
- * msc_source_open_tracedat - open a trace-cmd trace.dat for reading
+ * msc_source_open_tracedat - open a trace-cmd trace.dat for reading: its
+ *	top buffer, or when that holds no event its first instance that does
  * @path: the file
+ * @ret: the source, closed with msc_source_close()
+ * @err: why it failed
+ * @err_size: its size
+ *
+ * As msc_source_open_tracedat_instance() with no instance named.
+ */
+int msc_source_open_tracedat(const char *path, struct msc_source **ret, char *err,
+			     size_t err_size)
+{
+	return msc_source_open_tracedat_instance(path, NULL, ret, err, err_size);
+}
+
+/**
+ * msc_source_open_tracedat_instance - open a trace-cmd trace.dat for reading
+ * @path: the file
+ * @instance: the instance buffer to read (`trace-cmd record -B NAME`), or
+ *	NULL: the top buffer, or its first instance with events when it has
+ *	none; the instances not read are named in warnings
  * @ret: the source, closed with msc_source_close()
  * @err: why it failed, one line (source.h), or NULL
  * @err_size: its size
@@ -526,14 +562,16 @@ static const struct msc_source_ops isolated_ops = {
  * says how); MSC_ERR_TRUNC when it ends early or libtracecmd cannot load its
  * headers or data sections (a short or damaged file); MSC_ERR_CORRUPT when reading
  * it crashed or looped; MSC_ERR_TMPCOPY when the uncompressed copy of a
- * large compressed file cannot be written.
+ * large compressed file cannot be written; MSC_ERR_NO_INSTANCE when it has
+ * no instance @instance; MSC_ERR_INTERRUPTED when a signal stopped it.
  */
-int msc_source_open_tracedat(const char *path, struct msc_source **ret, char *err,
-			     size_t err_size)
+int msc_source_open_tracedat_instance(const char *path, const char *instance,
+				      struct msc_source **ret, char *err, size_t err_size)
 {
 	struct isolated_source *s;
 	pid_t parent = getpid();
 	char detail[128];
+	bool whole;
 	struct stat st;
 	int fds[2], r;
 
@@ -551,7 +589,7 @@ int msc_source_open_tracedat(const char *path, struct msc_source **ret, char *er
 	s->fd = -1;
 	s->pid = -1;
 	/* what the header says wrong is said exactly, before libtracecmd is near it */
-	r = tracedat_check_header(path, detail, sizeof(detail));
+	r = tracedat_check_header(path, detail, sizeof(detail), &whole);
 	if (r) {
 		msc_source_set_error(&s->base, "%s", detail);
 		return msc_source_fail(&s->base, r, err, err_size);
@@ -574,7 +612,7 @@ int msc_source_open_tracedat(const char *path, struct msc_source **ret, char *er
 	}
 	if (!s->pid) {
 		close(fds[0]);
-		child(path, s->file_size, fds[1], parent);
+		child(path, instance, s->file_size, fds[1], parent);
 	}
 	close(fds[1]);
 	s->fd = fds[0];
@@ -584,6 +622,15 @@ int msc_source_open_tracedat(const char *path, struct msc_source **ret, char *er
 		r = MSC_ERR_INTERRUPTED;
 	if (!r && s->ended)
 		r = s->end ?: MSC_ERR_TRUNC;
+	/*
+	 * libtracecmd says only that it could not load the file: "truncated"
+	 * is for a file shorter than its headers say, and this one is not.
+	 */
+	if (r == MSC_ERR_TRUNC && whole && !msc_source_error(&s->base)[0]) {
+		msc_source_set_error(&s->base, "libtracecmd cannot load its headers or data, though "
+				     "every part its headers name lies inside the file");
+		r = MSC_ERR_CORRUPT;
+	}
 	if (r)
 		return msc_source_fail(&s->base, r, err, err_size);
 	*ret = &s->base;

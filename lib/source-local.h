@@ -7,6 +7,7 @@
 #ifndef MSC_SOURCE_LOCAL_H
 #define MSC_SOURCE_LOCAL_H
 
+#include <stdbool.h>
 #include <sys/types.h>
 
 #include "mmuscope/event.h"
@@ -39,8 +40,9 @@ bool source_child_start(pid_t parent);
 
 /* source-tracedat.c: the trace.dat source, in this process (source-isolated.c runs it) */
 #define TRACEDAT_MAX_CPUS 8192	/* x86's largest NR_CPUS: more is a damaged file */
-int tracedat_open_direct(const char *path, struct msc_source **ret);
-int tracedat_check_header(const char *path, char *detail, size_t size);
+int tracedat_open_direct(const char *path, const char *instance, struct msc_source **ret);
+int tracedat_copy_remove(pid_t pid);
+int tracedat_check_header(const char *path, char *detail, size_t size, bool *whole);
 int tracedat_cpu_overlap(char *buf, size_t size, int cpu_a, int cpu_b, uint64_t at, uint64_t len);
 
 /* tracecmd-tmp.c: libtracecmd's per-CPU temporary files in /tmp */

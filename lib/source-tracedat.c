@@ -12,6 +12,7 @@
  */
 #include "mmuscope/source.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -75,15 +76,18 @@ void tracecmd_output_close(struct tracecmd_output *handle);
 struct cpu_data {
 	uint64_t start, size;		/* size 0: no data, or its first page unreadable */
 	uint64_t last_offset;		/* of the last record read */
+	uint64_t last_ts;		/* of the last record handed out */
+	uint64_t bad_times;		/* records dropped since, for their time (bad_time()) */
 	bool unreadable;		/* it has data, but no first record */
 };
 
 /* what waits behind the event handed out: the event behind its LOST, a LOST after it */
-#define OUT_MAX 2
+#define OUT_MAX 4
 
 struct tracedat_source {
 	struct msc_source base;
-	struct tracecmd_input *handle;
+	struct tracecmd_input *handle;	/* the buffer read: the top one, or an instance */
+	struct tracecmd_input *top;	/* the file's, when an instance is read */
 	struct msc_decoder *dec;
 	struct msc_event out[OUT_MAX];	/* events waiting to be handed out, a ring */
 	int out_head, out_len;
@@ -102,6 +106,7 @@ struct tracedat_source {
 					   are dropped (drop_mapped()), its size bounds
 					   the data (check_layout()) */
 	uint64_t records;		/* read so far */
+	uint64_t bad_times;		/* dropped for their time, in all */
 	char notes[MAX_NOTES][192];	/* warnings of the open and the end */
 	int nr_notes, next_note;
 };
@@ -195,6 +200,8 @@ static bool no_room_for(uint64_t len)
 	return false;
 }
 
+static struct tep_record *peek(struct tracedat_source *t, int cpu);
+
 /* The bytes of @c's data after @offset (what is still to be read of it). */
 static uint64_t cpu_rest(const struct cpu_data *c, uint64_t offset)
 {
@@ -217,7 +224,7 @@ static int check_cpu_end(struct tracedat_source *t, const struct tep_record *rec
 	bool whole;
 
 	c->last_offset = rec->offset;
-	next = tracecmd_peek_data(t->handle, rec->cpu);
+	next = peek(t, rec->cpu);
 	if (next) {
 		/* what merge_next()'s look at the CPU would find: it need not look */
 		t->heap_next_known = t->heap_len > 0 && t->heap[0].cpu == rec->cpu;
@@ -296,6 +303,34 @@ static void drop_mapped(const struct tracedat_source *t)
 	fclose(f);
 }
 
+/*
+ * A record's time is damaged when it is from 2^63 ns on (a page's time of
+ * 2^64-1) or more than BACK_MAX before the last one of its CPU (the records
+ * after such a page's first: its time plus their deltas wraps to near 0):
+ * each CPU's records are in time order as the kernel writes them, but for
+ * an interrupting writer's few microseconds.  Such records are
+ * dropped, counted, and a LOST mark of their count stands where they were;
+ * one with a time past 2^63 is dropped as soon as it is seen (peek()), or
+ * it would hold its CPU's stream behind every other CPU's to the end.
+ */
+#define TS_END (1ULL << 63)
+#define BACK_MAX 1000000000ULL	/* ns: nested writers' small disorder is not damage */
+
+static struct tep_record *peek(struct tracedat_source *t, int cpu)
+{
+	struct tep_record *rec;
+
+	while ((rec = tracecmd_peek_data(t->handle, cpu)) && rec->ts >= TS_END) {
+		rec = tracecmd_read_data(t->handle, cpu);
+		if (!rec)
+			return NULL;
+		t->cpus[cpu].bad_times++;
+		t->bad_times++;
+		tracecmd_free_record(rec);
+	}
+	return rec;
+}
+
 /* Every CPU's next record into the heap (once, before the first read). */
 static int merge_init(struct tracedat_source *t)
 {
@@ -304,7 +339,7 @@ static int merge_init(struct tracedat_source *t)
 		return -ENOMEM;
 	t->heap_len = 0;
 	for (int cpu = 0; cpu < t->nr_cpus; cpu++) {
-		struct tep_record *rec = tracecmd_peek_data(t->handle, cpu);
+		struct tep_record *rec = peek(t, cpu);
 
 		if (rec)
 			t->heap[t->heap_len++] = (struct merge_slot){ .ts = rec->ts, .cpu = cpu };
@@ -332,7 +367,7 @@ static struct tep_record *merge_next(struct tracedat_source *t)
 		t->heap[0].ts = t->heap_next_ts;
 		heap_down(t->heap, t->heap_len, 0);
 	} else if (t->heap_reread && t->heap_len) {
-		next = tracecmd_peek_data(t->handle, t->heap[0].cpu);
+		next = peek(t, t->heap[0].cpu);
 		if (next)
 			t->heap[0].ts = next->ts;
 		else
@@ -358,6 +393,38 @@ static int bad_record(struct tracedat_source *t, const struct tep_record *rec, i
 	return r;
 }
 
+/* A record before its CPU's last (see peek()): counted, to be dropped. */
+static bool bad_time(struct tracedat_source *t, const struct tep_record *rec)
+{
+	struct cpu_data *c = &t->cpus[rec->cpu];
+
+	if (rec->ts + BACK_MAX >= c->last_ts)
+		return false;
+	c->bad_times++;
+	t->bad_times++;
+	return true;
+}
+
+/*
+ * A record of a good time, @r its decode's result (1: *@ret_ev holds its
+ * event): after dropped records of its CPU, their LOST mark comes first,
+ * at the last good time, the event waits behind it.  Returns 0.
+ */
+static int after_good_time(struct tracedat_source *t, const struct tep_record *rec,
+			   struct msc_event *ret_ev, int r)
+{
+	struct cpu_data *c = &t->cpus[rec->cpu];
+
+	c->last_ts = rec->ts;
+	if (!c->bad_times)
+		return 0;
+	if (r > 0)
+		queue(t, *ret_ev);
+	*ret_ev = lost_mark(rec->ts, rec->cpu, c->bad_times);
+	c->bad_times = 0;
+	return 1;
+}
+
 /*
  * The events of one record, in order: the kernel's mark of events it
  * dropped before it, its event, a mark of data lost after it.  The event is
@@ -377,10 +444,25 @@ static int tracedat_next(struct msc_source *src, struct msc_event *ret_ev)
 		return r;
 	for (;;) {
 		rec = merge_next(t);
-		if (!rec)
+		if (!rec) {
+			if (t->bad_times)
+				add_note(t, "%llu records with a damaged time (from 2^63 ns on, or before "
+					 "their CPU's last) were dropped: each run of them is marked lost",
+					 (unsigned long long)t->bad_times);
+			t->bad_times = 0;
 			return 0;
+		}
 		if (!(++t->records % DROP_EVERY))
 			drop_mapped(t);
+		if (rec->cpu >= 0 && rec->cpu < t->nr_cpus && bad_time(t, rec)) {
+			r = check_cpu_end(t, rec);
+			tracecmd_free_record(rec);
+			if (r < 0)
+				return r;
+			if (t->out_len)
+				return pop(t, ret_ev);
+			continue;
+		}
 		r = msc_decoder_decode(t->dec, rec, ret_ev);
 		if (r < 0) {
 			r = bad_record(t, rec, r);
@@ -395,8 +477,11 @@ static int tracedat_next(struct msc_source *src, struct msc_event *ret_ev)
 					    rec->missed_events > 0 ? (uint64_t)rec->missed_events : 0);
 			r = 1;
 		}
-		if (rec->cpu >= 0 && rec->cpu < t->nr_cpus)
-			r = check_cpu_end(t, rec) ?: r;
+		if (rec->cpu >= 0 && rec->cpu < t->nr_cpus) {
+			int mark = after_good_time(t, rec, ret_ev, r), end = check_cpu_end(t, rec);
+
+			r = end < 0 ? end : mark ?: r;
+		}
 		tracecmd_free_record(rec);
 		if (r < 0)
 			return r;
@@ -428,6 +513,8 @@ static void tracedat_close(struct msc_source *src)
 	msc_decoder_free(t->dec);
 	if (t->handle)
 		tracecmd_close(t->handle);
+	if (t->top)
+		tracecmd_close(t->top);
 	free(t->cpus);
 	free(t->heap);
 	free(t);
@@ -608,10 +695,19 @@ static int open_data(const char *path, struct tracecmd_input **ret)
 							    TRACECMD_FL_LOAD_NO_SYSTEM_PLUGINS);
 
 	errno = 0;
-	if (!h || tracecmd_init_data(h) < 0)
-		return errno == ENOMEM ? -ENOMEM : MSC_ERR_TRUNC;	/* no memory is not damage */
-	*ret = h;
-	return 0;
+	if (h && tracecmd_init_data(h) >= 0) {
+		*ret = h;
+		return 0;
+	}
+	if (errno != ENOMEM)
+		return MSC_ERR_TRUNC;
+	/*
+	 * No memory is not damage, but an allocation of more than this
+	 * process could ever map (a chunk count of 2^32) is: a size or count
+	 * in the file is damaged.  Room for libtracecmd's largest window
+	 * (256 MiB) says which.
+	 */
+	return no_room_for(256 << 20) ? -ENOMEM : MSC_ERR_CORRUPT;
 }
 
 /*
@@ -695,6 +791,33 @@ static int copy_uncompressed(const char *path, const char *tmp)
 									  MSC_ERR_TMPCOPY;
 }
 
+/* Where uncompressed copies are written: $TMPDIR, or /var/tmp. */
+static const char *copy_dir(void)
+{
+	const char *dir = getenv("TMPDIR");
+
+	return dir && *dir ? dir : "/var/tmp";
+}
+
+/**
+ * tracedat_copy_remove - remove the uncompressed copy the reader @pid was
+ *	writing, if any ("mmuscope-<pid>-XXXXXX.dat" in copy_dir())
+ * @pid: a reader that is dead (and reaped): its copying child dies with it
+ *
+ * What its parent calls once the reader is gone before it could unlink the
+ * copy (killed, interrupted): an interrupted import leaves no host data in
+ * $TMPDIR.  Only this user's copies of that exact shape whose process is
+ * gone are removed (msc_file_clean()): @pid's, and any a killed run left.
+ * Returns how many were removed.
+ */
+int tracedat_copy_remove(pid_t pid)
+{
+	int n = msc_file_clean(copy_dir(), "mmuscope-", "-XXXXXX.dat");
+
+	(void)pid;	/* gone: its copy is one of the dead's */
+	return max(n, 0);
+}
+
 /*
  * The uncompressed copy of a large compressed file, open and unlinked.  Its
  * name carries the pid ("mmuscope-<pid>-XXXXXX.dat"): the copies of killed
@@ -702,11 +825,10 @@ static int copy_uncompressed(const char *path, const char *tmp)
  */
 static int open_uncompressed(struct tracedat_source *t, const char *path)
 {
-	const char *dir = getenv("TMPDIR");
+	const char *dir = copy_dir();
 	char tmp[4096];
 	int fd, r;
 
-	dir = dir && *dir ? dir : "/var/tmp";
 	msc_file_clean(dir, "mmuscope-", "-XXXXXX.dat");
 	snprintf(tmp, sizeof(tmp), "%s/mmuscope-%d-XXXXXX.dat", dir, (int)getpid());
 	fd = mkstemps(tmp, 4);	/* 0600: a trace holds host physical addresses */
@@ -781,9 +903,74 @@ static int read_copy(struct tracedat_source *t, const char *path)
 	return stat(path, &t->read) ? -errno : open_data(path, &t->handle);
 }
 
+/* Whether any CPU of @h has a record. */
+static bool has_records(struct tracecmd_input *h)
+{
+	for (int cpu = 0; cpu < tracecmd_cpus(h); cpu++)
+		if (tracecmd_peek_data(h, cpu))
+			return true;
+	return false;
+}
+
+/*
+ * trace-cmd's instance buffers (`trace-cmd record -B NAME`): each is a
+ * capture of its own.  The one named @instance is read; without a name,
+ * the top buffer, or when it holds no record, the first instance that
+ * does.  Every instance not read is named in a note, so that none is
+ * ignored without a word.  Returns 0, or MSC_ERR_NO_INSTANCE (the source's
+ * error names those there are).
+ */
+static int pick_buffer(struct tracedat_source *t, const char *instance)
+{
+	int nr = max(tracecmd_buffer_instances(t->handle), 0), pick = -1;
+	char names[160] = "";
+
+	for (int i = 0; i < nr; i++) {
+		const char *name = tracecmd_buffer_instance_name(t->handle, i);
+
+		if (instance && name && !strcmp(name, instance))
+			pick = i;
+		snprintf(names + strlen(names), sizeof(names) - strlen(names), "%s%s",
+			 i ? ", " : "", name ? name : "?");
+	}
+	if (instance && pick < 0) {
+		msc_source_set_error(&t->base, "no instance buffer \"%s\" (%s%s)", instance,
+				     nr ? "it has: " : "it has none", names);
+		return MSC_ERR_NO_INSTANCE;
+	}
+	for (int i = 0; !instance && i < nr && !has_records(t->handle); i++) {
+		struct tracecmd_input *h = tracecmd_buffer_instance_handle(t->handle, i);
+
+		if (!h)
+			continue;
+		if (has_records(h))
+			pick = i;
+		tracecmd_close(h);
+		if (pick >= 0)
+			add_note(t, "the top buffer holds no events: instance \"%s\" is read",
+				 tracecmd_buffer_instance_name(t->handle, i));
+	}
+	for (int i = 0; i < nr; i++)
+		if (i != pick)
+			add_note(t, "instance buffer \"%s\" is not read (import --instance %s)",
+				 tracecmd_buffer_instance_name(t->handle, i),
+				 tracecmd_buffer_instance_name(t->handle, i));
+	if (pick < 0)
+		return 0;
+	t->top = t->handle;
+	t->handle = tracecmd_buffer_instance_handle(t->top, pick);
+	if (!t->handle)
+		return MSC_ERR_TRUNC;
+	snprintf(t->base.info.instance, sizeof(t->base.info.instance), "%s",
+		 tracecmd_buffer_instance_name(t->top, pick));
+	t->base.info.nr_cpus = tracecmd_cpus(t->handle);
+	return 0;
+}
+
 /**
  * tracedat_open_direct - open a trace-cmd trace.dat for reading, here
  * @path: the file
+ * @instance: the instance buffer to read, or NULL (see pick_buffer())
  * @ret: the source, closed with msc_source_close()
  *
  * What msc_source_open_tracedat() runs in its child (source-isolated.c),
@@ -795,7 +982,7 @@ static int read_copy(struct tracedat_source *t, const char *path)
  * or data sections (a short or damaged file); MSC_ERR_TMPCOPY when the
  * uncompressed copy of a large compressed file cannot be written.
  */
-int tracedat_open_direct(const char *path, struct msc_source **ret)
+int tracedat_open_direct(const char *path, const char *instance, struct msc_source **ret)
 {
 	struct tracedat_source *t;
 	int r;
@@ -811,12 +998,24 @@ int tracedat_open_direct(const char *path, struct msc_source **ret)
 		add_note(t, "removed %d temporary files libtracecmd left in /tmp (runs that were killed)",
 			 r);
 	r = stat(path, &t->read) ? -errno : open_data(path, &t->handle);
+	if (r == MSC_ERR_CORRUPT) {	/* open_data(): an absurd allocation */
+		msc_source_set_error(&t->base, "libtracecmd asked for more memory than this process "
+				     "could ever have: a size or count in it is damaged");
+		*ret = &t->base;	/* its error says what is wrong */
+		return r;
+	}
 	if (r) {
 		free(t);
 		return r;
 	}
 	fill_info(t);
-	if (t->base.info.compression[0] && t->read.st_size > COPY_ABOVE) {
+	r = pick_buffer(t, instance);
+	if (r) {
+		*ret = &t->base;	/* its error says what is wrong */
+		return r;
+	}
+	/* an instance is read as it is: libtracecmd's copy is of the top buffer */
+	if (!t->top && t->base.info.compression[0] && t->read.st_size > COPY_ABOVE) {
 		r = read_copy(t, path);
 		if (r) {
 			free(t);

@@ -64,6 +64,7 @@ struct check {
 	size_t size;
 	struct ranges cpus;	/* every CPU's data of every buffer */
 	struct ranges sections;	/* every section the chain names */
+	bool whole;		/* every options section was read: all lie in the file */
 };
 
 static int add_range(struct ranges *rs, struct range r)
@@ -341,7 +342,7 @@ static int walk_sections(struct check *c, uint64_t first)
 			return fail(c, MSC_ERR_HEADER, "the section at offset %llu has id %u, not options",
 				    (unsigned long long)off, id);
 		if (flags & SECTION_COMPRESSED)
-			break;		/* libtracecmd reads it; it checks the rest */
+			return no_overlap(c);	/* libtracecmd reads it; it checks the rest */
 		if (size > MAX_OPTIONS_SIZE)
 			return fail(c, MSC_ERR_HEADER, "an options section of %llu bytes",
 				    (unsigned long long)size);
@@ -354,6 +355,7 @@ static int walk_sections(struct check *c, uint64_t first)
 		free(d);
 		off = next;
 	}
+	c->whole = !r;
 	return r ? r : no_overlap(c);
 }
 
@@ -364,9 +366,12 @@ static int walk_sections(struct check *c, uint64_t first)
  * KiB, and for version 7 the compression's name and the chain of sections
  * (above).  @detail says what is wrong.  Returns 0, MSC_ERR_NOT_TRACE,
  * MSC_ERR_TRUNC (something lies past the end), MSC_ERR_HEADER,
- * MSC_ERR_CORRUPT (CPUs' data overlap), -ENOMEM or -errno.
+ * MSC_ERR_CORRUPT (CPUs' data overlap), -ENOMEM or -errno.  *@whole says
+ * (version 7, every options section plain) that every section and every
+ * CPU's data the file names lies inside it: then the file is not short,
+ * whatever libtracecmd finds wrong in it.
  */
-int tracedat_check_header(const char *path, char *detail, size_t size)
+int tracedat_check_header(const char *path, char *detail, size_t size, bool *whole)
 {
 	unsigned char h[256];
 	size_t n = 0, magic = sizeof(TRACEDAT_MAGIC) - 1, v, p;
@@ -439,5 +444,6 @@ int tracedat_check_header(const char *path, char *detail, size_t size)
 	free(c.cpus.r);
 	free(c.sections.r);
 	close(c.fd);
+	*whole = !r && c.whole;
 	return r;
 }

@@ -32,7 +32,9 @@
 	X(HEADER, "bad trace.dat header")                                      \
 	X(NOT_REG, "not a regular file")                                       \
 	X(DAMAGED, "database is damaged")                                      \
-	X(FOREIGN, "database holds an object mmuscope does not make")
+	X(FOREIGN, "database holds an object mmuscope does not make")          \
+	X(NO_INSTANCE, "no such trace-cmd instance buffer")                    \
+	X(READER, "the trace reader failed")
 
 #define MSC_ERR_BASE (-10000)
 

@@ -37,6 +37,8 @@ struct msc_ingest_counts {
 	uint64_t events;		/* events the source handed out */
 	uint64_t by_type[MSC_EV_NR];	/* ... per enum msc_event_type */
 	uint64_t unexplained;		/* installs over a non-present value no layout explains */
+	uint64_t bad_frame;		/* refused: a guest frame past 57-bit addresses */
+	uint64_t bad_ts;		/* refused: a time from 2^63 ns on */
 	bool started;			/* the capture row is written, the host final */
 	bool store_failed;		/* the last error came from the store, not the source */
 };

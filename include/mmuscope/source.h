@@ -30,6 +30,7 @@ struct msc_capture_info {
 	char trace_clock[32];
 	int nr_cpus;
 	struct msc_host host;	/* what the source says of its host */
+	char instance[64];	/* the trace-cmd instance buffer read; "": the top one */
 };
 
 /*
@@ -40,6 +41,8 @@ struct msc_capture_info {
  */
 int msc_source_open_tracedat(const char *path, struct msc_source **ret, char *err,
 			     size_t err_size);
+int msc_source_open_tracedat_instance(const char *path, const char *instance,
+				      struct msc_source **ret, char *err, size_t err_size);
 int msc_source_open_text(const char *path, struct msc_source **ret, char *err, size_t err_size);
 
 int msc_source_next(struct msc_source *src, struct msc_event *ret_ev);

@@ -2,6 +2,10 @@
 """Damaged copies of a trace.dat, for tests/cli/hostile.sh and `make fuzz`.
 
 Usage: mutate.py INPUT OUTDIR named            the named crashers below
+       mutate.py INPUT OUTDIR families SEED N  N of each structure-aware family
+                                               (instances, uname, zstd chunks)
+       mutate.py INPUT OUTDIR page-time        an uncompressed capture's page
+                                               at 2^64-1 ns
        mutate.py INPUT OUTDIR random SEED N    N seeded mutants (1-8 bytes of
                                                the first 64 KiB: the headers,
                                                formats and options)
@@ -57,6 +61,99 @@ def buffer_cpus(data, first):
     return p + 4, p + 8
 
 
+def uname_escapes(data, first):
+    """The UNAME option's host name and release (after its "N.N.N") with
+    terminal escapes, the same lengths: a title, a colour, a clear."""
+    p, _, size = next(o for o in options(data, first) if o[1] == 5)
+    words = data[p + 6:p + 6 + size].split(b' ')
+    host, rel = len(words[1]), len(words[2])
+    words[1] = (b'\x1b]0;X\x07' + b'X' * host)[:host]
+    words[2] = (words[2][:5] + b'\x1b[31m\x1b[2J' + b'X' * rel)[:rel]
+    b = bytearray(data)
+    b[p + 6:p + 6 + size] = b' '.join(words)
+    return bytes(b)
+
+
+def add_instances(data, names, top_empty=False):
+    """trace-cmd instance buffers (`trace-cmd record -B NAME`), laid out as
+    trace-cmd does: each a copy of the top buffer's section (its CPUs'
+    data inside, at the same page offsets) appended to the file, and a
+    BUFFER option naming it in one more options section, chained from the
+    last OPTION DONE.  @top_empty: the top buffer's CPUs say 0 bytes, so
+    the events are only in the instances."""
+    page, first = header(data)
+    opts = options(data, first)
+    p, _, size = next(o for o in opts if o[1] == 3)
+    opt = data[p + 6:p + 6 + size]
+    boff = struct.unpack_from('<Q', opt, 0)[0]
+    bsize = struct.unpack_from('<Q', data, boff + 8)[0] + 16
+    count, table = buffer_cpus(data, first)
+    cpus = struct.unpack_from('<I', data, count)[0]
+    pagesz = struct.unpack_from('<I', data, page)[0]
+    rest = opt[table - (p + 6):]     # after the name: ... the clock, page size, count
+    head = opt[8:opt.index(b'\0', 8)]
+    clock = opt[len(head) + 9:table - (p + 6) - 8]
+    b = bytearray(data)
+    if top_empty:
+        for i in range(cpus):
+            struct.pack_into('<Q', b, table + 20 * i + 12, 0)
+    new_opts = b''
+    for name in names:
+        at = len(b) + (boff - len(b)) % pagesz   # the section's page offset kept
+        b += b'\0' * (at - len(b)) + data[boff:boff + bsize]
+        entries = b''
+        for i in range(cpus):
+            cpu, off, sz = struct.unpack_from('<IQQ', data, table + 20 * i)
+            entries += struct.pack('<IQQ', cpu, off + at - boff, sz)
+        body = (struct.pack('<Q', at) + name.encode() + b'\0' + clock +
+                opt[table - (p + 6) - 8:table - (p + 6)] + entries)
+        new_opts += struct.pack('<HI', 3, len(body)) + body
+    new_opts += struct.pack('<HIQ', 0, 8, 0)
+    sec = len(b)
+    last_hdr = struct.unpack_from('<HHIQ', data, struct.unpack_from('<Q', data, first)[0])
+    b += struct.pack('<HHIQ', 0, 0, last_hdr[2], len(new_opts)) + new_opts
+    done = [q for q, oid, _ in opts if oid == 0][-1]
+    struct.pack_into('<Q', b, done + 6, sec)
+    return bytes(b)
+
+
+def page_time(data):
+    """An uncompressed capture (synth --compression none) whose CPU 0's
+    fourth page says it began at 2^64-1 ns."""
+    page, first = header(data)
+    _, table = buffer_cpus(data, first)
+    off = struct.unpack_from('<Q', data, table + 4)[0]
+    pagesz = struct.unpack_from('<I', data, page)[0]
+    b = bytearray(data)
+    struct.pack_into('<Q', b, off + 3 * pagesz, 2**64 - 1)
+    return bytes(b)
+
+
+def families(data, seed, n):
+    """N seeded files of each structure-aware family, laid out consistently
+    so that the damage reaches the layer it aims at: instance buffers (1-4,
+    random names, the top one empty or not), a uname with random control
+    bytes, a zstd chunk count from 2^28 to 2^32-1."""
+    rng = random.Random(seed)
+    page, first = header(data)
+    _, table = buffer_cpus(data, first)
+    off0 = struct.unpack_from('<Q', data, table + 4)[0]
+    cases = {}
+    for i in range(n):
+        names = ['i%d%s' % (k, ''.join(rng.choice('abcxyz_-') for _ in range(rng.randrange(1, 12))))
+                 for k in range(rng.randrange(1, 5))]
+        cases[f'fam-instances-{seed}-{i}'] = add_instances(data, names, rng.random() < 0.5)
+        b = bytearray(uname_escapes(data, first))
+        p, _, size = next(o for o in options(data, first) if o[1] == 5)
+        for _ in range(rng.randrange(1, 6)):
+            b[p + 6 + rng.randrange(size - 1)] = rng.choice(list(range(1, 32)) + [127])
+        cases[f'fam-uname-{seed}-{i}'] = bytes(b)
+        b = bytearray(data)
+        struct.pack_into('<I', b, off0, rng.randrange(1 << 28, 1 << 32))
+        cases[f'fam-chunks-{seed}-{i}'] = bytes(b)
+    return cases
+
+
 def named(data):
     page, first = header(data)
 
@@ -70,6 +167,10 @@ def named(data):
     done = [p for p, oid, _ in options(data, first) if oid == 0]
     meta = {oid: p for p, oid, _ in options(data, first) if 16 <= oid <= 21}
     return {
+        'uname-escapes': uname_escapes(data, first),        # the terminal retitled
+        'zstd-chunk-count-huge': patch(off0, '<I', 0xffffffff),  # 64 GiB asked of malloc
+        'instances-2': add_instances(data, ['kvm', 'other']),
+        'instance-only': add_instances(data, ['kvm'], top_empty=True),
         'page-size-0': patch(page, '<I', 0),                # SIGFPE
         'cut-in-first-offset': data[:first + 3],            # double free
         'cpu-id-65537': patch(table, '<I', 65537),          # 65,538 CPUs, 450x the time
@@ -88,6 +189,10 @@ def main():
     os.makedirs(out, exist_ok=True)
     if mode == 'named':
         cases = named(data)
+    elif mode == 'families':
+        cases = families(data, int(sys.argv[4]), int(sys.argv[5]))
+    elif mode == 'page-time':
+        cases = {'page-time-max': page_time(data)}
     else:
         rng = random.Random(int(sys.argv[4]))
         first, end, counts = {
