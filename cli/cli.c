@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "mmuscope/error.h"
+#include "mmuscope/ingest.h"
 #include "mmuscope/file.h"
 #include "mmuscope/host.h"
 #include "mmuscope/store.h"
@@ -478,4 +479,24 @@ const char *cli_safe(const char *s, char *buf, size_t size)
 	}
 	buf[o] = '\0';
 	return buf;
+}
+
+/**
+ * cli_warn_refused - say what ingest refused as damaged: one warning per
+ *	kind, with the count (nothing stored is dropped without a word)
+ * @what: the input, for the message
+ * @ing: the ingest that read it
+ */
+void cli_warn_refused(const char *what, const struct msc_ingest *ing)
+{
+	struct msc_ingest_counts c;
+	char n[32];
+
+	msc_ingest_get_counts(ing, &c);
+	if (c.bad_frame)
+		cli_warn("%s: %s events name a guest frame past 57-bit guest physical addresses "
+			 "(damaged): not stored", what, cli_count(c.bad_frame, n, sizeof(n)));
+	if (c.bad_ts)
+		cli_warn("%s: %s events have a time from 2^63 ns on (damaged): not stored",
+			 what, cli_count(c.bad_ts, n, sizeof(n)));
 }

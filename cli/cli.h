@@ -89,4 +89,7 @@ int cmd_top(int argc, char **argv);
 
 const char *cli_safe(const char *s, char *buf, size_t size);
 
+struct msc_ingest;
+void cli_warn_refused(const char *what, const struct msc_ingest *ing);
+
 #endif /* MSC_CLI_H */

@@ -15,7 +15,8 @@
 
 static const struct cli_command commands[] = {
 	{ .name = "import", .run = cmd_import,
-	  .usage = "[TRACE | -i TRACE] [-o DB] [--force|--append] [--host K=V,...] [--text] [--no-analyze] [-q]",
+	  .usage = "[TRACE | -i TRACE] [-o DB] [--force|--append] [--host K=V,...] [--instance NAME] [--text] "
+		   "[--no-analyze] [-q]",
 	  .summary = "store a trace-cmd trace.dat (or a text event file) in a database",
 	  .help = cli_help_import },
 	{ .name = "record", .run = cmd_record,

@@ -295,21 +295,6 @@ static void progress_end(struct progress *p)
 		fprintf(stderr, "\r\033[K");
 }
 
-/* The events ingest refused as damaged: one warning per kind, with the count. */
-static void warn_refused(const struct import_opts *o, const struct msc_ingest *ing)
-{
-	struct msc_ingest_counts c;
-	char n[32];
-
-	msc_ingest_get_counts(ing, &c);
-	if (c.bad_frame)
-		cli_warn("%s: %s events name a guest frame past 57-bit guest physical addresses "
-			 "(damaged): not stored", o->input, cli_count(c.bad_frame, n, sizeof(n)));
-	if (c.bad_ts)
-		cli_warn("%s: %s events have a time from 2^63 ns on (damaged): not stored",
-			 o->input, cli_count(c.bad_ts, n, sizeof(n)));
-}
-
 static int run_ingest(const struct import_opts *o, struct msc_source *src,
 		      struct msc_store *store, const char *db_path)
 {
@@ -341,7 +326,7 @@ static int run_ingest(const struct import_opts *o, struct msc_source *src,
 		r = MSC_ERR_INTERRUPTED;	/* whatever the interrupted read said */
 	while ((w = msc_source_next_warning(src)))
 		cli_warn("%s: %s", o->input, cli_safe(w, safe, sizeof(safe)));
-	warn_refused(o, ing);
+	cli_warn_refused(o->input, ing);
 	if (!r && !has_kvm_events(ing))
 		r = MSC_ERR_NO_KVM;
 	if (!r)

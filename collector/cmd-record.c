@@ -706,6 +706,7 @@ int cmd_record(int argc, char **argv)
 	r = run(&rec);
 	while ((w = msc_source_next_warning(rec.src)))
 		cli_warn("%s", w);
+	cli_warn_refused(msc_live_get_status(rec.src)->instance_dir, rec.ing);
 	if (!r)
 		r = finish(&rec);
 	if (r && rec.store_err)

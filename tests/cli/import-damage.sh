@@ -33,6 +33,13 @@ check_eq "gpa (trace.dat): imported, exit 0" "$?" 0
 check_match "gpa (trace.dat): one warning names the file and the count" \
 	"$(grep -v 'anomalies' "$T/err")" \
 	"^mmuscope import: warning: $T/gpa.dat: 1 events name a guest frame past 57-bit"
+# ... and live: record refuses it too, and says so
+"$MSC" synth --kernel 6.1 --from-events "$T/gpa.txt" --tracing-dir "$T/tree" --instance mmuscope \
+	>/dev/null
+"$MSC" record -q --tracing-dir "$T/tree" -o "$T/gpa-rec.db" >"$T/out" 2>"$T/err"
+check_eq "gpa (record): recorded, exit 0" "$?" 0
+check_match "gpa (record): one warning names the count" "$(grep -v 'anomalies' "$T/err")" \
+	"^mmuscope record: warning: .*: 1 events name a guest frame past 57-bit"
 
 # a page whose time is 2^64-1: its first record's time past 2^63, the
 # others' wrapped to near 0.  Dropped, counted, marked lost where they
