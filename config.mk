@@ -2,7 +2,7 @@
 # library mmuscope links.  Library headers come in as -isystem so that their
 # warnings are not ours.
 
-PKGS := libtracecmd libtracefs libtraceevent sqlite3 ncursesw
+PKGS := libtracecmd libtracefs libtraceevent sqlite3 ncursesw libzstd
 
 CC ?= cc
 # Link-time optimization: the hot paths cross files (history.c feeds phase.c

@@ -12,8 +12,10 @@
  * chain of options sections (each ends with an OPTION DONE holding the next
  * one's offset): every section an option points to, and every CPU's data
  * that a BUFFER option lists, must lie inside the file, and no two CPUs'
- * data may overlap.  An options section that is compressed is left to
- * libtracecmd (trace-cmd writes them plain).
+ * data may overlap.  An options section that is compressed (trace-cmd
+ * writes them plain, but libtracecmd reads either) is decompressed here
+ * with the library trace-cmd uses, zstd, bounded at MAX_OPTIONS_SIZE, and
+ * checked the same; one compressed otherwise is refused.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -25,6 +27,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zstd.h>
 
 #include "mmuscope/error.h"
 #include "mmuscope/util.h"
@@ -64,6 +67,7 @@ struct check {
 	size_t size;
 	struct ranges cpus;	/* every CPU's data of every buffer */
 	struct ranges sections;	/* every section the chain names */
+	char compression[65];	/* version 7: the file's compression, "" none */
 	bool whole;		/* every options section was read: all lie in the file */
 };
 
@@ -316,6 +320,50 @@ static int no_overlap(struct check *c)
 	return 0;
 }
 
+/*
+ * The compressed options section at @off, read into *@d (@size bytes):
+ * decompressed in its place.  A compressed block is its compressed size (4
+ * bytes), its size (4 bytes), then zstd's frame (libtracecmd's
+ * tracecmd_uncompress_block()); the size is bounded before anything is
+ * allocated, and the frame must decompress to exactly that size.
+ */
+static int decompress(struct check *c, uint64_t off, unsigned char **d, uint64_t *size)
+{
+	uint64_t csize, usize;
+	unsigned char *u;
+	size_t n;
+
+	if (strcmp(c->compression, "zstd"))
+		return fail(c, MSC_ERR_HEADER, "the options section at offset %llu is compressed "
+			    "with \"%s\", which cannot be checked (zstd can)",
+			    (unsigned long long)off, c->compression[0] ? c->compression : "none");
+	if (*size < 8)
+		return fail(c, MSC_ERR_HEADER, "the compressed options section at offset %llu "
+			    "holds %llu bytes", (unsigned long long)off, (unsigned long long)*size);
+	csize = file_uint(*d, 4, c->big);
+	usize = file_uint(*d + 4, 4, c->big);
+	if (csize > *size - 8 || usize > MAX_OPTIONS_SIZE)
+		return fail(c, MSC_ERR_HEADER, "the compressed options section at offset %llu says "
+			    "%llu bytes, %llu compressed, in %llu", (unsigned long long)off,
+			    (unsigned long long)usize, (unsigned long long)csize,
+			    (unsigned long long)*size - 8);
+	u = malloc(usize ? usize : 1);
+	if (!u)
+		return -ENOMEM;
+	n = ZSTD_decompress(u, usize, *d + 8, csize);
+	if (ZSTD_isError(n) || n != usize) {
+		free(u);
+		return fail(c, MSC_ERR_HEADER, "the compressed options section at offset %llu does "
+			    "not decompress to its %llu bytes%s%s", (unsigned long long)off,
+			    (unsigned long long)usize, ZSTD_isError(n) ? ": " : "",
+			    ZSTD_isError(n) ? ZSTD_getErrorName(n) : "");
+	}
+	free(*d);
+	*d = u;
+	*size = usize;
+	return 0;
+}
+
 /* Version 7: the chain of options sections from @first. */
 static int walk_sections(struct check *c, uint64_t first)
 {
@@ -341,8 +389,6 @@ static int walk_sections(struct check *c, uint64_t first)
 		if (id != OPT_DONE)	/* an options section has the id of OPTION DONE */
 			return fail(c, MSC_ERR_HEADER, "the section at offset %llu has id %u, not options",
 				    (unsigned long long)off, id);
-		if (flags & SECTION_COMPRESSED)
-			return no_overlap(c);	/* libtracecmd reads it; it checks the rest */
 		if (size > MAX_OPTIONS_SIZE)
 			return fail(c, MSC_ERR_HEADER, "an options section of %llu bytes",
 				    (unsigned long long)size);
@@ -350,6 +396,8 @@ static int walk_sections(struct check *c, uint64_t first)
 		if (!d)
 			return -ENOMEM;
 		r = read_at(c, off + SECTION_HEADER, d, (size_t)size);
+		if (!r && (flags & SECTION_COMPRESSED))
+			r = decompress(c, off, &d, &size);
 		if (!r)
 			r = options(c, d, (size_t)size, &next);
 		free(d);
@@ -426,6 +474,8 @@ int tracedat_check_header(const char *path, char *detail, size_t size, bool *who
 		else if (h[p])
 			r = fail(&c, MSC_ERR_HEADER, "compression %s is not a name",
 				 field ? "version" : "algorithm");
+		else if (!field)
+			snprintf(c.compression, sizeof(c.compression), "%s", (const char *)h + start);
 		p++;
 	}
 	if (!r && h[magic] == '7') {

@@ -6,7 +6,7 @@
 set -eu
 
 BUILD="gcc make pkg-config libtraceevent-dev libtracefs-dev libtracecmd-dev \
-libsqlite3-dev libncurses-dev"
+libsqlite3-dev libncurses-dev libzstd-dev"
 TEST="trace-cmd sqlite3 tmux python3 man-db"
 PKGS="$BUILD $TEST ${MSC_DEPS_EXTRA:-}"
 

@@ -23,7 +23,10 @@ for c in "page-size-0|bad trace.dat header: page size 0 \(a power of two from 40
 	"cpu-data-past-end|file is truncated: CPU 0's data \(272809 bytes at offset [0-9]+\) runs past the end of the file" \
 	"cpu-data-overlap|corrupt trace data: the data of CPU 0 and CPU 1 overlap \([0-9]+ bytes at offset [0-9]+\)" \
 	"options-loop|bad trace.dat header: the options sections loop back to offset [0-9]+" \
-	"sections-overlap|corrupt trace data: two options name the section at offset [0-9]+"; do
+	"sections-overlap|corrupt trace data: two options name the section at offset [0-9]+" \
+	"options-compressed-overlap|corrupt trace data: the data of CPU 0 and CPU 1 overlap \([0-9]+ bytes at offset [0-9]+\)" \
+	"options-compressed-cpu-id|bad trace.dat header: CPU id 65537 \(no kernel has more than 8192 CPUs\)" \
+	"options-compressed-frame|bad trace.dat header: the compressed options section at offset [0-9]+ does not decompress to its [0-9]+ bytes: .*"; do
 	name=${c%%|*}
 	f=$T/in/$name.dat
 	timeout 120 "$MSC" import -q "$f" -o "$T/$name.db" >"$T/out" 2>"$T/err"
@@ -32,6 +35,15 @@ for c in "page-size-0|bad trace.dat header: page size 0 \(a power of two from 40
 		"^mmuscope import: $f: ${c#*|}$"
 	check_eq "$name: one line only, no database left" "$(grep -c . "$T/err") $(test -e "$T/$name.db" && echo db)" "1 "
 done
+# an options section compressed (libtracecmd reads it): checked as a plain
+# one is, and the file reads whole
+f=$T/in/options-compressed.dat
+"$MSC" import -q "$f" -o "$T/oc.db" 2>"$T/err"
+check_eq "options-compressed: imported, exit 0, no warning" "$? $(cat "$T/err")" "0 "
+"$MSC" import -q "$base" -o "$T/plain.db"
+check_eq "... every event the plain file holds" "$("$MSC" dump "$T/oc.db" | grep -vc '^#')" \
+	"$("$MSC" dump "$T/plain.db" | grep -vc '^#')"
+
 # a uname with terminal escapes (a title, a colour, a clear): imported, and
 # what import's summary and dump's header print of it is escaped (\x1b)
 f=$T/in/uname-escapes.dat

@@ -117,6 +117,55 @@ def add_instances(data, names, top_empty=False):
     return bytes(b)
 
 
+def zstd_compress(b):
+    """zstd's frame of @b, by the libzstd trace-cmd itself links (ctypes: no
+    Python module needed)."""
+    import ctypes
+    z = ctypes.CDLL('libzstd.so.1')
+    z.ZSTD_compressBound.restype = ctypes.c_size_t
+    z.ZSTD_compress.restype = ctypes.c_size_t
+    z.ZSTD_compress.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
+                                ctypes.c_size_t, ctypes.c_int]
+    cap = z.ZSTD_compressBound(len(b))
+    out = ctypes.create_string_buffer(cap)
+    n = z.ZSTD_compress(out, cap, b, len(b), 3)
+    return out.raw[:n]
+
+
+def compress_options(data, patch=None, frame=None):
+    """The options section holding the BUFFER option, rewritten compressed
+    (section flag 1, then the compressed size, the size and zstd's frame:
+    libtracecmd's tracecmd_uncompress_block()), appended to the file and
+    chained in where the plain one was.  @patch(body, at): damage the plain
+    body first (@at: the body's offset in the file); @frame(bytes): damage
+    the compressed frame."""
+    _, first = header(data)
+    secs, off, prev = [], struct.unpack_from('<Q', data, first)[0], first
+    while off:
+        size, strid = struct.unpack_from('<Q', data, off + 8)[0], data[off + 4:off + 8]
+        secs.append((off, size, prev, strid))
+        p, end, off = off + 16, off + 16 + size, 0
+        while p < end:
+            oid, osz = struct.unpack_from('<HI', data, p)
+            if oid == 0:
+                prev, off = p + 6, struct.unpack_from('<Q', data, p + 6)[0]
+                break
+            p += 6 + osz
+    bp = next(p for p, oid, _ in options(data, first) if oid == 3)
+    at, size, ptr, strid = next(s for s in secs if s[0] + 16 <= bp < s[0] + 16 + s[1])
+    body = bytearray(data[at + 16:at + 16 + size])
+    if patch:
+        patch(body, at + 16)
+    c = zstd_compress(bytes(body))
+    if frame:
+        c = frame(c)
+    b = bytearray(data)
+    new = len(b)
+    b += struct.pack('<HH', 0, 1) + strid + struct.pack('<QII', 8 + len(c), len(c), len(body)) + c
+    struct.pack_into('<Q', b, ptr, new)
+    return bytes(b)
+
+
 def page_time(data):
     """An uncompressed capture (synth --compression none) whose CPU 0's
     fourth page says it began at 2^64-1 ns."""
@@ -166,7 +215,17 @@ def named(data):
     off0, size0 = struct.unpack_from('<QQ', data, table + 4)
     done = [p for p, oid, _ in options(data, first) if oid == 0]
     meta = {oid: p for p, oid, _ in options(data, first) if 16 <= oid <= 21}
+    def in_body(at, fmt, *values):    # a patch of the file at @at, made in a section's body
+        return lambda body, start: struct.pack_into(fmt, body, at - start, *values)
+
     return {
+        # compressed options sections: read by libtracecmd, checked the same
+        'options-compressed': compress_options(data),
+        'options-compressed-overlap': compress_options(data, in_body(table + 20 + 4, '<Q',
+                                                                     off0 + size0 // 2)),
+        'options-compressed-cpu-id': compress_options(data, in_body(table, '<I', 65537)),
+        'options-compressed-frame': compress_options(data, frame=lambda c: c[:8] + bytes(
+            len(c) - 8)),
         'uname-escapes': uname_escapes(data, first),        # the terminal retitled
         'zstd-chunk-count-huge': patch(off0, '<I', 0xffffffff),  # 64 GiB asked of malloc
         'instances-2': add_instances(data, ['kvm', 'other']),
