@@ -191,7 +191,8 @@ static int send_events(int fd, char *buf, size_t len, const char **fault)
 }
 
 static void __attribute__((noreturn)) child(const char *path, const char *instance,
-					    uint64_t file_size, int fd, pid_t parent)
+					    const struct tracedat_gaps *gaps, uint64_t file_size,
+					    int fd, pid_t parent)
 {
 	const char *fault = getenv("MSC_READER_FAULT");
 	struct msc_source *src = NULL;
@@ -204,7 +205,7 @@ static void __attribute__((noreturn)) child(const char *path, const char *instan
 	if (!source_child_start(parent))
 		_exit(1);
 	child_limits(file_size);
-	r = tracedat_open_direct(path, instance, &src);
+	r = tracedat_open_direct(path, instance, gaps, &src);
 	if (r) {
 		send_end(fd, src, r);
 		_exit(0);
@@ -568,6 +569,7 @@ int msc_source_open_tracedat(const char *path, struct msc_source **ret, char *er
 int msc_source_open_tracedat_instance(const char *path, const char *instance,
 				      struct msc_source **ret, char *err, size_t err_size)
 {
+	struct tracedat_gaps gaps = { 0 };
 	struct isolated_source *s;
 	pid_t parent = getpid();
 	char detail[128];
@@ -589,14 +591,16 @@ int msc_source_open_tracedat_instance(const char *path, const char *instance,
 	s->fd = -1;
 	s->pid = -1;
 	/* what the header says wrong is said exactly, before libtracecmd is near it */
-	r = tracedat_check_header(path, detail, sizeof(detail), &whole);
+	r = tracedat_check_header(path, detail, sizeof(detail), &whole, &gaps);
 	if (r) {
+		free(gaps.g);
 		msc_source_set_error(&s->base, "%s", detail);
 		return msc_source_fail(&s->base, r, err, err_size);
 	}
 	s->max_events = COMPRESSION_MAX * (uint64_t)st.st_size / MIN_RECORD + SLACK_EVENTS;
 	s->file_size = (uint64_t)st.st_size;
 	if (pipe2(fds, O_CLOEXEC)) {
+		free(gaps.g);
 		free(s);
 		return -errno;
 	}
@@ -607,13 +611,15 @@ int msc_source_open_tracedat_instance(const char *path, const char *instance,
 		r = -errno;
 		close(fds[0]);
 		close(fds[1]);
+		free(gaps.g);
 		free(s);
 		return r;
 	}
 	if (!s->pid) {
 		close(fds[0]);
-		child(path, instance, s->file_size, fds[1], parent);
+		child(path, instance, &gaps, s->file_size, fds[1], parent);
 	}
+	free(gaps.g);	/* the reader has its copy */
 	close(fds[1]);
 	s->fd = fds[0];
 	/* the file open, or why not: INFO, or END (a signal: the caller is asked to stop) */

@@ -40,9 +40,29 @@ bool source_child_start(pid_t parent);
 
 /* source-tracedat.c: the trace.dat source, in this process (source-isolated.c runs it) */
 #define TRACEDAT_MAX_CPUS 8192	/* x86's largest NR_CPUS: more is a damaged file */
-int tracedat_open_direct(const char *path, const char *instance, struct msc_source **ret);
+
+/*
+ * Bytes of a CPU's data that its compressed chunks do not hold: a chunk
+ * whose zstd frame says it holds fewer bytes than the chunk declares
+ * (libtracecmd reads the rest as nothing, and the events there are lost).
+ * Offsets are of the CPU's uncompressed data, from its start.
+ */
+struct tracedat_gap {
+	char buffer[64];	/* the BUFFER option's instance name; "" the top buffer */
+	int cpu;
+	uint64_t from, to;
+};
+
+struct tracedat_gaps {
+	struct tracedat_gap *g;
+	size_t nr, cap;
+};
+
+int tracedat_open_direct(const char *path, const char *instance,
+			 const struct tracedat_gaps *gaps, struct msc_source **ret);
 int tracedat_copy_remove(pid_t pid);
-int tracedat_check_header(const char *path, char *detail, size_t size, bool *whole);
+int tracedat_check_header(const char *path, char *detail, size_t size, bool *whole,
+			  struct tracedat_gaps *gaps);
 int tracedat_cpu_overlap(char *buf, size_t size, int cpu_a, int cpu_b, uint64_t at, uint64_t len);
 
 /* tracecmd-tmp.c: libtracecmd's per-CPU temporary files in /tmp */

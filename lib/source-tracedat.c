@@ -79,6 +79,8 @@ struct cpu_data {
 	uint64_t last_ts;		/* of the last record handed out */
 	uint64_t bad_times;		/* records dropped since, for their time (bad_time()) */
 	bool unreadable;		/* it has data, but no first record */
+	const struct tracedat_gap *gap;	/* the next gap its chunks leave (in t->gaps), */
+	size_t nr_gaps;			/* ... and how many are left from it */
 };
 
 /* what waits behind the event handed out: the event behind its LOST, a LOST after it */
@@ -105,6 +107,7 @@ struct tracedat_source {
 	struct stat read;		/* the file read (the copy, if any): its mappings
 					   are dropped (drop_mapped()), its size bounds
 					   the data (check_layout()) */
+	struct tracedat_gap *gaps;	/* the read buffer's, by CPU then offset */
 	uint64_t records;		/* read so far */
 	uint64_t bad_times;		/* dropped for their time, in all */
 	char notes[MAX_NOTES][192];	/* warnings of the open and the end */
@@ -209,6 +212,31 @@ static uint64_t cpu_rest(const struct cpu_data *c, uint64_t offset)
 }
 
 /*
+ * Has @rec passed the next gap its CPU's compressed chunks leave (a chunk
+ * that decompresses short, tracedat_check_header())?  The events in the
+ * gap are lost: a LOST mark of unknown count goes before @rec, once.  The
+ * gap's offsets are of the CPU's uncompressed data, from its first page:
+ * read from the compressed file, what is missing reads as nothing; read
+ * from the uncompressed copy, what follows the gap comes right after it.
+ * Either way the first record at or past its start is the first after it.
+ */
+static bool past_gap(struct tracedat_source *t, const struct tep_record *rec)
+{
+	struct cpu_data *c = &t->cpus[rec->cpu];
+	bool past = false;
+
+	while (c->nr_gaps && rec->offset >= c->start && rec->offset - c->start >= c->gap->from) {
+		add_note(t, "CPU %d: a compressed chunk holds %llu fewer bytes than it says "
+			 "(damaged): the events in them are lost", rec->cpu,
+			 (unsigned long long)(c->gap->to - c->gap->from));
+		c->gap++;
+		c->nr_gaps--;
+		past = true;
+	}
+	return past;
+}
+
+/*
  * Each CPU must be read to its last record.  libtracecmd ends a CPU's stream
  * at a page it cannot read or decompress, as if the data ended there: when
  * the stream of @cpu has just ended after @rec, its last record is looked
@@ -235,6 +263,13 @@ static int check_cpu_end(struct tracedat_source *t, const struct tep_record *rec
 	whole = last && last->offset == rec->offset;
 	if (last)
 		tracecmd_free_record(last);
+	if (whole && c->nr_gaps) {	/* its data ended in a gap: lost after @rec */
+		add_note(t, "CPU %d: a compressed chunk holds %llu fewer bytes than it says "
+			 "(damaged): the events in them are lost", rec->cpu,
+			 (unsigned long long)(c->gap->to - c->gap->from));
+		c->nr_gaps = 0;
+		queue(t, lost_mark(rec->ts, rec->cpu, 0));
+	}
 	if (whole)
 		return 0;
 	if (no_room_for(cpu_rest(c, rec->offset)))
@@ -434,6 +469,7 @@ static int tracedat_next(struct msc_source *src, struct msc_event *ret_ev)
 {
 	struct tracedat_source *t = to_tracedat(src);
 	struct tep_record *rec;
+	bool gap;
 	int r;
 
 	if (t->next_mark < t->nr_cpus && mark_unreadable(t, ret_ev))
@@ -469,12 +505,13 @@ static int tracedat_next(struct msc_source *src, struct msc_event *ret_ev)
 			tracecmd_free_record(rec);
 			return r;
 		}
-		if (rec->missed_events) {
-			/* -1: the kernel only flagged a gap; count unknown */
+		gap = rec->cpu >= 0 && rec->cpu < t->nr_cpus && past_gap(t, rec);
+		if (rec->missed_events || gap) {
+			/* -1: the kernel only flagged a gap; count unknown, as a chunk's */
 			if (r > 0)
 				queue(t, *ret_ev);
-			*ret_ev = lost_mark(rec->ts, rec->cpu,
-					    rec->missed_events > 0 ? (uint64_t)rec->missed_events : 0);
+			*ret_ev = lost_mark(rec->ts, rec->cpu, rec->missed_events > 0 && !gap ?
+							      (uint64_t)rec->missed_events : 0);
 			r = 1;
 		}
 		if (rec->cpu >= 0 && rec->cpu < t->nr_cpus) {
@@ -517,6 +554,7 @@ static void tracedat_close(struct msc_source *src)
 		tracecmd_close(t->top);
 	free(t->cpus);
 	free(t->heap);
+	free(t->gaps);
 	free(t);
 }
 
@@ -971,6 +1009,9 @@ static int pick_buffer(struct tracedat_source *t, const char *instance)
  * tracedat_open_direct - open a trace-cmd trace.dat for reading, here
  * @path: the file
  * @instance: the instance buffer to read, or NULL (see pick_buffer())
+ * @gaps: what the compressed chunks of the file's buffers do not hold, from
+ *	tracedat_check_header() (NULL: none known); the read buffer's are
+ *	marked lost where they are
  * @ret: the source, closed with msc_source_close()
  *
  * What msc_source_open_tracedat() runs in its child (source-isolated.c),
@@ -982,7 +1023,32 @@ static int pick_buffer(struct tracedat_source *t, const char *instance)
  * or data sections (a short or damaged file); MSC_ERR_TMPCOPY when the
  * uncompressed copy of a large compressed file cannot be written.
  */
-int tracedat_open_direct(const char *path, const char *instance, struct msc_source **ret)
+/*
+ * The gaps of the buffer read (@gaps: every buffer's), each CPU's in order,
+ * for past_gap().  Returns 0 or -ENOMEM.
+ */
+static int take_gaps(struct tracedat_source *t, const struct tracedat_gaps *gaps)
+{
+	size_t n = 0;
+
+	if (!gaps || !gaps->nr)
+		return 0;
+	t->gaps = calloc(gaps->nr, sizeof(*t->gaps));
+	if (!t->gaps)
+		return -ENOMEM;
+	for (int cpu = 0; cpu < t->nr_cpus; cpu++) {
+		t->cpus[cpu].gap = t->gaps + n;
+		for (size_t i = 0; i < gaps->nr; i++)	/* as scanned: by offset */
+			if (gaps->g[i].cpu == cpu &&
+			    !strcmp(gaps->g[i].buffer, t->base.info.instance))
+				t->gaps[n++] = gaps->g[i];
+		t->cpus[cpu].nr_gaps = (size_t)(t->gaps + n - t->cpus[cpu].gap);
+	}
+	return 0;
+}
+
+int tracedat_open_direct(const char *path, const char *instance,
+			 const struct tracedat_gaps *gaps, struct msc_source **ret)
 {
 	struct tracedat_source *t;
 	int r;
@@ -1027,7 +1093,7 @@ int tracedat_open_direct(const char *path, const char *instance, struct msc_sour
 		*ret = &t->base;	/* its error says what is wrong */
 		return r;
 	}
-	r = msc_decoder_new(tracecmd_get_tep(t->handle), &t->dec);
+	r = take_gaps(t, gaps) ?: msc_decoder_new(tracecmd_get_tep(t->handle), &t->dec);
 	if (r) {
 		tracedat_close(&t->base);
 		return r;

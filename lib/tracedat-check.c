@@ -39,6 +39,7 @@
 #define MAX_OPTIONS_SIZE (1 << 20)
 #define SECTION_HEADER 16	/* id 2, flags 2, string id 4, size 8 */
 #define SECTION_COMPRESSED 1	/* TRACECMD_SEC_FL_COMPRESS */
+#define ZSTD_HEADER_MAX 18	/* a zstd frame header's largest size (the format's) */
 
 /* option ids (enum tracecmd_option_id) */
 enum {
@@ -68,6 +69,7 @@ struct check {
 	struct ranges cpus;	/* every CPU's data of every buffer */
 	struct ranges sections;	/* every section the chain names */
 	char compression[65];	/* version 7: the file's compression, "" none */
+	struct tracedat_gaps *gaps;	/* NULL: not asked for */
 	bool whole;		/* every options section was read: all lie in the file */
 };
 
@@ -159,6 +161,61 @@ static bool skip_string(const unsigned char *d, size_t len, size_t *p)
 }
 
 /*
+ * A zstd-compressed CPU's data (@off, the count and @size bytes of chunks)
+ * of the buffer @name: the chunk count (4 bytes), then each chunk's
+ * compressed size and size (4 bytes each) and its zstd frame (libtracecmd's
+ * tracecmd_uncompress_chunk()).
+ * A frame whose header says it holds fewer bytes than its chunk declares
+ * is a gap (only the frame's header is read, not decompressed).  A chunk
+ * cut short or a frame without a size is left to libtracecmd, whose
+ * reader marks where a CPU's stream stops (check_cpu_end()).
+ */
+static int scan_chunks(struct check *c, const char *name, int cpu, uint64_t off, uint64_t size)
+{
+	unsigned char h[8 + ZSTD_HEADER_MAX];
+	uint64_t count, p = off + 4, end = min(off + 4 + size, c->file_size), u = 0;
+	int r;
+
+	/* the size trace-cmd writes for the CPU is of its chunks, after the count */
+	if (end < p || read_at(c, off, h, 4))
+		return 0;
+	count = file_uint(h, 4, c->big);
+	for (uint64_t k = 0; k < count && end - p >= 8; k++) {
+		uint64_t csize, usize, content;
+		size_t n;
+
+		n = (size_t)min(end - p, (uint64_t)sizeof(h));
+		if (read_at(c, p, h, n))
+			return 0;
+		csize = file_uint(h, 4, c->big);
+		usize = file_uint(h + 4, 4, c->big);
+		if (csize > end - p - 8)
+			return 0;
+		content = ZSTD_getFrameContentSize(h + 8, min((size_t)csize, n - 8));
+		if (content < usize && content != ZSTD_CONTENTSIZE_UNKNOWN) {
+			struct tracedat_gaps *gs = c->gaps;
+
+			if (gs->nr == gs->cap) {
+				size_t cap = gs->cap ? 2 * gs->cap : 8;
+				struct tracedat_gap *more = realloc(gs->g, cap * sizeof(*more));
+
+				if (!more)
+					return -ENOMEM;
+				gs->g = more;
+				gs->cap = cap;
+			}
+			gs->g[gs->nr] = (struct tracedat_gap){ .cpu = cpu, .from = u + content,
+							       .to = u + usize };
+			r = snprintf(gs->g[gs->nr].buffer, sizeof(gs->g[0].buffer), "%s", name);
+			gs->nr += r >= 0 && (size_t)r < sizeof(gs->g[0].buffer);
+		}
+		u += usize;
+		p += 8 + csize;
+	}
+	return 0;
+}
+
+/*
  * BUFFER: the flyrecord section's offset, the instance's name and clock,
  * page size, CPU count, then per CPU its id, data offset and size.
  */
@@ -199,6 +256,9 @@ static int buffer(struct check *c, const unsigned char *d, size_t len)
 				    (unsigned long long)size, (unsigned long long)off);
 		if (size && add_range(&c->cpus, (struct range){ off, off + size, (int)id, false }))
 			return -ENOMEM;
+		if (c->gaps && !strcmp(c->compression, "zstd") &&
+		    (r = scan_chunks(c, (const char *)d + 8, (int)id, off, size)))
+			return r;
 	}
 	return 0;
 }
@@ -417,13 +477,16 @@ static int walk_sections(struct check *c, uint64_t first)
  * MSC_ERR_CORRUPT (CPUs' data overlap), -ENOMEM or -errno.  *@whole says
  * (version 7, every options section plain) that every section and every
  * CPU's data the file names lies inside it: then the file is not short,
- * whatever libtracecmd finds wrong in it.
+ * whatever libtracecmd finds wrong in it.  @gaps (NULL: not asked for)
+ * gets what the zstd chunks of every buffer's CPUs do not hold
+ * (scan_chunks()), for the reader to mark lost; free @gaps->g.
  */
-int tracedat_check_header(const char *path, char *detail, size_t size, bool *whole)
+int tracedat_check_header(const char *path, char *detail, size_t size, bool *whole,
+			  struct tracedat_gaps *gaps)
 {
 	unsigned char h[256];
 	size_t n = 0, magic = sizeof(TRACEDAT_MAGIC) - 1, v, p;
-	struct check c = { .detail = detail, .size = size };
+	struct check c = { .detail = detail, .size = size, .gaps = gaps };
 	uint64_t page, first;
 	struct stat st;
 	ssize_t got = 0;

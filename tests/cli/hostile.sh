@@ -44,6 +44,33 @@ check_eq "options-compressed: imported, exit 0, no warning" "$? $(cat "$T/err")"
 check_eq "... every event the plain file holds" "$("$MSC" dump "$T/oc.db" | grep -vc '^#')" \
 	"$("$MSC" dump "$T/plain.db" | grep -vc '^#')"
 
+# a zstd chunk whose frame holds half the pages it says (in the middle of a
+# CPU's data, and its last): imported, the gap marked lost where it was and
+# said, every event stored one of the file's
+"$MSC" dump "$T/plain.db" | grep -v '^#' | sort >"$T/plain.txt"
+for name in zstd-chunk-short zstd-chunk-short-last; do
+	f=$T/in/$name.dat
+	"$MSC" import -q "$f" -o "$T/$name.db" 2>"$T/err"
+	check_eq "$name: imported, exit 0" "$?" 0
+	check_match "$name: one warning says what was lost" "$(grep chunk "$T/err")" \
+		"^mmuscope import: warning: $f: CPU [0-9]+: a compressed chunk holds [0-9]+ fewer bytes than it says \(damaged\): the events in them are lost$"
+	"$MSC" dump "$T/$name.db" | grep -v '^#' >"$T/$name.txt"
+	grep -v ' lost count=' "$T/$name.txt" | sort >"$T/$name.sorted"
+	comm -23 "$T/plain.txt" "$T/$name.sorted" | sort -n >"$T/$name.missing"
+	check_eq "$name: every event stored is the file's, some are missing" \
+		"$(comm -13 "$T/plain.txt" "$T/$name.sorted" | wc -l) $(test -s "$T/$name.missing" && echo missing)" \
+		"0 missing"
+	# one mark, on the CPU of the missing events, where they were: no stored
+	# event of that CPU between the mark and the gap
+	check_eq "$name: a lost mark on their CPU, where they were" "$(awk -v m="$T/$name.missing" '
+		BEGIN { while ((getline l < m) > 0) { split(l, f, " "); if (!n++) first = f[1]
+			last = f[1]; cpu = f[2] } }
+		$2 == cpu && / lost count=0/ { marks++; mark = $1; next }
+		$2 == cpu && $1 + 0 < first + 0 && $1 + 0 > prev + 0 { prev = $1 }
+		$2 == cpu && $1 + 0 > last + 0 && (next_ == "" || $1 + 0 < next_ + 0) { next_ = $1 }
+		END { print marks, (mark + 0 >= prev + 0 && (next_ == "" || mark + 0 <= next_ + 0)) ? "there" : "elsewhere" }' "$T/$name.txt")" "1 there"
+done
+
 # a uname with terminal escapes (a title, a colour, a clear): imported, and
 # what import's summary and dump's header print of it is escaped (\x1b)
 f=$T/in/uname-escapes.dat

@@ -166,6 +166,45 @@ def compress_options(data, patch=None, frame=None):
     return bytes(b)
 
 
+def zstd_decompress(b, size):
+    import ctypes
+    z = ctypes.CDLL('libzstd.so.1')
+    z.ZSTD_decompress.restype = ctypes.c_size_t
+    z.ZSTD_decompress.argtypes = [ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p,
+                                  ctypes.c_size_t]
+    out = ctypes.create_string_buffer(size)
+    n = z.ZSTD_decompress(out, size, b, len(b))
+    return out.raw[:n]
+
+
+def chunk_short(data, last=False):
+    """A zstd capture whose CPU with the most chunks has one (its middle
+    one, or its last) whose frame holds half the pages the chunk says: the
+    frame re-made of the first half, a skippable frame filling the rest of
+    its place, so that every other chunk stays where it was
+    (tracecmd_uncompress_chunk(): compressed size, size, frame)."""
+    _, first = header(data)
+    count, table = buffer_cpus(data, first)
+    best = None
+    for i in range(struct.unpack_from('<I', data, count)[0]):
+        _, off, _ = struct.unpack_from('<IQQ', data, table + 20 * i)
+        chunks, p = [], off + 4
+        for _ in range(struct.unpack_from('<I', data, off)[0]):
+            cs, us = struct.unpack_from('<II', data, p)
+            chunks.append((p, cs, us))
+            p += 8 + cs
+        if not best or len(chunks) > len(best):
+            best = chunks
+    p, cs, us = best[-1] if last else best[len(best) // 2]
+    page = struct.unpack_from('<I', data, header(data)[0])[0]
+    half = zstd_decompress(data[p + 8:p + 8 + cs], us)[:us // page // 2 * page]
+    c = zstd_compress(half)
+    pad = cs - len(c) - 8
+    b = bytearray(data)
+    b[p + 8:p + 8 + cs] = c + struct.pack('<II', 0x184D2A50, pad) + bytes(pad)
+    return bytes(b)
+
+
 def page_time(data):
     """An uncompressed capture (synth --compression none) whose CPU 0's
     fourth page says it began at 2^64-1 ns."""
@@ -221,6 +260,9 @@ def named(data):
     return {
         # compressed options sections: read by libtracecmd, checked the same
         'options-compressed': compress_options(data),
+        # a zstd chunk that holds half its pages: marked lost where they were
+        'zstd-chunk-short': chunk_short(data),
+        'zstd-chunk-short-last': chunk_short(data, last=True),
         'options-compressed-overlap': compress_options(data, in_body(table + 20 + 4, '<Q',
                                                                      off0 + size0 // 2)),
         'options-compressed-cpu-id': compress_options(data, in_body(table, '<I', 65537)),
