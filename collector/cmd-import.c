@@ -162,7 +162,7 @@ static void print_summary(const struct import_opts *o, const struct msc_source *
 		printf("  file: trace.dat v%d%s%s, clock %s, %d cpus\n", info->file_version,
 		       info->compression[0] ? " " : "",
 		       cli_safe(info->compression, comp, sizeof(comp)),
-		       info->trace_clock[0] ? cli_safe(info->trace_clock, clock, sizeof(clock)) : "?",
+		       info->trace_clock[0] ? cli_safe(info->trace_clock, clock, sizeof(clock)) : "not said",
 		       info->nr_cpus);
 	if (info->instance[0])
 		printf("  instance buffer: %s\n", cli_safe(info->instance, clock, sizeof(clock)));

@@ -73,17 +73,25 @@ struct check {
 	bool whole;		/* every options section was read: all lie in the file */
 };
 
+/* Room in the array *@a of @nr elements of @size (*@cap allocated) for one more. */
+static int grow(void **a, size_t nr, size_t *cap, size_t size)
+{
+	void *more;
+
+	if (nr < *cap)
+		return 0;
+	more = realloc(*a, (*cap ? 2 * *cap : 16) * size);
+	if (!more)
+		return -ENOMEM;
+	*a = more;
+	*cap = *cap ? 2 * *cap : 16;
+	return 0;
+}
+
 static int add_range(struct ranges *rs, struct range r)
 {
-	if (rs->nr == rs->cap) {
-		size_t cap = rs->cap ? 2 * rs->cap : 64;
-		struct range *more = realloc(rs->r, cap * sizeof(*more));
-
-		if (!more)
-			return -ENOMEM;
-		rs->r = more;
-		rs->cap = cap;
-	}
+	if (grow((void **)&rs->r, rs->nr, &rs->cap, sizeof(*rs->r)))
+		return -ENOMEM;
 	rs->r[rs->nr++] = r;
 	return 0;
 }
@@ -195,15 +203,8 @@ static int scan_chunks(struct check *c, const char *name, int cpu, uint64_t off,
 		if (content < usize && content != ZSTD_CONTENTSIZE_UNKNOWN) {
 			struct tracedat_gaps *gs = c->gaps;
 
-			if (gs->nr == gs->cap) {
-				size_t cap = gs->cap ? 2 * gs->cap : 8;
-				struct tracedat_gap *more = realloc(gs->g, cap * sizeof(*more));
-
-				if (!more)
-					return -ENOMEM;
-				gs->g = more;
-				gs->cap = cap;
-			}
+			if (grow((void **)&gs->g, gs->nr, &gs->cap, sizeof(*gs->g)))
+				return -ENOMEM;
 			gs->g[gs->nr] = (struct tracedat_gap){ .cpu = cpu, .from = u + content,
 							       .to = u + usize };
 			r = snprintf(gs->g[gs->nr].buffer, sizeof(gs->g[0].buffer), "%s", name);

@@ -293,7 +293,7 @@ static int load(struct report *rp, struct msc_store *s, int64_t capture_id)
 	free(caps);
 	snprintf(rp->what, sizeof(rp->what), "capture %" PRId64 ": kernel %s, %s, %s%s",
 		 rp->cap.id, rp->cap.kernel_release[0] ? rp->cap.kernel_release : "unknown",
-		 rp->cap.vendor[0] ? rp->cap.vendor : "?",
+		 rp->cap.vendor[0] ? rp->cap.vendor : "vendor unknown",
 		 rp->sum.tdp_mmu ? "TDP MMU" : "shadow MMU (census approximate)",
 		 rp->sum.lost_marks ? ", LOST EVENTS" : "");
 	return 0;

@@ -60,6 +60,15 @@ static void flow_add(struct flow *f, const char *sep, const char *phrase)
 }
 
 /* A census as phrases ("4K 8,193", "2M 0", ..., "= 32.0 MiB, 0.0% huge"). */
+/* "LABEL N", a phrase of its own */
+static void flow_count(struct flow *f, const char *sep, const char *label, uint64_t n)
+{
+	char phrase[80];
+
+	snprintf(phrase, sizeof(phrase), "%s %" PRIu64, label, n);
+	flow_add(f, sep, phrase);
+}
+
 static void flow_census(struct flow *f, const char *label, const struct msc_census *c)
 {
 	char text[256], *p, *q;
@@ -108,25 +117,16 @@ static void detail(struct tui *t, const struct msc_phase *p, struct flow *f)
 		}
 	}
 	f->fresh = true;
-	snprintf(line, sizeof(line), "pages split %" PRIu64, p->count.pages_split);
-	flow_add(f, "", line);
-	snprintf(line, sizeof(line), "promoted %" PRIu64, p->count.pages_promoted);
-	flow_add(f, ", ", line);
-	snprintf(line, sizeof(line), "children synthesized %" PRIu64, p->count.children_synthesized);
-	flow_add(f, ", ", line);
-	snprintf(line, sizeof(line), "split failures %" PRIu64, p->count.split_failures);
-	flow_add(f, ", ", line);
+	flow_count(f, "", "pages split", p->count.pages_split);
+	flow_count(f, ", ", "promoted", p->count.pages_promoted);
+	flow_count(f, ", ", "children synthesized", p->count.children_synthesized);
+	flow_count(f, ", ", "split failures", p->count.split_failures);
 	f->fresh = true;
-	snprintf(line, sizeof(line), "faults slow %" PRIu64, p->count.faults_slow);
-	flow_add(f, "", line);
-	snprintf(line, sizeof(line), "fast %" PRIu64, p->count.faults_fast);
-	flow_add(f, ", ", line);
-	snprintf(line, sizeof(line), "spurious %" PRIu64, p->count.faults_spurious);
-	flow_add(f, ", ", line);
-	snprintf(line, sizeof(line), "refaults after zap %" PRIu64, p->count.refaults);
-	flow_add(f, ", ", line);
-	snprintf(line, sizeof(line), "zaps %" PRIu64, p->count.zaps);
-	flow_add(f, ", ", line);
+	flow_count(f, "", "faults slow", p->count.faults_slow);
+	flow_count(f, ", ", "fast", p->count.faults_fast);
+	flow_count(f, ", ", "spurious", p->count.faults_spurious);
+	flow_count(f, ", ", "refaults after zap", p->count.refaults);
+	flow_count(f, ", ", "zaps", p->count.zaps);
 	if (p->count.flushes >= 0)
 		snprintf(line, sizeof(line), "TLB flushes %" PRId64, p->count.flushes);
 	else

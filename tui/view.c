@@ -388,8 +388,8 @@ static void draw_title(struct tui *t)
 		snprintf(line, sizeof(line), " mmuscope %s%s%s | %s %s %s | %s", t->rec ? "top " : "",
 			 base ? base + 1 : t->title,
 			 !d->live ? "" : t->follow ? " | LIVE" : " | PAUSED (End: follow)",
-			 d->cap.kernel_release[0] ? d->cap.kernel_release : "kernel ?",
-			 d->cap.vendor[0] ? d->cap.vendor : "?", d->sum.tdp_mmu ? "TDP" : "shadow",
+			 d->cap.kernel_release[0] ? d->cap.kernel_release : "kernel unknown",
+			 d->cap.vendor[0] ? d->cap.vendor : "vendor unknown", d->sum.tdp_mmu ? "TDP" : "shadow",
 			 d->state);
 	else
 		snprintf(line, sizeof(line), " mmuscope %s%s | %s", t->rec ? "top " : "",
