@@ -133,6 +133,12 @@ int msc_store_check_file(const char *path, bool writer, char *msg, size_t size)
 		snprintf(msg, size, "a symbolic link (a writer does not follow one)");
 		return MSC_ERR_NOT_REG;
 	}
+	/* a device is never opened (opening one may act); the open's fstat()
+	 * below sees a file swapped in since */
+	if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
+		snprintf(msg, size, "%s", file_kind(st.st_mode));
+		return MSC_ERR_NOT_REG;
+	}
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
 		int e = errno;
