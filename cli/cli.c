@@ -450,38 +450,6 @@ const char *cli_trace_ts(unsigned long long ts, char *buf, unsigned long size)
 }
 
 /**
- * cli_safe - a string from a trace or a database, fit for the terminal
- * @s: the string (NULL reads as "")
- * @buf: where the copy goes
- * @size: its size (at least 5)
- *
- * Every control character (below 0x20, and DEL) becomes \xHH, so that
- * nothing a file holds moves the cursor, recolours or retitles the
- * terminal; the rest is copied as is (UTF-8 stays readable).  A string
- * longer than @buf is cut at a whole character or escape.  Returns @buf.
- */
-const char *cli_safe(const char *s, char *buf, size_t size)
-{
-	size_t o = 0;
-
-	for (; s && *s; s++) {
-		unsigned char ch = (unsigned char)*s;
-
-		if (ch < 0x20 || ch == 0x7f) {
-			if (o + 5 > size - 1)
-				break;
-			o += (size_t)snprintf(buf + o, size - o, "\\x%02x", ch);
-		} else {
-			if (o + 1 > size - 1)
-				break;
-			buf[o++] = (char)ch;
-		}
-	}
-	buf[o] = '\0';
-	return buf;
-}
-
-/**
  * cli_warn_refused - say what ingest refused as damaged: one warning per
  *	kind, with the count (nothing stored is dropped without a word)
  * @what: the input, for the message

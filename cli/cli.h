@@ -87,7 +87,6 @@ int cmd_record(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 int cmd_top(int argc, char **argv);
 
-const char *cli_safe(const char *s, char *buf, size_t size);
 
 struct msc_ingest;
 void cli_warn_refused(const char *what, const struct msc_ingest *ing);

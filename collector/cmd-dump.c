@@ -97,12 +97,14 @@ static int dump_capture(struct msc_store *s, const struct msc_capture_row *c,
 
 	/* what the trace said of itself reaches the terminal escaped */
 	printf("# capture %lld: %s (%s)%s\n", (long long)c->id,
-	       cli_safe(c->source, src, sizeof(src)), cli_safe(c->kind, kind, sizeof(kind)),
+	       msc_text_escape(c->source, src, sizeof(src)),
+	       msc_text_escape(c->kind, kind, sizeof(kind)),
 	       c->complete ? "" : " INCOMPLETE");
 	if (c->kernel_release[0])
-		printf("#@ release %s\n", cli_safe(c->kernel_release, rel, sizeof(rel)));
+		printf("#@ release %s\n", msc_text_escape(c->kernel_release, rel, sizeof(rel)));
 	if (c->vendor[0])
-		printf("#@ host vendor=%s,nonpresent=%#llx\n", cli_safe(c->vendor, vendor, sizeof(vendor)),
+		printf("#@ host vendor=%s,nonpresent=%#llx\n",
+		       msc_text_escape(c->vendor, vendor, sizeof(vendor)),
 		       (unsigned long long)c->nonpresent_spte);
 	if (c->first_seq < 0)
 		return 0;

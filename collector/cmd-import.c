@@ -104,7 +104,7 @@ static void report_source_error(const struct import_opts *o, const char *detail,
 
 	if (detail[0])
 		cli_error("%s: %s: %s", o->input, msc_strerror(r),
-			  cli_safe(detail, safe, sizeof(safe)));
+			  msc_text_escape(detail, safe, sizeof(safe)));
 	else
 		cli_error("%s: %s", o->input, msc_strerror(r));
 }
@@ -155,17 +155,19 @@ static void print_summary(const struct import_opts *o, const struct msc_source *
 	}
 	printf("\n  host: %s SPTE layout (%s), kernel %s, %s\n",
 	       msc_vendor_name(h->vendor), msc_host_source_name(h->vendor_source),
-	       h->release[0] ? cli_safe(h->release, rel, sizeof(rel)) : "unknown",
+	       h->release[0] ? msc_text_escape(h->release, rel, sizeof(rel)) : "unknown",
 	       h->tdp_mmu ? "TDP MMU" : "shadow/legacy MMU (no spte_changed events)");
 	print_specials(ing, &c);
 	if (info->compression[0] || info->file_version)
 		printf("  file: trace.dat v%d%s%s, clock %s, %d cpus\n", info->file_version,
 		       info->compression[0] ? " " : "",
-		       cli_safe(info->compression, comp, sizeof(comp)),
-		       info->trace_clock[0] ? cli_safe(info->trace_clock, clock, sizeof(clock)) : "not said",
+		       msc_text_escape(info->compression, comp, sizeof(comp)),
+		       info->trace_clock[0] ?
+		       msc_text_escape(info->trace_clock, clock, sizeof(clock)) : "not said",
 		       info->nr_cpus);
 	if (info->instance[0])
-		printf("  instance buffer: %s\n", cli_safe(info->instance, clock, sizeof(clock)));
+		printf("  instance buffer: %s\n",
+		       msc_text_escape(info->instance, clock, sizeof(clock)));
 }
 
 static bool has_kvm_events(const struct msc_ingest *ing)
@@ -325,7 +327,7 @@ static int run_ingest(const struct import_opts *o, struct msc_source *src,
 	if (cli_stop || r == MSC_ERR_INTERRUPTED)
 		r = MSC_ERR_INTERRUPTED;	/* whatever the interrupted read said */
 	while ((w = msc_source_next_warning(src)))
-		cli_warn("%s: %s", o->input, cli_safe(w, safe, sizeof(safe)));
+		cli_warn("%s: %s", o->input, msc_text_escape(w, safe, sizeof(safe)));
 	cli_warn_refused(o->input, ing);
 	if (!r && !has_kvm_events(ing))
 		r = MSC_ERR_NO_KVM;
@@ -341,7 +343,8 @@ static int run_ingest(const struct import_opts *o, struct msc_source *src,
 	if (!r && (r = analysis_finish(&an, store)))
 		store_failed = true;
 	if (!r && msc_ingest_note(ing)[0])
-		cli_warn("%s: %s", o->input, cli_safe(msc_ingest_note(ing), safe, sizeof(safe)));
+		cli_warn("%s: %s", o->input,
+			 msc_text_escape(msc_ingest_note(ing), safe, sizeof(safe)));
 	if (!r && (r = msc_store_finish(store)))
 		store_failed = true;
 	if (!r && !o->quiet)
