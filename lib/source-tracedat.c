@@ -211,6 +211,13 @@ static uint64_t cpu_rest(const struct cpu_data *c, uint64_t offset)
 	return c->start + c->size - min(offset, c->start + c->size);
 }
 
+static void note_gap(struct tracedat_source *t, int cpu, const struct tracedat_gap *gap)
+{
+	add_note(t, "CPU %d: a compressed chunk holds %llu fewer bytes than it says "
+		 "(damaged): the events in them are lost", cpu,
+		 (unsigned long long)(gap->to - gap->from));
+}
+
 /*
  * Has @rec passed the next gap its CPU's compressed chunks leave (a chunk
  * that decompresses short, tracedat_check_header())?  The events in the
@@ -226,9 +233,7 @@ static bool past_gap(struct tracedat_source *t, const struct tep_record *rec)
 	bool past = false;
 
 	while (c->nr_gaps && rec->offset >= c->start && rec->offset - c->start >= c->gap->from) {
-		add_note(t, "CPU %d: a compressed chunk holds %llu fewer bytes than it says "
-			 "(damaged): the events in them are lost", rec->cpu,
-			 (unsigned long long)(c->gap->to - c->gap->from));
+		note_gap(t, rec->cpu, c->gap);
 		c->gap++;
 		c->nr_gaps--;
 		past = true;
@@ -264,9 +269,7 @@ static int check_cpu_end(struct tracedat_source *t, const struct tep_record *rec
 	if (last)
 		tracecmd_free_record(last);
 	if (whole && c->nr_gaps) {	/* its data ended in a gap: lost after @rec */
-		add_note(t, "CPU %d: a compressed chunk holds %llu fewer bytes than it says "
-			 "(damaged): the events in them are lost", rec->cpu,
-			 (unsigned long long)(c->gap->to - c->gap->from));
+		note_gap(t, rec->cpu, c->gap);
 		c->nr_gaps = 0;
 		queue(t, lost_mark(rec->ts, rec->cpu, 0));
 	}
