@@ -157,6 +157,29 @@ static inline bool msc_phase_is_dirty_log(unsigned int kind)
 	X(KPROBE, "kprobe")		/* kprobe on the KVM function: exact start */ \
 	X(INFERRED, "inferred")		/* from SPTE change patterns */
 
+/*
+ * How far a phase's start and end are the call's own: "exact" both (the
+ * ioctl's enter and exit, the patch's _begin and _end, a workload's
+ * markers), "bounded" one of them (a kprobe at the function's entry), or
+ * "inferred" from the work alone.  A bound that is not exact may lie as
+ * far out as the quiet time before the phase's first activity (the start)
+ * or after its last (the end): the slack of each.
+ */
+#define MSC_PHASE_BOUNDS(X)                                                    \
+	X(INFERRED, "inferred")                                                \
+	X(BOUNDED, "bounded")                                                  \
+	X(EXACT, "exact")
+
+#define MSC_EXACT_START 1
+#define MSC_EXACT_END 2
+
+enum msc_phase_bounds {
+#define X(name, str) MSC_BOUNDS_##name,
+	MSC_PHASE_BOUNDS(X)
+#undef X
+	MSC_BOUNDS_NR,
+};
+
 enum msc_phase_source {
 #define X(name, str) MSC_PHASE_SRC_##name,
 	MSC_PHASE_SOURCES(X)
@@ -202,6 +225,10 @@ struct msc_phase {
 	uint64_t region_split_ns;	/* sum over 2M regions of time spent split */
 	int64_t to_huge_ns;		/* re-promotion: disable start -> all huge; -1 never */
 	struct msc_census before, after;
+	uint8_t bounds;			/* enum msc_phase_bounds */
+	uint8_t exact;			/* MSC_EXACT_START | MSC_EXACT_END: which bounds are */
+	uint64_t slack_start_ns;	/* how much earlier the start may lie; 0 exact */
+	uint64_t slack_end_ns;		/* how much later the end may lie; 0 exact */
 };
 
 /*
@@ -423,6 +450,7 @@ int msc_hview_vms(struct msc_hview *v, struct msc_vm **ret, size_t *ret_nr);
 const char *msc_map_cause_name(enum msc_map_cause cause);
 const char *msc_phase_kind_name(enum msc_phase_kind kind);
 const char *msc_phase_source_name(enum msc_phase_source source);
+const char *msc_phase_bounds_name(enum msc_phase_bounds bounds);
 const char *msc_anomaly_kind_name(enum msc_anomaly_kind kind);
 const char *msc_region_kind_name(enum msc_region_kind kind);
 

@@ -43,6 +43,12 @@ static const char *const phase_source_names[] = {
 #undef X
 };
 
+static const char *const phase_bounds_names[] = {
+#define X(name, str) [MSC_BOUNDS_##name] = str,
+	MSC_PHASE_BOUNDS(X)
+#undef X
+};
+
 static const char *const anomaly_names[] = {
 #define X(name, str) [MSC_ANOMALY_##name] = str,
 	MSC_ANOMALY_KINDS(X)
@@ -67,6 +73,11 @@ const char *msc_phase_kind_name(enum msc_phase_kind kind)
 const char *msc_phase_source_name(enum msc_phase_source source)
 {
 	return source < MSC_PHASE_SRC_NR ? phase_source_names[source] : "?";
+}
+
+const char *msc_phase_bounds_name(enum msc_phase_bounds bounds)
+{
+	return bounds < MSC_BOUNDS_NR ? phase_bounds_names[bounds] : "?";
 }
 
 const char *msc_anomaly_kind_name(enum msc_anomaly_kind kind)

@@ -230,6 +230,8 @@ enum hact {
 };
 
 #define HACT_BUCKET_NS 1000000ULL	/* the default activity bucket: 1 ms */
+#define HVCPU_SLOTS 1024		/* power of two, twice the vCPUs of the largest VM */
+#define HSWEEP_LEVELS 6		/* SPTE levels 1 to 5 */
 #define HTASK_SLOTS 1024		/* power of two, >= 4 x HNPF_SLOTS / 2 */
 
 /* One task's counters in the activity bucket (lib/history/activity.c). */
@@ -243,7 +245,7 @@ struct hstate {
 	uint32_t size;			/* sizeof(struct hstate): a version check */
 	uint8_t dirty_active;
 	uint8_t flush_probes;		/* remote TLB flushes are traced (kprobe or tracepoint) */
-	uint8_t dirty_log_open;		/* a patch _begin awaits its _end: no gap closes the phase */
+	uint8_t dirty_log_open;		/* a patch _begin awaits its _end: the phase goes on */
 	int32_t cur_dirty;		/* index of the open dirty-log phase, -1 */
 	int32_t cur_repromote;		/* index of the open re-promotion phase, -1 */
 	uint32_t awaiting;		/* cells waiting to be huge again */
@@ -254,7 +256,29 @@ struct hstate {
 	int32_t sweep_pid;		/* the task doing the open dirty-log phase's work */
 	uint8_t sweep_task_moved;	/* ... did something else since its last activity */
 	int32_t ioctl_pid;		/* the task in the KVM ioctl that bounds the open phase */
-	uint8_t ioctl_open;		/* ... until its sys_exit_ioctl: no gap closes the phase */
+	uint8_t ioctl_open;		/* ... until its sys_exit_ioctl */
+	/*
+	 * Where the open sweep's walk is, per class of its work (split,
+	 * write-protect, clear-dirty) and level, as (as_id, GFN) + 1, 0 none:
+	 * KVM walks a memslot's GFNs upward, level by level (rmaps) or parent
+	 * before children (the TDP iterator), so the same class and level
+	 * again at or below is the next walk.
+	 */
+	uint64_t sweep_at[3][HSWEEP_LEVELS];
+	uint64_t sweep_split_top;	/* ... the highest split */
+	uint8_t sweep_whole;		/* ... protected below its splits: an enable's walk */
+	/*
+	 * A table's removal by a task that is not a vCPU, before any phase of
+	 * its work opened: 7.x traces the removed table's children before the
+	 * change that removed it (__handle_changed_spte()), so the phase that
+	 * change opens (a disable's recovery, a teardown) began here.
+	 */
+	uint8_t pre_open;
+	int32_t pre_pid;
+	uint64_t pre_ts, pre_integral, pre_slack;
+	int64_t pre_seq;
+	struct msc_census pre_before;
+	struct hcost pre;		/* what the task's removals cost since */
 	/*
 	 * A memslot ioctl right after an enable's or disable's, by the same
 	 * task with nothing in between, continues that step (one slot after
@@ -267,7 +291,12 @@ struct hstate {
 	struct msc_census grp_after;
 	uint64_t split_integral;	/* sum over time of split cells, ns */
 	uint64_t split_cells;		/* cells huge before and not huge now */
-	uint64_t vcpu_pids[16];		/* tasks seen taking page faults */
+	/*
+	 * Tasks seen taking page faults or entering KVM_RUN: an open-addressing
+	 * set by pid (0, the idle task, never runs a vCPU: a free slot), full
+	 * at half its slots.
+	 */
+	int32_t vcpu_pids[HVCPU_SLOTS];
 	uint32_t nr_vcpu_pids;
 	uint64_t act_bucket;		/* start of the activity bucket being summed */
 	uint64_t act[ACT_NR];		/* its counters */
@@ -376,6 +405,10 @@ struct msc_history {
 	int32_t steady_pid;		/* ... its task, class and level */
 	uint8_t steady_class, steady_level;	/* MSC_CLASS_NR, 0: a fault */
 	uint8_t stretch;		/* HSTEADY_* of the stretch under way; 0: none */
+	uint64_t prev_ts;		/* the time of the event before the one being fed */
+	uint64_t *steady_walk;		/* a sweep's stretch: its walk's position, NULL none */
+	int32_t ev_pid;			/* the task of the event the detector saw last */
+	bool ev_vcpu;			/* ... a vCPU (hphase_is_vcpu()) */
 	uint64_t steady_until;		/* when it ends at the latest; 0: not known yet */
 	struct hcost batch;		/* its costs so far */
 
@@ -486,6 +519,7 @@ int hphase_resume(struct msc_history *h);
 int hphase_finish(struct msc_history *h);
 bool hphase_in_disable(const struct msc_history *h);
 bool hphase_is_vcpu(const struct msc_history *h, int32_t pid);
+bool hphase_vcpus_full(const struct msc_history *h);
 int hphase_vm_begins(struct msc_history *h, const struct msc_event *ev);
 
 /* lib/history/vm.c */

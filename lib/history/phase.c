@@ -3,14 +3,16 @@
  * Phases: the workload's own (phase=NAME begin/end markers) and the
  * dirty-log phases detected from the events, with what each cost.
  *
- * Dirty-log phases on a stock kernel are sweeps: runs of changes made by a
- * task that is not a vCPU (the ioctl caller), no two more than SWEEP_GAP
- * apart.  A sweep of splits / write-protects / clear-dirty is an enable
- * when dirty logging is off, a harvest when it is on; a sweep of 2M+
- * subtree zaps or promotions is a disable.  A disable ends when its task
- * does something else, not at a pause: the ioctl thread is preempted by
- * the vCPUs it competes with, for longer than any gap rule could allow,
- * and a second memslot of the same ioctl continues the same disable.
+ * Dirty-log phases on a stock kernel are sweeps: the changes one task that
+ * is not a vCPU (the ioctl caller) makes in one call.  A sweep of splits /
+ * write-protects / clear-dirty is an enable when dirty logging is off, a
+ * harvest when it is on; a sweep of 2M+ subtree zaps or promotions is a
+ * disable.  What ends a sweep is what the kernel does, never a pause (see
+ * docs/kvm-mmu.md, "Telling the steps apart without a clock"): its walk
+ * coming back (walk_event()), its task leaving the kernel (a marker, an
+ * ioctl), work of another kind or task, a disable's task doing something
+ * else; 7.x traces a removed table's children before the change that opens
+ * the disable or teardown, which then begins at the removal (prelude()).
  *
  * Where the KVM ioctls are traced (syscalls:sys_enter/exit_ioctl, stable ABI
  * on every kernel) a dirty-log phase is the ioctl: it starts at the enter
@@ -18,17 +20,21 @@
  * (KVM_GET/CLEAR_DIRTY_LOG: harvest; a memslot update: enable for splits
  * and write-protection, disable for zapped or recovered tables, and a
  * memslot phase for none, which the first harvest after it calls the enable
- * it was under manual protect).
+ * it was under manual protect).  The memslots of one step (an enable's or
+ * disable's updates, one sync's GETs or CLEARs) are one phase.
  *
  * The VM going away (the top-level tables zapped, or the VMM's own task
  * unmapping while dirty logging is off) is a teardown phase: a re-promotion
- * still open then ends, not huge again.  A kprobe on the KVM function
- * that starts the work makes the phase's start and kind exact.  The
- * companion patch's tracepoints make phases exact: _begin/_end bound an
- * enable or disable (no quiet gap ends it in between), a harvest event
- * ends its harvest and says how long it took.  After a
- * disable, re-promotion lasts until every 2M region that was huge before
- * is huge again.
+ * still open then ends where it begins, not huge again.  A kprobe on the
+ * KVM function that starts the work makes the phase's start and kind
+ * exact.  The companion patch's tracepoints make phases exact: _begin/_end
+ * bound an enable or disable, a harvest event ends its harvest and says how
+ * long it took.  After a disable, re-promotion lasts until every 2M region
+ * that was huge before is huge again.  Each phase says how exact its bounds
+ * are (phase_bounds()).
+ *
+ * Every event is counted by at most one kernel phase: a dirty-log step
+ * counts its task's work, the vCPUs' pass theirs (counts()).
  *
  * Costs of a dirty-log phase are the events between its first and last
  * activity: events after the last activity wait in `pending` and join the
@@ -42,15 +48,28 @@
 #include "local.h"
 #include "mmuscope/util.h"
 
-#define SWEEP_GAP_NS 5000000ULL		/* 5 ms: dirty passes are >= 100x longer */
-#define FLUSH_GAP_NS 500000ULL		/* an ioctl's closing flush follows its sweep closely */
+/* The slot of @pid in the vCPU set: its own, or the free one it would take. */
+static uint32_t vcpu_slot(const struct msc_history *h, int32_t pid)
+{
+	uint32_t i = (uint32_t)pid * 2654435761u;
+
+	for (;; i++) {
+		int32_t p = h->st.vcpu_pids[i & (HVCPU_SLOTS - 1)];
+
+		if (p == pid || !p)
+			return i & (HVCPU_SLOTS - 1);
+	}
+}
 
 bool hphase_is_vcpu(const struct msc_history *h, int32_t pid)
 {
-	for (uint32_t i = 0; i < h->st.nr_vcpu_pids; i++)
-		if (h->st.vcpu_pids[i] == (uint64_t)pid)
-			return true;
-	return false;
+	return pid > 0 && h->st.vcpu_pids[vcpu_slot(h, pid)] == pid;
+}
+
+/* No room to learn another vCPU: a fault of an unknown task may be one. */
+bool hphase_vcpus_full(const struct msc_history *h)
+{
+	return h->st.nr_vcpu_pids >= HVCPU_SLOTS / 2;
 }
 
 static void cost_add(struct hcost *c, unsigned int what, uint64_t n)
@@ -145,30 +164,67 @@ static bool trails(const struct msc_history *h, size_t i)
 	return (int32_t)i == h->st.cur_dirty || (int32_t)i == h->st.cur_pass;
 }
 
+/*
+ * Does open phase @i count the work of a vCPU (@vcpu) or of another task?
+ * The vCPUs' pass counts only theirs and a dirty-log step only the other
+ * tasks' (its ioctl's): no event is counted by two kernel phases.
+ */
+static bool counts(const struct msc_history *h, size_t i, bool vcpu)
+{
+	if ((int32_t)i == h->st.cur_pass)
+		return vcpu;
+	if ((int32_t)i == h->st.cur_dirty)
+		return !vcpu;
+	return true;
+}
+
+#define PID_NONE (-1)		/* work of no task: every open phase counts it */
+#define PID_VCPUS (-2)		/* work of several vCPUs */
+
+/*
+ * @c, the work of task @pid (or PID_*), a vCPU or not (@vcpu), into the
+ * open phases that count it (the trailing ones' pending) and the prelude.
+ */
+static void cost_attribute(struct msc_history *h, int32_t pid, bool vcpu, const struct hcost *c)
+{
+	for (size_t i = 0; i < h->nr_phases; i++) {
+		struct hphase *ph = &h->phases[i];
+
+		if (ph->open && (pid == PID_NONE || counts(h, i, vcpu)))
+			cost_merge(trails(h, i) ? &ph->pending : &ph->cost, c);
+	}
+	if (h->st.pre_open && pid == h->st.pre_pid)
+		cost_merge(&h->st.pre, c);
+}
+
 /** hphase_cost - count @n of @what for the open phases and the activity table */
 void hphase_cost(struct msc_history *h, const struct msc_event *ev, unsigned int what,
 		 uint64_t n)
 {
-	hact_count(h, ev ? ev->pid : -1, what, n);
+	int32_t pid = ev ? ev->pid : PID_NONE;
+	bool vcpu;
+
+	hact_count(h, pid, what, n);
 	if (h->stretch) {
 		cost_event(&h->batch, ev, what, n);
 		return;
 	}
+	vcpu = pid == h->ev_pid ? h->ev_vcpu : pid >= 0 && hphase_is_vcpu(h, pid);
 	for (size_t i = 0; i < h->nr_phases; i++) {
 		struct hphase *ph = &h->phases[i];
 
-		if (!ph->open)
-			continue;
-		if (trails(h, i))
-			cost_event(&ph->pending, ev, what, n);
-		else
-			cost_event(&ph->cost, ev, what, n);
+		if (ph->open && (pid == PID_NONE || counts(h, i, vcpu)))
+			cost_event(trails(h, i) ? &ph->pending : &ph->cost, ev, what, n);
 	}
+	if (h->st.pre_open && pid == h->st.pre_pid)
+		cost_event(&h->st.pre, ev, what, n);
 }
 
 /** hphase_cost_changes - what hphase_cost() counts for each of the changes @c, at once */
 void hphase_cost_changes(struct msc_history *h, const struct hchanges *c)
 {
+	struct hcost one;
+
 	hact_count(h, c->pid, HCOST_SPTE, c->n);
 	if (c->what >= 0)
 		hact_count(h, c->pid, (unsigned int)c->what, c->n);
@@ -176,29 +232,24 @@ void hphase_cost_changes(struct msc_history *h, const struct hchanges *c)
 		cost_changes(&h->batch, c);
 		return;
 	}
-	for (size_t i = 0; i < h->nr_phases; i++) {
-		struct hphase *ph = &h->phases[i];
-
-		if (ph->open)
-			cost_changes(trails(h, i) ? &ph->pending : &ph->cost, c);
-	}
+	cost_reset(&one);
+	cost_changes(&one, c);
+	cost_attribute(h, c->pid, c->pid >= 0 && hphase_is_vcpu(h, c->pid), &one);
 }
 
 /*
  * The stretch's costs so far go where hphase_cost() would have put them
- * one by one: into every open phase, the trailing ones' pending.  Costs
- * are sums and a GFN range, so the order they come in does not matter.
+ * one by one.  A stretch is the vCPUs' (a pass's) or one task's (a
+ * sweep's, h->steady_pid).  Costs are sums and a GFN range, so the order
+ * they come in does not matter.
  */
 static void stretch_attribute(struct msc_history *h)
 {
+	bool pass = h->stretch == HSTEADY_PASS;
+
 	if (!h->stretch)
 		return;
-	for (size_t i = 0; i < h->nr_phases; i++) {
-		struct hphase *ph = &h->phases[i];
-
-		if (ph->open)
-			cost_merge(trails(h, i) ? &ph->pending : &ph->cost, &h->batch);
-	}
+	cost_attribute(h, pass ? PID_VCPUS : h->steady_pid, pass, &h->batch);
 	cost_reset(&h->batch);
 }
 
@@ -230,6 +281,8 @@ static struct hphase *phase_new(struct msc_history *h, enum msc_phase_kind kind,
 	ph->p.start_ts = ph->p.end_ts = h->last_ts;
 	ph->p.start_seq = ph->p.end_seq = ev ? (int64_t)ev->seq : h->cur_seq;
 	ph->p.to_huge_ns = -1;
+	/* the call began after the event before this one */
+	ph->p.slack_start_ns = h->last_ts - min(h->prev_ts, h->last_ts);
 	ph->split_integral0 = h->st.split_integral;
 	hcensus_total(h, &ph->p.before);
 	ph->p.after = ph->p.before;
@@ -308,6 +361,23 @@ static void close_repromote(struct msc_history *h, bool done)
 		set_to_huge(h, rp->p.to_huge_ns);
 	}
 	h->st.cur_repromote = -1;
+}
+
+/*
+ * The step @ph of the VM's dirty logging (an enable, a disable, a teardown)
+ * began: the re-promotion @rp (an index, -1: none) that was open ended
+ * there, not huge again, where the step began (its ioctl's enter, its
+ * prelude), not where its work showed.
+ */
+static void repromote_cut(struct msc_history *h, int32_t rp, const struct hphase *ph)
+{
+	struct hphase *q = rp >= 0 ? &h->phases[rp] : NULL;
+
+	if (!q || q->p.end_seq < ph->p.start_seq)
+		return;
+	q->p.end_seq = max(q->p.start_seq, ph->p.start_seq - 1);
+	q->p.end_ts = max(q->p.start_ts, min(q->p.end_ts, ph->p.start_ts));
+	q->p.after = ph->p.before;
 }
 
 /*
@@ -427,9 +497,14 @@ static int become(struct msc_history *h, struct hphase *ph, enum msc_phase_kind 
 
 static void learn_vcpu(struct msc_history *h, int32_t pid)
 {
-	if (hphase_is_vcpu(h, pid) || h->st.nr_vcpu_pids >= ARRAY_SIZE(h->st.vcpu_pids))
+	uint32_t i = vcpu_slot(h, pid);
+
+	if (pid <= 0 || h->st.vcpu_pids[i] == pid || hphase_vcpus_full(h))
 		return;
-	h->st.vcpu_pids[h->st.nr_vcpu_pids++] = (uint64_t)pid;
+	h->st.vcpu_pids[i] = pid;
+	h->st.nr_vcpu_pids++;
+	if (pid == h->ev_pid)
+		h->ev_vcpu = true;
 }
 
 /* The vCPUs' pass is over: it ended at its last vCPU event. */
@@ -466,6 +541,8 @@ static int vcpu_event(struct msc_history *h, const struct msc_event *ev, bool ru
 		if (!ph)
 			return -ENOMEM;
 		ph->p.start_ts = min(ev->ts, h->last_ts);
+		if (run)
+			ph->p.exact = MSC_EXACT_START;
 		h->st.cur_pass = (int32_t)(ph->p.id - 1);
 	} else {
 		h->steady = HSTEADY_PASS;
@@ -493,45 +570,155 @@ int hphase_vm_begins(struct msc_history *h, const struct msc_event *ev)
 	return hmodel_for_each_cell(h, forget_cell, NULL);
 }
 
+/*
+ * A task that is not a vCPU removes a table (@ev, its prepare_zap_page)
+ * with no phase of such work of its own open: the prelude of the phase
+ * the removing change will open, when 7.x traces it after the children
+ * (a disable's recovery or zap, a teardown's zap).  Up to 6.12 that change
+ * comes first and the removal is inside its phase already.
+ */
+static void prelude(struct msc_history *h, const struct msc_event *ev)
+{
+	const struct hphase *ph = cur_dirty(h);
+
+	if (h->st.pre_open || hphase_is_vcpu(h, ev->pid) ||
+	    (ph && ev->pid == h->st.sweep_pid &&
+	     (ph->p.kind == MSC_PHASE_DISABLE || ph->p.kind == MSC_PHASE_TEARDOWN)))
+		return;
+	h->st.pre_open = 1;
+	h->st.pre_pid = ev->pid;
+	h->st.pre_ts = h->last_ts;
+	h->st.pre_slack = h->last_ts - min(h->prev_ts, h->last_ts);
+	h->st.pre_seq = (int64_t)ev->seq;
+	h->st.pre_integral = h->st.split_integral;
+	hcensus_total(h, &h->st.pre_before);
+	cost_reset(&h->st.pre);
+}
+
+/* The prelude is the start of @ph, which its task's removing change opened. */
+static void take_prelude(struct msc_history *h, struct hphase *ph)
+{
+	ph->p.start_ts = h->st.pre_ts;
+	ph->p.start_seq = h->st.pre_seq;
+	ph->p.slack_start_ns = h->st.pre_slack;
+	ph->p.before = h->st.pre_before;
+	ph->split_integral0 = h->st.pre_integral;
+	ph->cost = h->st.pre;
+}
+
 static int open_dirty(struct msc_history *h, const struct msc_event *ev,
 		      enum msc_phase_kind kind, enum msc_phase_source source)
 {
+	bool step = kind == MSC_PHASE_ENABLE || kind == MSC_PHASE_DISABLE ||
+		    kind == MSC_PHASE_TEARDOWN;
 	struct hphase *ph;
+	int32_t rp;
 	int r = close_dirty(h, ev) ?: close_pass(h);
 
 	if (r)
 		return r;
-	if (kind == MSC_PHASE_ENABLE || kind == MSC_PHASE_DISABLE || kind == MSC_PHASE_TEARDOWN)
+	rp = step ? h->st.cur_repromote : -1;
+	if (step)
 		close_repromote(h, false);
 	ph = phase_new(h, kind, source, NULL, ev);
 	if (!ph)
 		return -ENOMEM;
 	ph->p.start_ts = ev->ts > h->last_ts ? h->last_ts : ev->ts;
+	if (source != MSC_PHASE_SRC_INFERRED)	/* the ioctl's enter, a kprobe, _begin */
+		ph->p.exact = MSC_EXACT_START;
 	h->st.cur_dirty = h->st.last_dirty = (int32_t)(ph->p.id - 1);
 	h->st.sweep_pid = ev ? ev->pid : -1;
 	h->st.sweep_task_moved = 0;
+	memset(h->st.sweep_at, 0, sizeof(h->st.sweep_at));
+	h->st.sweep_split_top = 0;
+	h->st.sweep_whole = 0;
 	h->sweep_hit = true;
 	h->st.faults_since_sweep = 0;
+	if ((kind == MSC_PHASE_DISABLE || kind == MSC_PHASE_TEARDOWN) && h->st.pre_open &&
+	    ev->pid == h->st.pre_pid)
+		take_prelude(h, ph);
+	h->st.pre_open = 0;
+	repromote_cut(h, rp, ph);
 	return become(h, ph, kind);
 }
 
-/*
- * Does the open dirty-log phase @ph go on however long its activity
- * pauses?  Between the patch's _begin and _end, inside the KVM ioctl, and
- * for a disable (its task ends it) it does.
- */
-static bool sweep_held(const struct msc_history *h, const struct hphase *ph)
+/* Are the open dirty-log phase's bounds the kernel's (the ioctl, the patch's _begin/_end)? */
+static bool sweep_bounded(const struct msc_history *h)
 {
-	return h->st.dirty_log_open || h->st.ioctl_open || ph->p.kind == MSC_PHASE_DISABLE;
+	return h->st.dirty_log_open || h->st.ioctl_open;
 }
 
 /*
- * Is the open dirty-log phase @ph still going at @ts?  Unless it is held,
- * a sweep ends after SWEEP_GAP_NS without activity.
+ * Walks.  An enable, a harvest and a clear walk a memslot's SPTEs upward
+ * and change none twice: kvm_tdp_mmu_try_split_huge_pages(),
+ * kvm_tdp_mmu_wrprot_slot(), kvm_tdp_mmu_clear_dirty_slot() and
+ * kvm_tdp_mmu_clear_dirty_pt_masked() with the TDP iterator (pre-order: a
+ * parent before its children, GFNs upward, so (GFN, then level downward)
+ * only grows), the shadow MMU's walk_slot_rmaps() level by level, GFNs
+ * upward within each.  So a change of one class (and, off the TDP MMU, one
+ * level) at or below the last one of the open sweep is the next walk, and
+ * so is one by another task: that is what ends a sweep, not a pause (the
+ * ioctl thread is preempted for any time; a real host's dirty pass lasts
+ * 3 ms, an emulator's 300).  The position is walk_key(), 0: none yet.
  */
-static bool sweep_alive(const struct msc_history *h, const struct hphase *ph, uint64_t ts)
+static int walk_class(enum msc_spte_class c)
 {
-	return sweep_held(h, ph) || ts - ph->pending.last_ts <= SWEEP_GAP_NS;
+	switch (c) {
+	case MSC_CLASS_SPLIT: return 0;
+	case MSC_CLASS_WRITE_PROTECT: return 1;
+	case MSC_CLASS_CLEAR_DIRTY: return 2;
+	default: return -1;
+	}
+}
+
+static uint64_t *walk_at(struct msc_history *h, const struct msc_event *ev)
+{
+	int c = ev->type == MSC_EV_SPTE_CHANGED ? walk_class(ev->spte.class) : -1;
+
+	if (c < 0)
+		return NULL;
+	return &h->st.sweep_at[c][h->tdp_mmu ? 0 : min(ev->spte.level, HSWEEP_LEVELS - 1)];
+}
+
+/* (as_id, GFN, level downward) + 1: a GFN has at most 57 - 12 bits (decode refuses more) */
+static uint64_t walk_key(const struct msc_event *ev)
+{
+	uint64_t at = (uint64_t)ev->spte.as_id << 52 | ev->spte.gfn;
+
+	return (at << 3 | (7 - min(ev->spte.level, 7u))) + 1;
+}
+
+/*
+ * Is @ev, a change of a walk's class by a task that is not a vCPU, part of
+ * another walk than the open sweep's?  Inside the kernel's bounds the
+ * bounds say.
+ */
+static bool another_walk(struct msc_history *h, const struct msc_event *ev)
+{
+	const uint64_t *at = walk_at(h, ev);
+
+	if (!at || !cur_dirty(h) || sweep_bounded(h))
+		return false;
+	return ev->pid != h->st.sweep_pid || walk_key(ev) <= *at;
+}
+
+/*
+ * The open sweep's walk reached @ev.  Protection that starts below where
+ * the splits got to is an enable's (it splits the whole memslot first,
+ * then protects it from its start), not a CLEAR's (which splits and
+ * protects one 64-page mask after the other): see clear_not_enable().
+ */
+static void walk_reach(struct msc_history *h, const struct msc_event *ev)
+{
+	uint64_t *at = walk_at(h, ev), key = walk_key(ev);
+
+	if (!at)
+		return;
+	if (ev->spte.class == MSC_CLASS_SPLIT)
+		h->st.sweep_split_top = max(h->st.sweep_split_top, key);
+	else if (key < h->st.sweep_split_top)
+		h->st.sweep_whole = 1;
+	*at = key;
 }
 
 /* What a disable's task does while disabling (the rest ends the disable). */
@@ -581,8 +768,12 @@ static int activity(struct msc_history *h, const struct msc_event *ev,
 		}
 		if (ph->p.kind == MSC_PHASE_MEMSLOT) {
 			if (kind == MSC_PHASE_ENABLE || kind == MSC_PHASE_DISABLE ||
-			    kind == MSC_PHASE_TEARDOWN)
+			    kind == MSC_PHASE_TEARDOWN) {
+				int32_t rp = h->st.cur_repromote;
+
 				close_repromote(h, false);
+				repromote_cut(h, rp, ph);
+			}
 			r = become(h, ph, kind);
 		}
 		if (ph->p.kind == kind && source < ph->p.source)
@@ -595,7 +786,7 @@ static int activity(struct msc_history *h, const struct msc_event *ev,
 	}
 	/* between the patch's _begin and _end, all activity is that phase's */
 	if (ph && (h->st.dirty_log_open ||
-		   (sweep_alive(h, ph, h->last_ts) &&
+		   (ev->pid == h->st.sweep_pid &&
 		    (ph->p.kind == kind ||
 		     (source == MSC_PHASE_SRC_INFERRED && kind != MSC_PHASE_DISABLE &&
 		      ph->p.kind != MSC_PHASE_DISABLE))))) {
@@ -606,20 +797,6 @@ static int activity(struct msc_history *h, const struct msc_event *ev,
 		h->st.faults_since_sweep = 0;
 		h->steady = HSTEADY_SWEEP;
 		return 0;
-	}
-	/* no guest fault since the last sweep: still the same enable/harvest */
-	if (!ph && h->st.last_dirty >= 0 && !h->st.faults_since_sweep && kind != MSC_PHASE_DISABLE) {
-		struct hphase *last = &h->phases[h->st.last_dirty];
-
-		/* ... unless the kernel said where it ended (the patch's end event) */
-		if ((last->p.kind == MSC_PHASE_ENABLE || last->p.kind == MSC_PHASE_HARVEST) &&
-		    last->p.source != MSC_PHASE_SRC_TRACEPOINT) {
-			last->open = true;
-			h->st.cur_dirty = h->st.last_dirty;
-			h->st.dirty_active = true;
-			h->sweep_hit = true;
-			return 0;
-		}
 	}
 	return open_dirty(h, ev, kind, source);
 }
@@ -667,6 +844,7 @@ static int workload_marker(struct msc_history *h, const struct msc_event *ev)
 		if (!ph)
 			return -ENOMEM;
 		ph->p.start_ts = ev->ts;
+		ph->p.exact = MSC_EXACT_START | MSC_EXACT_END;	/* the workload's own */
 		return 0;
 	}
 	if (strncmp(sp, "end", 3))
@@ -687,15 +865,12 @@ static int workload_marker(struct msc_history *h, const struct msc_event *ev)
  * A remote TLB flush (kprobe or the patch's tracepoint): flushes are traced.
  * The ioctl's closing flush belongs to its sweep: made by the sweep's own
  * task before it did anything else, however long after its last change (it
- * may have been preempted), or by another non-vCPU task right after it.
+ * may have been preempted in between).
  */
-static void flush_seen(struct msc_history *h, const struct msc_event *ev, bool ioctl)
+static void flush_seen(struct msc_history *h, const struct msc_event *ev)
 {
-	struct hphase *ph = cur_dirty(h);
-
 	h->st.flush_probes = 1;
-	if (ph && ((ev->pid == h->st.sweep_pid && !h->st.sweep_task_moved) ||
-		   (ioctl && h->last_ts - ph->pending.last_ts <= FLUSH_GAP_NS)))
+	if (cur_dirty(h) && ev->pid == h->st.sweep_pid && !h->st.sweep_task_moved)
 		h->sweep_hit = true;
 }
 
@@ -748,19 +923,28 @@ static bool is_teardown(const struct msc_history *h, const struct msc_event *ev)
  * KVM_CLEAR_DIRTY_LOG under manual protect: an enable splits the whole slot
  * first and write-protects it after, a clear splits and protects one 64-page
  * mask after the other (kvm_arch_mmu_enable_log_dirty_pt_masked()).  The
- * enable itself did no MMU work and left no trace.
+ * enable itself did no MMU work and left no trace.  An enable of several
+ * memslots splits again after it protected the first, but it protected
+ * that one below its splits (walk_reach()).
  */
 static bool clear_not_enable(struct msc_history *h)
 {
 	struct hphase *ph = cur_dirty(h);
 
 	if (!ph || ph->p.kind != MSC_PHASE_ENABLE || ph->p.source != MSC_PHASE_SRC_INFERRED ||
-	    h->st.ioctl_open || !(ph->cost.count.by_class[MSC_CLASS_WRITE_PROTECT] +
-				  ph->pending.count.by_class[MSC_CLASS_WRITE_PROTECT]))
+	    h->st.ioctl_open || h->st.sweep_whole ||
+	    !(ph->cost.count.by_class[MSC_CLASS_WRITE_PROTECT] +
+	      ph->pending.count.by_class[MSC_CLASS_WRITE_PROTECT]))
 		return false;
 	h->sweep_hit = true;
 	h->st.faults_since_sweep = 0;
 	return true;
+}
+
+/* A harvest's step name, as the selftests and QEMU name the steps. */
+static const char *harvest_name(const char *ioctl)
+{
+	return strstr(ioctl, "CLEAR") ? "clear_dirty_log" : "get_dirty_log";
 }
 
 /* The phase a KVM ioctl (@name, NULL: not KVM's) is, before the work inside says more. */
@@ -797,17 +981,24 @@ static void manual_protect_enable(struct msc_history *h)
 }
 
 /*
- * The next memslot ioctl of the step that just ended (its task, nothing in
- * between): the step goes on, and the re-promotion a disable handed over
- * to is taken back.
+ * The next ioctl (@kind, @name) of the step that just ended, one memslot
+ * after the other (its task, nothing in between, no vCPU fault since): the
+ * step goes on, and the re-promotion a disable handed over to is taken
+ * back.  Memslot updates continue an enable or a disable; a GET or CLEAR
+ * the same call's harvest, one sync (QEMU and the selftests harvest each
+ * memslot by its own ioctl), until its walk comes back (walk_event()).
  */
-static bool continue_step(struct msc_history *h, const struct msc_event *ev)
+static bool continue_step(struct msc_history *h, const struct msc_event *ev,
+			  enum msc_phase_kind kind, const char *name)
 {
 	struct hphase *last = last_dirty(h);
+	bool memslot = kind == MSC_PHASE_MEMSLOT;
 
 	if (!last || cur_dirty(h) || last->p.source != MSC_PHASE_SRC_IOCTL ||
-	    (last->p.kind != MSC_PHASE_ENABLE && last->p.kind != MSC_PHASE_DISABLE) ||
 	    ev->pid != h->st.sweep_pid || h->st.sweep_task_moved || h->st.faults_since_sweep)
+		return false;
+	if (memslot ? last->p.kind != MSC_PHASE_ENABLE && last->p.kind != MSC_PHASE_DISABLE :
+		      last->p.kind != MSC_PHASE_HARVEST || strcmp(last->p.name, harvest_name(name)))
 		return false;
 	if (h->st.cur_repromote == (int32_t)h->nr_phases - 1 &&
 	    h->phases[h->nr_phases - 1].p.start_ts == last->p.end_ts) {
@@ -815,6 +1006,7 @@ static bool continue_step(struct msc_history *h, const struct msc_event *ev)
 		h->st.cur_repromote = -1;
 	}
 	h->st.grp_pending = 1;
+	last->p.exact &= ~MSC_EXACT_END;	/* until this ioctl's exit */
 	h->st.grp_end_ts = last->p.end_ts;
 	h->st.grp_end_seq = last->p.end_seq;
 	h->st.grp_after = last->p.after;
@@ -834,27 +1026,36 @@ static bool continue_step(struct msc_history *h, const struct msc_event *ev)
 static int split_step(struct msc_history *h, const struct msc_event *ev, enum msc_phase_kind kind)
 {
 	struct hphase *ph = cur_dirty(h);
+	char name[sizeof(ph->p.name)];
 	struct hcost mine;
+	int32_t rp;
 	int r;
 
 	h->st.grp_pending = 0;
+	snprintf(name, sizeof(name), "%s", ph->p.name);
 	mine = ph->pending;
 	cost_reset(&ph->pending);
 	ph->p.end_ts = h->st.grp_end_ts;
 	ph->p.end_seq = h->st.grp_end_seq;
 	ph->p.after = h->st.grp_after;
 	ph->p.region_split_ns = h->st.grp_split_ns;
+	ph->p.exact |= MSC_EXACT_END;	/* the previous ioctl's exit */
 	ph->pending.last_ts = h->st.grp_end_ts;
 	r = close_dirty(h, ev);
+	rp = h->st.cur_repromote;	/* the disable handed over to it */
 	if (!r)
 		r = open_dirty(h, ev, kind, MSC_PHASE_SRC_IOCTL);
 	if (r)
 		return r;
 	ph = cur_dirty(h);
+	if (kind == MSC_PHASE_HARVEST)	/* the next sync: the same ioctl */
+		snprintf(ph->p.name, sizeof(ph->p.name), "%s", name);
 	ph->p.start_ts = h->st.grp_start_ts;
 	ph->p.start_seq = h->st.grp_start_seq;
 	ph->p.before = h->st.grp_after;
 	ph->pending = mine;
+	if (h->st.cur_repromote != rp)	/* this step ended it */
+		repromote_cut(h, rp, ph);
 	return 0;
 }
 
@@ -875,9 +1076,11 @@ static int ioctl_event(struct msc_history *h, const struct msc_event *ev)
 			return h->st.cur_pass >= 0 && hphase_is_vcpu(h, ev->pid) ?
 			       vcpu_event(h, ev, true) : 0;
 		h->st.ioctl_open = 0;
-		/* a continued step whose ioctl did no MMU work: a memslot update */
-		if (h->st.grp_pending && (r = split_step(h, ev, MSC_PHASE_MEMSLOT)))
+		/* a continued update whose ioctl did no MMU work: a memslot update */
+		if (h->st.grp_pending && cur_dirty(h)->p.kind != MSC_PHASE_HARVEST &&
+		    (r = split_step(h, ev, MSC_PHASE_MEMSLOT)))
 			return r;
+		h->st.grp_pending = 0;
 		/* the phase takes in everything up to here, and ends */
 		h->sweep_hit = h->end_dirty = cur_dirty(h) != NULL;
 		return 0;
@@ -892,7 +1095,7 @@ static int ioctl_event(struct msc_history *h, const struct msc_event *ev)
 		return 0;
 	h->st.grp_pending = 0;
 	h->st.ioctl_open = 0;
-	if (kind != MSC_PHASE_MEMSLOT || !continue_step(h, ev)) {
+	if (!continue_step(h, ev, kind, name)) {
 		if (kind == MSC_PHASE_HARVEST)
 			manual_protect_enable(h);
 		r = open_dirty(h, ev, kind, MSC_PHASE_SRC_IOCTL);
@@ -900,9 +1103,8 @@ static int ioctl_event(struct msc_history *h, const struct msc_event *ev)
 			return r;
 		ph = cur_dirty(h);
 		ph->p.start_ts = ev->ts;
-		if (kind == MSC_PHASE_HARVEST)	/* as the selftests and QEMU name the steps */
-			snprintf(ph->p.name, sizeof(ph->p.name), "%s",
-				 strstr(name, "CLEAR") ? "clear_dirty_log" : "get_dirty_log");
+		if (kind == MSC_PHASE_HARVEST)
+			snprintf(ph->p.name, sizeof(ph->p.name), "%s", harvest_name(name));
 	}
 	h->st.ioctl_open = 1;
 	h->st.ioctl_pid = ev->pid;
@@ -924,7 +1126,46 @@ int hphase_event(struct msc_history *h, const struct msc_event *ev)
 	/* what the sweep's task does besides the sweep */
 	if (!r && ev->pid == h->st.sweep_pid)
 		h->st.sweep_task_moved = !h->sweep_hit;
+	/* the prelude lasts while its task removes tables */
+	if (h->st.pre_open && ev->pid == h->st.pre_pid && ev->type != MSC_EV_ZAP_PAGE &&
+	    !(ev->type == MSC_EV_SPTE_CHANGED && ev->spte.class == MSC_CLASS_TEARDOWN_CHILD))
+		h->st.pre_open = 0;
 	return r;
+}
+
+/*
+ * Does @ev show the open sweep's task out of the kernel (a trace marker is
+ * written from user space, an ioctl entered or left), the sweep over?
+ * Where the kernel's bounds are traced they say it.
+ */
+static bool sweep_left(const struct msc_history *h, const struct msc_event *ev)
+{
+	return (ev->type == MSC_EV_MARKER || ev->type == MSC_EV_IOCTL) && h->st.cur_dirty >= 0 &&
+	       ev->pid == h->st.sweep_pid && !sweep_bounded(h);
+}
+
+/* A split, write-protect or clear-dirty by a task that is not a vCPU. */
+static int walk_event(struct msc_history *h, const struct msc_event *ev)
+{
+	const uint64_t *at = walk_at(h, ev);
+	int r = another_walk(h, ev) ? close_dirty(h, ev) : 0;
+
+	/* a continued GET or CLEAR whose walk comes back: the next sync */
+	if (!r && h->st.grp_pending && at && walk_key(ev) <= *at)
+		r = split_step(h, ev, MSC_PHASE_HARVEST);
+	if (r)
+		return r;
+	if (ev->spte.class == MSC_CLASS_SPLIT && clear_not_enable(h))
+		r = become(h, cur_dirty(h), MSC_PHASE_HARVEST);
+	else
+		r = activity(h, ev, MSC_PHASE_HARVEST, MSC_PHASE_SRC_INFERRED);
+	if (r || !h->sweep_hit)
+		return r;
+	walk_reach(h, ev);
+	/* a stretch of this walk goes on while its keys grow (hphase_steady()) */
+	if (h->steady == HSTEADY_SWEEP && !sweep_bounded(h))
+		h->steady_walk = walk_at(h, ev);
+	return 0;
 }
 
 static int phase_event(struct msc_history *h, const struct msc_event *ev)
@@ -935,8 +1176,11 @@ static int phase_event(struct msc_history *h, const struct msc_event *ev)
 
 	h->sweep_hit = false;
 	h->steady = 0;
-	if (open && open->p.kind == MSC_PHASE_DISABLE && !h->st.dirty_log_open &&
-	    !h->st.ioctl_open && ev->pid == h->st.sweep_pid && !disable_work(ev) &&
+	h->ev_pid = ev->pid;
+	h->ev_vcpu = !ioctl;
+	h->steady_walk = NULL;
+	if (open && !sweep_bounded(h) && ev->pid == h->st.sweep_pid &&
+	    ((open->p.kind == MSC_PHASE_DISABLE && !disable_work(ev)) || sweep_left(h, ev)) &&
 	    (r = close_dirty(h, ev)))
 		return r;
 	switch (ev->type) {
@@ -956,13 +1200,13 @@ static int phase_event(struct msc_history *h, const struct msc_event *ev)
 
 		if (!strncmp(ev->kprobe.name, "kvm_flush_remote_tlbs", 21) ||
 		    !strcmp(ev->kprobe.name, "kvm_arch_flush_remote_tlbs_memslot"))
-			flush_seen(h, ev, ioctl);
+			flush_seen(h, ev);
 		if (kind == MSC_PHASE_WORKLOAD || h->opts.infer_only)
 			return 0;
 		return activity(h, ev, kind, MSC_PHASE_SRC_KPROBE);
 	}
 	case MSC_EV_TLB_FLUSH:
-		flush_seen(h, ev, ioctl);
+		flush_seen(h, ev);
 		return 0;
 	case MSC_EV_DIRTY_LOG: {
 		/* the companion patch: dirty logging turned on or off, exactly */
@@ -1002,6 +1246,7 @@ static int phase_event(struct msc_history *h, const struct msc_event *ev)
 		if (r || !cur_dirty(h))
 			return r;
 		harvest_began(h, cur_dirty(h), ev);
+		cur_dirty(h)->p.exact |= MSC_EXACT_START;
 		h->end_dirty = true;
 		return 0;
 	}
@@ -1014,6 +1259,10 @@ static int phase_event(struct msc_history *h, const struct msc_event *ev)
 		if (ioctl && cur_dirty(h))
 			return activity(h, ev, cur_dirty(h)->p.kind, MSC_PHASE_SRC_INFERRED);
 		return 0;
+	case MSC_EV_ZAP_PAGE:
+		if (ioctl)
+			prelude(h, ev);
+		return 0;
 	case MSC_EV_SPTE_CHANGED:
 		break;
 	default:
@@ -1023,12 +1272,9 @@ static int phase_event(struct msc_history *h, const struct msc_event *ev)
 		return vcpu_event(h, ev, false);
 	switch (ev->spte.class) {
 	case MSC_CLASS_SPLIT:
-		if (clear_not_enable(h))
-			return become(h, cur_dirty(h), MSC_PHASE_HARVEST);
-		/* fall through */
 	case MSC_CLASS_WRITE_PROTECT:
 	case MSC_CLASS_CLEAR_DIRTY:
-		return activity(h, ev, MSC_PHASE_HARVEST, MSC_PHASE_SRC_INFERRED);
+		return walk_event(h, ev);
 	case MSC_CLASS_ZAP_SUBTREE:
 		/* while logging, or in the memslot ioctls of a disable (its next slot) */
 		if (ev->spte.level >= 2 && ev->spte.level < 4 &&
@@ -1075,7 +1321,10 @@ int hphase_commit(struct msc_history *h)
 		return 0;
 	reach(h, ph);
 	h->sweep_hit = false;
-	return end ? close_dirty(h, NULL) : 0;
+	if (!end)
+		return 0;
+	ph->p.exact |= MSC_EXACT_END;	/* the ioctl's exit, _end, the harvest event */
+	return close_dirty(h, NULL);
 }
 
 bool hphase_in_disable(const struct msc_history *h)
@@ -1083,28 +1332,35 @@ bool hphase_in_disable(const struct msc_history *h)
 	return h->st.cur_dirty >= 0 && h->phases[h->st.cur_dirty].p.kind == MSC_PHASE_DISABLE;
 }
 
+/*
+ * The open phase @i (-1: none) reached the last event fed: its call may
+ * have gone on until @ts, the time of the next.
+ */
+static void end_slack(struct msc_history *h, int32_t i, uint64_t ts)
+{
+	struct hphase *ph = i >= 0 ? &h->phases[i] : NULL;
+
+	if (ph && ph->p.end_seq == h->cur_seq && ts >= ph->p.end_ts)
+		ph->p.slack_end_ns = ts - ph->p.end_ts;
+}
+
 /**
- * hphase_tick - time moves to @ts: integrate split time, close a sweep that
- *	went quiet, write the activity bucket that ended
+ * hphase_tick - time moves to @ts: integrate split time, write the
+ *	activity bucket that ended
  * @h: the history
  * @ts: the time of @ev
  * @ev: the event about to be fed, or NULL
  *
- * A split event of the sweep's task belongs to the SPTE change just before
- * it, however late it comes: it does not find the sweep gone quiet.
+ * Time ends no phase: what the kernel does does (phase_event()).
  */
 int hphase_tick(struct msc_history *h, uint64_t ts, const struct msc_event *ev)
 {
-	struct hphase *ph = cur_dirty(h);
-	bool split = ev && ev->type == MSC_EV_SPLIT && ev->pid == h->st.sweep_pid;
-	int r;
-
 	if (ts > h->last_ts)
 		h->st.split_integral += h->st.split_cells * (ts - h->last_ts);
-	if (ph && !split && !sweep_alive(h, ph, ts)) {
-		r = close_dirty(h, NULL);
-		if (r)
-			return r;
+	if (ev) {
+		end_slack(h, h->st.cur_dirty, ts);
+		end_slack(h, h->st.cur_pass, ts);
+		h->prev_ts = h->last_ts;
 	}
 	return hact_tick(h, ts, ev);
 }
@@ -1114,8 +1370,8 @@ int hphase_tick(struct msc_history *h, uint64_t ts, const struct msc_event *ev)
  * open phase's activity, changing nothing else (activity() going on with
  * the open dirty-log phase, vcpu_event() with the open pass: h->steady),
  * makes the next change of the same task, class and level go the same way,
- * as long as time does not end something first: the census or activity
- * bucket, or the sweep going quiet.  After a vCPU event of the open pass,
+ * as long as time does not end something first (the census or activity
+ * bucket) and a sweep's walk goes on upward (another_walk()).  After a vCPU event of the open pass,
  * a vCPU's fault (NPF exit or fast_page_fault) goes on with the pass too,
  * unless it is the sweep's task's or something else would see it (see
  * fault_steady()).  Such an event (hphase_steady()) skips
@@ -1143,7 +1399,7 @@ static bool fault_steady(const struct msc_history *h, const struct msc_event *ev
 	    h->st.vm_gone || h->range.node || h->nr_tasks >= HTASK_SLOTS / 4)
 		return false;
 	return ev->type != MSC_EV_PAGE_FAULT || hphase_is_vcpu(h, ev->pid) ||
-	       h->st.nr_vcpu_pids >= ARRAY_SIZE(h->st.vcpu_pids);
+	       hphase_vcpus_full(h);
 }
 
 static uint64_t add_sat(uint64_t a, uint64_t b)
@@ -1153,24 +1409,17 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 
 /*
  * The time the stretch ends at, whatever its events are: the activity or
- * the census bucket ends, or (a pass's stretch) the open sweep goes quiet
- * (sweep_alive()).  What it depends on changes only when the detector sees
- * an event, and feed() forgets it then (h->steady_until = 0).
+ * the census bucket ends.  What it depends on changes only when the
+ * detector sees an event, and feed() forgets it then (h->steady_until = 0).
  */
 static uint64_t stretch_until(const struct msc_history *h)
 {
-	const struct hphase *ph = h->st.cur_dirty >= 0 ? &h->phases[h->st.cur_dirty] : NULL;
-	uint64_t until = min(hcensus_due_at(h), add_sat(h->st.act_bucket, hact_bucket_ns(h)));
-
-	if (h->steady == HSTEADY_PASS && ph && !sweep_held(h, ph))
-		until = min(until, add_sat(ph->pending.last_ts, SWEEP_GAP_NS + 1));
-	return until;
+	return min(hcensus_due_at(h), add_sat(h->st.act_bucket, hact_bucket_ns(h)));
 }
 
 /** hphase_steady - would @ev, next after the last event fed, go as that one did? */
 bool hphase_steady(struct msc_history *h, const struct msc_event *ev)
 {
-	const struct hphase *ph;
 	uint64_t ts = ev->ts;
 
 	if (!h->steady_until)
@@ -1187,9 +1436,10 @@ bool hphase_steady(struct msc_history *h, const struct msc_event *ev)
 		return false;	/* hvm_event(): a new VM */
 	if (h->steady == HSTEADY_PASS)
 		return h->st.cur_pass >= 0;
-	/* the sweep reached the last event (a stretch defers it: pending.last_ts is behind) */
-	ph = cur_dirty(h);
-	return ph && (sweep_held(h, ph) || ts - h->last_ts <= SWEEP_GAP_NS);
+	/* the sweep's walk goes on upward (its task, class and level are the stretch's) */
+	if (h->steady_walk)
+		return walk_key(ev) > *h->steady_walk;
+	return cur_dirty(h) != NULL;
 }
 
 /** hphase_steady_event - what hphase_tick() and hphase_event() do with a steady @ev */
@@ -1203,6 +1453,12 @@ void hphase_steady_event(struct msc_history *h, const struct msc_event *ev)
 	}
 	if (ev->pid == h->st.sweep_pid)
 		h->st.sweep_task_moved = h->steady != HSTEADY_SWEEP;
+	/* walk_reach() for a stretch: its first key was the lowest */
+	if (h->steady_walk) {
+		*h->steady_walk = walk_key(ev);
+		if (ev->spte.class == MSC_CLASS_SPLIT)
+			h->st.sweep_split_top = *h->steady_walk;
+	}
 	if (hev_fault(ev)) {
 		/* phase_event() and hact_tick() */
 		h->st.faults_since_sweep++;
@@ -1286,6 +1542,24 @@ int hphase_capture_end(struct msc_history *h)
 	return close_pass(h) ?: close_dirty(h, NULL);
 }
 
+/*
+ * What @ph's bounds are: a re-promotion's are its disable's end and the
+ * last region's return, a span the analyzer derives ("inferred", no
+ * slack); the others' as exact as what opened and closed them.
+ */
+static void phase_bounds(struct hphase *ph)
+{
+	struct msc_phase *p = &ph->p;
+	unsigned int exact = p->kind == MSC_PHASE_REPROMOTE ? 0 : p->exact;
+
+	p->bounds = exact == (MSC_EXACT_START | MSC_EXACT_END) ? MSC_BOUNDS_EXACT :
+		    exact ? MSC_BOUNDS_BOUNDED : MSC_BOUNDS_INFERRED;
+	if ((exact & MSC_EXACT_START) || p->kind == MSC_PHASE_REPROMOTE)
+		p->slack_start_ns = 0;
+	if ((exact & MSC_EXACT_END) || p->kind == MSC_PHASE_REPROMOTE)
+		p->slack_end_ns = 0;
+}
+
 /** hphase_finish - write every phase (open ones as they are now) */
 int hphase_finish(struct msc_history *h)
 {
@@ -1294,6 +1568,7 @@ int hphase_finish(struct msc_history *h)
 
 		if (ph->open && !trails(h, i))
 			phase_settle(h, ph);
+		phase_bounds(ph);
 	}
 	return hstore_put_phases(h->hs, h->capture_id, h->phases, h->nr_phases) ?:
 	       hstore_put_vms(h->hs, h->capture_id, h->vms, h->nr_vms);

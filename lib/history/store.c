@@ -933,7 +933,8 @@ int hstore_add_anomaly(struct hstore *hs, int64_t capture_id, const struct msc_a
 		   "pages_split, pages_promoted, children_synthesized, faults_slow, "       \
 		   "faults_fast, flushes, zaps, refaults, region_split_ns, to_huge_ns, "    \
 		   "before_4k, before_2m, before_1g, after_4k, after_2m, after_1g, census_flags, " \
-		   "faults_spurious, vm, pages_split_2m, pages_split_1g"
+		   "faults_spurious, vm, pages_split_2m, pages_split_1g, bounds, slack_start_ns, " \
+		   "slack_end_ns"
 
 /* msc_phase fields from the cost counters of a phase being built. */
 static void phase_of(const struct hphase *ph, bool flushes_known, struct msc_phase *p)
@@ -986,7 +987,7 @@ int hstore_put_phases(struct hstore *hs, int64_t capture_id, const struct hphase
 	if (!r)
 		r = msc_store_prepare(hs->s, "INSERT INTO phase (capture_id, " PHASE_COLS ") VALUES "
 				      "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-				      "?,?,?,?,?,?,?)", &st);
+				      "?,?,?,?,?,?,?,?,?,?)", &st);
 	for (size_t i = 0; i < nr && !r; i++) {
 		struct msc_phase p;
 		char classes[512];
@@ -1040,6 +1041,9 @@ int hstore_put_phases(struct hstore *hs, int64_t capture_id, const struct hphase
 				sqlite3_bind_int64(st, c++, p.count.pages_split_level[l]);
 			else
 				c++;
+		sqlite3_bind_text(st, c++, msc_phase_bounds_name(p.bounds), -1, SQLITE_STATIC);
+		bind_u64(st, c++, p.slack_start_ns);
+		bind_u64(st, c++, p.slack_end_ns);
 		r = put(hs, st);
 	}
 	sqlite3_finalize(st);
@@ -1097,6 +1101,15 @@ static void read_phase(sqlite3_stmt *st, struct msc_phase *p, bool *ret_open)
 	p->vm = sqlite3_column_int64(st, c++);
 	for (int l = 2; l <= 3; l++)
 		p->count.pages_split_level[l] = column_int_or(st, c++, -1);
+	for (int k = 0; k < MSC_BOUNDS_NR; k++)
+		if (!strcmp((const char *)sqlite3_column_text(st, c) ?: "", msc_phase_bounds_name(k)))
+			p->bounds = (uint8_t)k;
+	c++;
+	p->slack_start_ns = column_u64(st, c++);
+	p->slack_end_ns = column_u64(st, c++);
+	/* which bound is exact: a bounded phase's start (a kprobe at its entry) */
+	p->exact = p->bounds == MSC_BOUNDS_EXACT ? MSC_EXACT_START | MSC_EXACT_END :
+		   p->bounds == MSC_BOUNDS_BOUNDED ? (p->slack_start_ns ? MSC_EXACT_END : MSC_EXACT_START) : 0;
 	p->before.ts = p->start_ts;
 	p->after.ts = p->end_ts;
 }

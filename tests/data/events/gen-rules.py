@@ -472,3 +472,104 @@ two_vms(f"{d}/two-vms.events", True)
 two_vms(f"{d}/two-vms-inferred.events", False)
 two_vms(f"{d}/two-vms-4k-inferred.events", False, small=True)
 two_vms(f"{d}/two-vms-overlap.events", True, overlap=True)
+
+# Phases from what the kernel does (tests/cli/phase-rules.sh): steps 1 us apart,
+# far below any pause an emulator shows, told apart by the kernel's own order.
+def populate_4(out, t):
+    """Four 2M regions: slot A at 0x40000 and 0x40200, slot B above them."""
+    t = populate(out, t, 4, 0x3784)
+    return t + 1000
+
+def wp_enable(out, t, regions, pml):
+    """An eager-split enable of each slot of @regions: every region split, then
+    the slot's 4K SPTEs write-protected (or D-cleared with PML) from its start."""
+    low = 0xe27 if pml else 0xe65
+    for slot in regions:
+        for r in slot:
+            g = 0x40000 + r * 512
+            out.append(spte(t, IOCTL, g, 2, (g << 12) | 0xee7, L2T + (r << 12))); t += 10
+            out.append(split(t, IOCTL, g, (g << 12) | 0xee7, 2)); t += 10
+        for r in slot:
+            t = children(out, t, 0x40000 + r * 512, 0xe67, low)
+    return t
+
+def harvest(out, t, pages, pml):
+    """A harvest of @pages: D cleared (PML; the CPU set it without an exit) or
+    write-protected again after the vCPU's fast path made them writable."""
+    for g in pages:
+        f = g << 12
+        if not pml:
+            out.append(fpf(t, VCPU, f, f | 0xe65, f | 0xe67, 5, "fixed")); t += 10
+    t += 1000
+    for g in pages:
+        f = g << 12
+        out.append(spte(t, IOCTL, g, 1, f | 0xe67, f | (0xe27 if pml else 0xe65))); t += 10
+    return t + 1000
+
+def quick_harvests(name, pml):
+    out = []
+    head(out, ["A host at full speed, " + ("PML: the dirty passes write no SPTE and fault nowhere;"
+                                          if pml else "no PML: the dirty passes fault through the fast path;"),
+               "an enable of two slots (two regions each, split, then " +
+               ("D-cleared" if pml else "write-protected") + " from each slot's start),",
+               "then three harvests of the same 64 pages, each 1 us after the last.",
+               "Four steps: an enable and three harvests.  No ioctls, kprobes or markers of the",
+               "ioctl thread.  Generated for tests/cli/phase-rules.sh."], "6.12.0")
+    t = populate_4(out, 1000)
+    t = wp_enable(out, t, [[0, 1], [2, 3]], pml)
+    for _ in range(3):
+        t = harvest(out, t, range(0x40000, 0x40040), pml)
+    write(name, out)
+
+def late_flush(name):
+    out = []
+    head(out, ["A GET_DIRTY_LOG's flush comes 80 ms after its last write-protect (7.x copies",
+               "the bitmap out first; the thread may be preempted), the vCPU faulting between.",
+               "The harvest ends at its flush.  Generated for tests/cli/phase-rules.sh."], "7.3.0")
+    t = populate_4(out, 1000)
+    t = wp_enable(out, t, [[0, 1, 2, 3]], False)
+    t = harvest(out, t, range(0x40000, 0x40040), False)
+    for g in range(0x40100, 0x40140):
+        f = g << 12
+        out.append(fpf(t, VCPU, f, f | 0xe65, f | 0xe67, 5, "fixed")); t += 1 * MS
+    out.append(kprobe(t, IOCTL, "kvm_flush_remote_tlbs")); t += 1000
+    out.append(marker(t, IOCTL, "fixture: harvested")); t += 1000
+    write(name, out)
+
+def marker_harvests(name):
+    out = []
+    head(out, ["Two harvests, the second's pages all above the first's, no vCPU fault",
+               "between: the ioctl thread writes a trace marker between them, from user",
+               "space, so the first call is over.  Generated for tests/cli/phase-rules.sh."],
+         "6.12.0")
+    t = populate_4(out, 1000)
+    t = wp_enable(out, t, [[0, 1, 2, 3]], True)
+    t = harvest(out, t, range(0x40000, 0x40040), True)
+    out.append(marker(t, IOCTL, "fixture: iteration 2")); t += 1000
+    t = harvest(out, t, range(0x40040, 0x40080), True)
+    write(name, out)
+
+def ioctl_syncs(name):
+    out = []
+    head(out, ["KVM_GET_DIRTY_LOG one memslot at a time, as QEMU and the selftests harvest,",
+               "with PML (no vCPU exit between the syncs): three syncs each get slot A, then",
+               "slot B.  Each sync is one step; the next begins where its walk comes back.",
+               "Generated for tests/cli/phase-rules.sh."], "6.12.0")
+    t = populate_4(out, 1000)
+    out.append(ioctl(t, IOCTL, SLOT)); t += 100
+    t = wp_enable(out, t, [[0, 1, 2, 3]], True)
+    out.append(ioctl(t, IOCTL, ret=0)); t += 1000
+    for sync in range(3):
+        for pages in (range(0x40000, 0x40010), range(0x40400, 0x40410)):
+            out.append(ioctl(t, IOCTL, GET)); t += 100
+            for g in pages:
+                f = g << 12
+                out.append(spte(t, IOCTL, g, 1, f | 0xe67, f | 0xe27)); t += 10
+            out.append(ioctl(t, IOCTL, ret=0)); t += 100
+    write(name, out)
+
+quick_harvests(f"{d}/quick-harvests-pml.events", True)
+quick_harvests(f"{d}/quick-harvests.events", False)
+late_flush(f"{d}/late-flush.events")
+marker_harvests(f"{d}/marker-harvests.events")
+ioctl_syncs(f"{d}/ioctl-syncs.events")
