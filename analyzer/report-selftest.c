@@ -6,15 +6,21 @@
  * time"), computed from the trace, so the two outputs can be laid side by
  * side; one block per VM.
  *
- * The steps are the VM's phases in time order: the populate pass before
- * the first dirty-log step, the enables, then per iteration the vCPUs'
- * dirty pass and the harvests after it (its gets and clears, one per
- * memslot; a harvest whose ioctl is not known counts as a clear if
- * harvests split pages, which only a clear does, else as a get), then the
- * disables.  Where no vCPU pass is known (no fault and no KVM_RUN traced),
- * an iteration ends where the next get or clear cannot be the same one's.  A step spans from its
- * first phase's start to its last phase's end, as the test times its loop
- * over the memslots.
+ * The steps are the VM's phases in time order, in cycles of dirty logging:
+ * the populate pass before the first cycle; then per cycle its enables, per
+ * iteration the vCPUs' dirty pass and the harvests after it (its gets and
+ * clears, one per memslot; a harvest whose ioctl is not known is what the
+ * workload's marker around it says, else a clear if harvests split pages,
+ * which only a clear does, else a get), then its disables.  A cycle begins
+ * at each enable, or at a harvest outside a cycle (under manual protect an
+ * enable leaves no trace when the ioctls are not traced); iterations count
+ * from 1 in each.  Where no vCPU pass is known (no fault and no KVM_RUN
+ * traced), an iteration ends where the next get or clear cannot be the
+ * same one's.  A step spans from its first phase's start to its last
+ * phase's end, as the test times its loop over the memslots.  A step the
+ * test must have run (an enable, an iteration's dirty pass and get, its
+ * clear under manual protect) that left nothing in the trace is handed on
+ * too, as not seen: its line says "not traced".
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -97,19 +103,21 @@ static void emit(const struct walk *w, const char *what, struct report_step *s, 
 
 /*
  * The workload's marker around harvest @p names it ("get_dirty_log_2",
- * "clear_dirty_log_2"): 'g' or 'c', 0 when none does.
+ * "clear_dirty_log_2"): 'g' or 'c', 0 when none does.  Its markers do not
+ * nest: the one around @p is its VM's last to begin before it.
  */
 static char harvest_marker(const struct walk *w, const struct msc_phase *p)
 {
-	for (size_t i = 0; i < w->nr && w->ph[i].start_ts <= p->start_ts; i++) {
+	for (size_t i = (size_t)(p - w->ph); i-- > 0;) {
 		const struct msc_phase *m = &w->ph[i];
 
-		if (m->kind != MSC_PHASE_WORKLOAD || m->vm != p->vm || m->end_ts < p->end_ts)
+		if (m->kind != MSC_PHASE_WORKLOAD || m->vm != p->vm)
 			continue;
+		if (m->end_ts < p->end_ts)
+			return 0;
 		if (!strncmp(m->name, "get_dirty_log", 13))
 			return 'g';
-		if (!strncmp(m->name, "clear_dirty_log", 15))
-			return 'c';
+		return strncmp(m->name, "clear_dirty_log", 15) ? 0 : 'c';
 	}
 	return 0;
 }
