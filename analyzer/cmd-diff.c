@@ -7,9 +7,12 @@
  * after the disable the time to huge again and how the kernel did it
  * (zap-collapsible up to 6.12, in-place recovery from 6.13).
  *
- * Steps pair by name within the VM of the same rank: the kernels may find
- * them differently (6.12 hands a disable over to a re-promotion, 7.x does it
- * all in the disable), the step is the same.  What has no partner is listed.
+ * Steps pair by name within the cycle and VM of the same rank (cycle 1's
+ * "Iteration 2 get dirty log" with cycle 1's): the kernels may find them
+ * differently (6.12 hands a disable over to a re-promotion, 7.x does it all
+ * in the disable), the step is the same.  What has no partner is listed; a
+ * step the test ran that left nothing in a trace has none.  The share
+ * mapped huge is of the dirty-logged memory alone.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -47,6 +50,8 @@ struct side {
 	size_t nr_vms;
 	struct side_step *steps;
 	size_t nr_steps, alloc_steps;
+	unsigned int cycles;		/* the most of any VM */
+	struct report_cells cells;	/* the dirty-logged memory's */
 	bool no_memory;			/* a step could not be kept */
 };
 
@@ -59,6 +64,8 @@ static void collect_step(void *ctx, const struct report_step *s)
 {
 	struct side *d = ((struct collect *)ctx)->d;
 
+	if (!s->seen)	/* nothing to compare */
+		return;
 	if (d->nr_steps == d->alloc_steps) {
 		size_t n = d->alloc_steps ? 2 * d->alloc_steps : 32;
 		struct side_step *p = realloc(d->steps, n * sizeof(*p));
@@ -73,6 +80,19 @@ static void collect_step(void *ctx, const struct report_step *s)
 	d->steps[d->nr_steps++] = (struct side_step){
 		.s = *s, .vm_rank = ((struct collect *)ctx)->rank, .pair = -1,
 	};
+}
+
+/* The cells of @d's dirty-logged memory; one message on failure. */
+static int load_cells(struct side *d)
+{
+	uint64_t first, last;
+	int r;
+
+	report_dirty_range(d->phases, d->nr_phases, &first, &last);
+	r = report_cells_load(&d->cells, d->s, d->cap.id, first, last);
+	if (r)
+		cli_store_error(d->db, d->s, r);
+	return r;
 }
 
 /* Open @d's database and load its capture; one message on failure. */
@@ -121,8 +141,12 @@ static int load(struct side *d)
 	for (size_t i = 0; i < d->nr_vms; i++) {
 		struct collect c = { .d = d, .rank = (int64_t)i };
 
+		d->cycles = max(d->cycles, report_cycles(d->phases, d->nr_phases, d->vms[i].id));
 		report_steps(d->phases, d->nr_phases, d->vms[i].id, collect_step, &c);
 	}
+	r = load_cells(d);
+	if (r)
+		return r;
 	if (d->no_memory) {
 		cli_error("%s: out of memory", d->db);
 		return -ENOMEM;
@@ -135,6 +159,7 @@ static void side_free(struct side *d)
 	free(d->phases);
 	free(d->vms);
 	free(d->steps);
+	report_cells_free(&d->cells);
 	msc_store_close(d->s);
 }
 
@@ -176,9 +201,9 @@ static void counts(FILE *f, const char *what, int64_t a, int64_t b)
 		b < 0 ? "not traced" : cli_count((uint64_t)b, y, sizeof(y)));
 }
 
-static double huge_after(const struct report_step *s)
+static double huge_after(const struct side *d, const struct report_step *s)
 {
-	return report_huge_pct(&s->last->after);
+	return report_step_huge_pct(&d->cells, s, true);
 }
 
 static const char *share(double pct, char *buf, size_t size)
@@ -202,10 +227,20 @@ static const char *disable_method(const struct report_step *s)
 	return "nothing to rebuild";
 }
 
-static void step_pair(FILE *f, const struct report_step *a, const struct report_step *b)
+/* A disable's time to huge again: where the census shows its memory huge again; -1: not */
+static int64_t to_huge(const struct side *d, const struct report_step *s)
+{
+	struct report_huge then, before;
+
+	return report_huge_again(&d->cells, s, &then, &before) > 0 ? s->to_huge_ns : -1;
+}
+
+static void step_pair(FILE *f, const struct side *da, const struct report_step *a,
+		      const struct side *db, const struct report_step *b)
 {
 	const struct msc_phase_counts *x = &a->count, *y = &b->count;
-	double ha = huge_after(a), hb = huge_after(b);
+	double ha = huge_after(da, a), hb = huge_after(db, b);
+	int64_t ta = to_huge(da, a), tb = to_huge(db, b);
 	char sa[16], sb[16];
 
 	fprintf(f, "%s time: ", a->what);
@@ -227,14 +262,14 @@ static void step_pair(FILE *f, const struct report_step *a, const struct report_
 	fprintf(f, "  mapped huge after: %s -> %s\n", share(ha, sa, sizeof(sa)),
 		share(hb, sb, sizeof(sb)));
 	fprintf(f, "  how: %s -> %s\n", disable_method(a), disable_method(b));
-	if (a->to_huge_ns >= 0 && b->to_huge_ns >= 0) {
+	if (ta >= 0 && tb >= 0) {
 		fprintf(f, "  time to huge again: ");
-		times(f, (uint64_t)a->to_huge_ns, (uint64_t)b->to_huge_ns);
+		times(f, (uint64_t)ta, (uint64_t)tb);
 	} else {
-		char ta[32], tb[32];
+		char xa[32], xb[32];
 
-		fprintf(f, "  time to huge again: %s -> %s\n", one_time(a->to_huge_ns, ta, sizeof(ta)),
-			one_time(b->to_huge_ns, tb, sizeof(tb)));
+		fprintf(f, "  time to huge again: %s -> %s\n", one_time(ta, xa, sizeof(xa)),
+			one_time(tb, xb, sizeof(xb)));
 	}
 }
 
@@ -256,12 +291,14 @@ static void unpaired(FILE *f, char which, const struct side *d, bool *any)
 		if (!*any)
 			fprintf(f, "\nnot paired:\n");
 		*any = true;
-		fprintf(f, "  %s of VM %" PRId64 " in %c only\n", d->steps[i].s.what,
-			d->steps[i].vm_rank + 1, which);
+		fprintf(f, "  %s of ", d->steps[i].s.what);
+		if (d->steps[i].s.cycle && d->cycles > 1)
+			fprintf(f, "cycle %u, ", d->steps[i].s.cycle);
+		fprintf(f, "VM %" PRId64 " in %c only\n", d->steps[i].vm_rank + 1, which);
 	}
 }
 
-/* Each of A's steps with the first of B's of its name in the VM of its rank. */
+/* Each of A's steps with the first of B's of its name in the cycle and VM of its rank. */
 static void pair(struct side *a, struct side *b)
 {
 	for (size_t i = 0; i < a->nr_steps; i++) {
@@ -270,7 +307,8 @@ static void pair(struct side *a, struct side *b)
 		for (size_t k = 0; k < b->nr_steps && x->pair < 0; k++) {
 			struct side_step *y = &b->steps[k];
 
-			if (y->vm_rank != x->vm_rank || y->paired || strcmp(x->s.what, y->s.what))
+			if (y->vm_rank != x->vm_rank || y->s.cycle != x->s.cycle || y->paired ||
+			    strcmp(x->s.what, y->s.what))
 				continue;
 			x->paired = y->paired = true;
 			x->pair = (ssize_t)k;
@@ -281,22 +319,29 @@ static void pair(struct side *a, struct side *b)
 static void diff_text(FILE *f, const struct side *a, const struct side *b)
 {
 	size_t vms = min(a->nr_vms, b->nr_vms);
+	bool cycles = a->cycles > 1 || b->cycles > 1, any = false;
 	int64_t shown = -1;
-	bool any = false;
+	unsigned int cycle = 0;
 
 	header(f, 'A', a);
 	header(f, 'B', b);
 	for (size_t i = 0; i < a->nr_steps; i++) {
+		const struct report_step *s = &a->steps[i].s;
+
 		if (a->steps[i].pair < 0)
 			continue;
 		if (a->steps[i].vm_rank != shown) {
 			shown = a->steps[i].vm_rank;
+			cycle = 0;
 			if (vms > 1)
 				fprintf(f, "\nVM %" PRId64 ":\n", shown + 1);
 			else
 				fputc('\n', f);
 		}
-		step_pair(f, &a->steps[i].s, &b->steps[a->steps[i].pair].s);
+		if (cycles && s->cycle != cycle)
+			fprintf(f, "Cycle %u:\n", s->cycle);
+		cycle = s->cycle;
+		step_pair(f, a, s, b, &b->steps[a->steps[i].pair].s);
 	}
 	unpaired(f, 'A', a, &any);
 	unpaired(f, 'B', b, &any);
@@ -313,7 +358,7 @@ static void json_side(FILE *f, const struct side *d)
 	fprintf(f, ", \"events\": %" PRIu64 ", \"vms\": %zu}", d->sum.events, d->nr_vms);
 }
 
-static void json_step(FILE *f, const struct report_step *s)
+static void json_step(FILE *f, const struct side *d, const struct report_step *s)
 {
 	const struct msc_phase_counts *c = &s->count;
 
@@ -322,8 +367,8 @@ static void json_step(FILE *f, const struct report_step *s)
 		PRIu64 ", \"faults_spurious\": %" PRIu64 ", \"zaps\": %" PRIu64 ", \"pages_promoted\": %"
 		PRIu64 ", \"huge_after_pct\": %.1f, \"to_huge_ns\": %" PRId64 "}", s->end - s->start,
 		c->pages_split_level[2], c->pages_split_level[3], c->flushes, c->faults_slow,
-		c->faults_fast, c->faults_spurious, c->zaps, c->pages_promoted, huge_after(s),
-		s->to_huge_ns);
+		c->faults_fast, c->faults_spurious, c->zaps, c->pages_promoted, huge_after(d, s),
+		to_huge(d, s));
 }
 
 static void json_unpaired(FILE *f, const char *which, const struct side *d, bool *first)
@@ -331,8 +376,8 @@ static void json_unpaired(FILE *f, const char *which, const struct side *d, bool
 	for (size_t i = 0; i < d->nr_steps; i++) {
 		if (d->steps[i].paired)
 			continue;
-		fprintf(f, "%s\n  {\"in\": \"%s\", \"vm\": %" PRId64 ", \"step\": ", *first ? "" : ",",
-			which, d->steps[i].vm_rank + 1);
+		fprintf(f, "%s\n  {\"in\": \"%s\", \"vm\": %" PRId64 ", \"cycle\": %u, \"step\": ",
+			*first ? "" : ",", which, d->steps[i].vm_rank + 1, d->steps[i].s.cycle);
 		report_json_str(f, d->steps[i].s.what);
 		fprintf(f, "}");
 		*first = false;
@@ -355,12 +400,13 @@ static void diff_json(FILE *f, const struct side *a, const struct side *b)
 	for (size_t i = 0; i < a->nr_steps; i++) {
 		if (a->steps[i].pair < 0)
 			continue;
-		fprintf(f, "%s\n  {\"vm\": %" PRId64 ", \"step\": ", first ? "" : ",", a->steps[i].vm_rank + 1);
+		fprintf(f, "%s\n  {\"vm\": %" PRId64 ", \"cycle\": %u, \"step\": ", first ? "" : ",",
+			a->steps[i].vm_rank + 1, a->steps[i].s.cycle);
 		report_json_str(f, a->steps[i].s.what);
 		fprintf(f, ", \"a\": ");
-		json_step(f, &a->steps[i].s);
+		json_step(f, a, &a->steps[i].s);
 		fprintf(f, ", \"b\": ");
-		json_step(f, &b->steps[a->steps[i].pair].s);
+		json_step(f, b, &b->steps[a->steps[i].pair].s);
 		fprintf(f, "}");
 		first = false;
 	}

@@ -28,6 +28,13 @@
 
 #define REPORT_ANOMALIES 20
 
+/* A disable step: its phases, and whether its memory was huge again when the analysis said. */
+struct settled {
+	int64_t first, last, settle;	/* phase ids; settle 0: no re-promotion */
+	int again;			/* report_huge_again() */
+	struct report_huge then, before;
+};
+
 struct report {
 	const char *db;
 	bool json;		/* one document: {"captures": [capture, ...]} */
@@ -53,6 +60,10 @@ struct report {
 		size_t nr_anomalies;
 		struct msc_lost_mark *lost;
 		size_t nr_lost;
+		struct report_cells cells;	/* the dirty-logged memory's */
+		struct settled *settled;	/* each disable step's verdict */
+		size_t nr_settled, alloc_settled;
+		bool no_memory;
 	} l;
 };
 
@@ -142,6 +153,63 @@ static bool same_work(const struct report *rp, const struct msc_phase *w, int64_
 	       in.zaps == c->zaps && (c->flushes < 0 || in.flushes == c->flushes);
 }
 
+static void settle_step(void *ctx, const struct report_step *s)
+{
+	struct report *rp = ctx;
+	struct settled *d;
+
+	if (!s->seen || strcmp(s->what, "Disabling dirty logging"))
+		return;
+	if (rp->l.nr_settled == rp->l.alloc_settled) {
+		size_t n = rp->l.alloc_settled ? 2 * rp->l.alloc_settled : 8;
+
+		d = realloc(rp->l.settled, n * sizeof(*d));
+		if (!d) {
+			rp->l.no_memory = true;
+			return;
+		}
+		rp->l.settled = d;
+		rp->l.alloc_settled = n;
+	}
+	d = &rp->l.settled[rp->l.nr_settled++];
+	*d = (struct settled){ .first = s->first->id, .last = s->last->id,
+			       .settle = s->settle ? s->settle->id : 0 };
+	d->again = report_huge_again(&rp->l.cells, s, &d->then, &d->before);
+}
+
+/* The disable steps of every VM, with whether each was huge again. */
+static int settle_steps(struct report *rp)
+{
+	for (size_t v = 0; v < rp->l.nr_vms; v++)
+		report_steps(rp->l.phases, rp->l.nr_phases, rp->l.vms[v].id, settle_step, rp);
+	return rp->l.no_memory ? -ENOMEM : 0;
+}
+
+/*
+ * A disable or re-promotion: all its regions huge again where the analysis
+ * says, if the census there shows its memory's huge pages back.
+ */
+static void text_huge_again(struct report *rp, const struct msc_phase *p)
+{
+	const struct settled *d = NULL;
+
+	for (size_t i = 0; i < rp->l.nr_settled; i++) {
+		const struct settled *x = &rp->l.settled[i];
+
+		if (x->first == p->id || x->last == p->id || x->settle == p->id)
+			d = x;
+	}
+	if (p->to_huge_ns >= 0 && (!d || d->again > 0))
+		fprintf(rp->f, "    disable -> all regions huge again: %.3f ms\n",
+			(double)p->to_huge_ns / 1e6);
+	else if (p->to_huge_ns >= 0)
+		fprintf(rp->f, "    not huge again: the census holds %g of %g MiB huge "
+			"%.3f ms after the disable began\n", (double)d->then.huge / 256,
+			(double)d->before.huge / 256, (double)p->to_huge_ns / 1e6);
+	else
+		fprintf(rp->f, "    regions not all huge again before the next phase\n");
+}
+
 /* One phase; false when it said in one line that its work is another's. */
 static bool text_phase(struct report *rp, const struct msc_phase *p)
 {
@@ -195,13 +263,8 @@ static bool text_phase(struct report *rp, const struct msc_phase *p)
 		fprintf(rp->f, "    kernel: %" PRIu64 " get + %" PRIu64 " clear, %" PRIu64
 			" of %" PRIu64 " pages dirty, %" PRIu64 " re-armed, %.3f ms\n", h.gets,
 			h.clears, h.dirty, h.pages, h.rearmed, (double)h.kernel_ns / 1e6);
-	if (p->kind == MSC_PHASE_DISABLE || p->kind == MSC_PHASE_REPROMOTE) {
-		if (p->to_huge_ns >= 0)
-			fprintf(rp->f, "    disable -> all regions huge again: %.3f ms\n",
-				(double)p->to_huge_ns / 1e6);
-		else
-			fprintf(rp->f, "    regions not all huge again before the next phase\n");
-	}
+	if (p->kind == MSC_PHASE_DISABLE || p->kind == MSC_PHASE_REPROMOTE)
+		text_huge_again(rp, p);
 	return true;
 }
 
@@ -475,6 +538,8 @@ static void report_free(struct report *rp)
 	free(rp->l.stats);
 	free(rp->l.anomalies);
 	free(rp->l.lost);
+	free(rp->l.settled);
+	report_cells_free(&rp->l.cells);
 	msc_hview_close(rp->l.v);
 }
 
@@ -510,6 +575,14 @@ static int report_capture(struct report *rp, struct msc_store *s, const struct m
 	}
 	if (!r)
 		report_sort_phases(rp->l.phases, rp->l.nr_phases);
+	if (!r && !rp->selftest) {
+		uint64_t first, last;
+
+		report_dirty_range(rp->l.phases, rp->l.nr_phases, &first, &last);
+		r = report_cells_load(&rp->l.cells, s, c->id, first, last);
+	}
+	if (!r && !rp->selftest && !rp->brief)
+		r = settle_steps(rp);
 	if (!r && rp->selftest) {
 		report_selftest(rp->f, rp->l.vms, rp->l.nr_vms, rp->l.phases, rp->l.nr_phases);
 	} else if (!r && rp->brief) {
@@ -519,6 +592,7 @@ static int report_capture(struct report *rp, struct msc_store *s, const struct m
 			.phases = rp->l.phases, .nr_phases = rp->l.nr_phases,
 			.vms = rp->l.vms, .nr_vms = rp->l.nr_vms,
 			.stats = rp->l.stats, .nr_stats = rp->l.nr_stats,
+			.cells = &rp->l.cells,
 		};
 
 		report_brief(rp->f, &in);

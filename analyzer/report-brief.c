@@ -1,15 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * `mmuscope report --brief`: what a developer pastes into a mail to a kernel
- * list, on one screen.  One line per step of the selftests' loop, in their
- * words, with the kernel's duration, where it began (in trace-cmd's clock
- * and since the first event), the huge pages it split by size, the TLB
- * flushes, the faults by outcome and the share of mapped memory huge before
- * and after; then the time to huge again after the disable and whether the
- * rebuilt census agreed with KVM's counters.
+ * list, on one screen of 80 columns.  One line per step of the selftests'
+ * loop, in their words, in a block per cycle of dirty logging (where it
+ * began in trace-cmd's clock and since the first event, how much memory it
+ * logged): the kernel's duration, the huge pages it split by size, the TLB
+ * flushes, the faults by outcome and the share of the dirty-logged memory
+ * mapped huge after it; then whether that memory was huge again after the
+ * disable, and whether the rebuilt census agreed with KVM's counters.  A
+ * step the test runs that left nothing in the trace has its line too.
  *
  * Every number carries its unit: times are ms with three decimals in the
- * columns (trace-cmd's seconds for the start), counts are whole and grouped.
+ * columns (trace-cmd's seconds for a cycle's start), counts are whole and
+ * grouped.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -19,57 +22,94 @@
 #include "mmuscope/history.h"
 #include "report.h"
 
-#define STEP_FMT "%-28s %13s "	/* the step, its start in trace-cmd's clock */
+/* step, took (ms), huge pages split, flushes, faults, huge after: 80 columns at most */
+#define STEP_FMT "%-28s %9s  %-11s %5s %-13s %s\n"
 
 struct brief {
 	FILE *f;
+	const struct report_brief_in *in;
 	uint64_t first_ts;
+	unsigned int cycle;		/* the block printed last */
 	bool flushes_untraced;		/* a step's flushes printed "n/t" */
 };
 
-/* The share of mapped memory mapped huge, or "-" when nothing is mapped. */
-static const char *huge_text(const struct msc_census *c, char *buf, size_t size)
+/* The share of the dirty-logged memory mapped huge, or "unmapped". */
+static const char *huge_text(const struct brief *b, const struct report_step *s, char *buf,
+			     size_t size)
 {
-	double pct = report_huge_pct(c);
+	double pct = report_step_huge_pct(b->in->cells, s, true);
 
 	if (pct < 0)
-		snprintf(buf, size, "-");
+		snprintf(buf, size, "unmapped");
 	else
 		snprintf(buf, size, "%.1f%%", pct);
 	return buf;
 }
 
-/*
- * The huge pages split, as the chain they make: "1 x 1G -> 512 x 2M ->
- * 262,144 x 4K" (a 1G page gives 512 2M ones, which are split in turn).
- */
+/* The huge pages split, by size: "16 x 2M", "1x1G 512x2M" (a 1G page gives 512 2M ones). */
 static const char *splits_text(const struct msc_phase_counts *c, char *buf, size_t size)
 {
 	int64_t g = c->pages_split_level[3], m = c->pages_split_level[2];
-	char a[32], b[32], d[32];
+	char a[32], d[32];
 
 	if (!c->pages_split)
 		snprintf(buf, size, "-");
 	else if (g < 0 || m < 0)
-		snprintf(buf, size, "%s (sizes: reanalyze)", cli_count(c->pages_split, a, sizeof(a)));
+		snprintf(buf, size, "%s: reanalyze", cli_count(c->pages_split, a, sizeof(a)));
 	else if (g && m)
-		snprintf(buf, size, "%s x 1G -> %s x 2M -> %s x 4K", cli_count((uint64_t)g, a, sizeof(a)),
-			 cli_count((uint64_t)m, b, sizeof(b)), cli_count(512 * (uint64_t)m, d, sizeof(d)));
-	else if (g)
-		snprintf(buf, size, "%s x 1G -> %s x 2M", cli_count((uint64_t)g, a, sizeof(a)),
-			 cli_count(512 * (uint64_t)g, b, sizeof(b)));
+		snprintf(buf, size, "%sx1G %sx2M", cli_count((uint64_t)g, a, sizeof(a)),
+			 cli_count((uint64_t)m, d, sizeof(d)));
 	else
-		snprintf(buf, size, "%s x 2M -> %s x 4K", cli_count((uint64_t)m, a, sizeof(a)),
-			 cli_count(512 * (uint64_t)m, b, sizeof(b)));
+		snprintf(buf, size, "%s x %s", cli_count((uint64_t)(g ? g : m), a, sizeof(a)),
+			 g ? "1G" : "2M");
 	return buf;
+}
+
+/* A cycle's block begins: where, and how much memory it logged. */
+static void cycle_head(struct brief *b, const struct report_step *s)
+{
+	char at[32];
+
+	fprintf(b->f, "Cycle %u at %s s, %.3f ms after the first event", s->cycle,
+		cli_trace_ts(s->cycle_ts, at, sizeof(at)),
+		(double)(s->cycle_ts - b->first_ts) / 1e6);
+	if (s->gfn_first <= s->gfn_last)
+		fprintf(b->f, ", %g MiB logged", (double)(s->gfn_last - s->gfn_first + 1) / 256);
+	fprintf(b->f, ":\n");
+}
+
+/* After a disable: whether its memory was huge again, as the census says. */
+static void huge_again(struct brief *b, const struct report_step *s)
+{
+	struct report_huge then, before;
+	int r = report_huge_again(b->in->cells, s, &then, &before);
+	char at[32];
+
+	if (r > 0)
+		fprintf(b->f, "  huge again %.3f ms after the disable began, at %s s\n",
+			(double)s->to_huge_ns / 1e6,
+			cli_trace_ts(s->start + (uint64_t)s->to_huge_ns, at, sizeof(at)));
+	else if (!r && s->to_huge_ns >= 0)
+		fprintf(b->f, "  not huge again: %g of %g MiB huge %.3f ms after the disable began\n",
+			(double)then.huge / 256, (double)before.huge / 256,
+			(double)s->to_huge_ns / 1e6);
+	else if (!r)
+		fprintf(b->f, "  not huge again by the end of the capture\n");
 }
 
 static void print_step(void *ctx, const struct report_step *s)
 {
 	struct brief *b = ctx;
 	const struct msc_phase_counts *c = &s->count;
-	char at[32], sp[96], fl[32], slow[32], fast[32], spur[32], faults[100], h0[16], h1[16];
+	char took[32], sp[64], fl[32], slow[32], fast[32], spur[32], faults[100], h[16];
 
+	if (s->cycle && s->cycle != b->cycle)
+		cycle_head(b, s);
+	b->cycle = s->cycle;
+	if (!s->seen) {
+		fprintf(b->f, "%-28s %9s  %s\n", s->what, "-", "no ioctl traced, no MMU work");
+		return;
+	}
 	if (c->flushes < 0) {	/* said once under the table */
 		snprintf(fl, sizeof(fl), "n/t");
 		b->flushes_untraced = true;
@@ -79,20 +119,11 @@ static void print_step(void *ctx, const struct report_step *s)
 	snprintf(faults, sizeof(faults), "%s/%s/%s", cli_count(c->faults_slow, slow, sizeof(slow)),
 		 cli_count(c->faults_fast, fast, sizeof(fast)),
 		 cli_count(c->faults_spurious, spur, sizeof(spur)));
-	fprintf(b->f, STEP_FMT "%10.3f %10.3f  %-35s %7s  %-19s %6s -> %s\n", s->what,
-		cli_trace_ts(s->start, at, sizeof(at)), (double)(s->start - b->first_ts) / 1e6,
-		(double)(s->end - s->start) / 1e6, splits_text(c, sp, sizeof(sp)), fl, faults,
-		huge_text(&s->first->before, h0, sizeof(h0)), huge_text(&s->last->after, h1, sizeof(h1)));
-	if (!strcmp(s->what, "Disabling dirty logging")) {
-		if (s->to_huge_ns >= 0)
-			fprintf(b->f, STEP_FMT "%10.3f %10.3f  (from the disable's start)\n",
-				"  all huge again", cli_trace_ts(s->start + (uint64_t)s->to_huge_ns, at,
-							    sizeof(at)),
-				(double)(s->start + (uint64_t)s->to_huge_ns - b->first_ts) / 1e6,
-				(double)s->to_huge_ns / 1e6);
-		else
-			fprintf(b->f, "  not all huge again by the end of the capture\n");
-	}
+	snprintf(took, sizeof(took), "%.3f", (double)(s->end - s->start) / 1e6);
+	fprintf(b->f, STEP_FMT, s->what, took, splits_text(c, sp, sizeof(sp)), fl, faults,
+		huge_text(b, s, h, sizeof(h)));
+	if (!strcmp(s->what, "Disabling dirty logging"))
+		huge_again(b, s);
 }
 
 /**
@@ -103,14 +134,14 @@ static void print_step(void *ctx, const struct report_step *s)
 void report_brief(FILE *f, const struct report_brief_in *in)
 {
 	const struct msc_history_summary *s = in->sum;
-	struct brief b = { .f = f, .first_ts = s->first_ts };
+	struct brief b = { .f = f, .in = in, .first_ts = s->first_ts };
 	char a[32], t[32];
 	unsigned int equal = 0;
 
-	fprintf(f, "capture %" PRId64 ": kernel %s, %s, %s; %s events in %.3f s\n", s->capture_id,
-		in->kernel, in->vendor, s->tdp_mmu ? "TDP MMU" : "shadow MMU (census approximate)",
-		cli_count(s->events, a, sizeof(a)), (double)(s->last_ts - s->first_ts) / 1e9);
-	fprintf(f, "first event at %s s (trace-cmd's clock): \"since\" counts from there\n",
+	fprintf(f, "capture %" PRId64 ": kernel %s, %s, %s\n", s->capture_id, in->kernel,
+		in->vendor, s->tdp_mmu ? "TDP MMU" : "shadow MMU");
+	fprintf(f, "%s events in %.3f s, the first at %s s (trace-cmd's clock)\n",
+		cli_count(s->events, a, sizeof(a)), (double)(s->last_ts - s->first_ts) / 1e9,
 		cli_trace_ts(s->first_ts, t, sizeof(t)));
 	if (!s->spte_events && !s->intervals) {
 		fprintf(f, "no SPTE changes in this capture (shadow paging, or no KVM activity): "
@@ -118,21 +149,21 @@ void report_brief(FILE *f, const struct report_brief_in *in)
 		return;
 	}
 	if (!s->tdp_mmu)
-		fprintf(f, "legacy/shadow MMU: its leaf removals are partly untraced, the huge "
-			"shares are approximate\n");
+		fprintf(f, "shadow MMU: leaf removals partly untraced, census and huge shares "
+			"approximate\n");
 	if (!report_has_steps(in->phases, in->nr_phases)) {
 		fprintf(f, "no dirty-log step in this capture\n");
 		return;
 	}
+	fprintf(f, "\n" STEP_FMT, "step", "took (ms)", "huge split", "flush", "faults s/f/sp",
+		"huge");
 	for (size_t v = 0; v < in->nr_vms; v++) {
-		fputc('\n', f);
 		if (in->nr_vms > 1)
-			fprintf(f, "VM %" PRId64 ":\n", in->vms[v].id);
-		fprintf(f, STEP_FMT "%10s %10s  %-35s %7s  %-19s %s\n", "step", "start (s)",
-			"since (ms)", "took (ms)", "huge pages split", "flushes",
-			"faults slow/fast/sp", "huge before -> after");
+			fprintf(f, "%sVM %" PRId64 ":\n", v ? "\n" : "", in->vms[v].id);
+		b.cycle = 0;
 		report_steps(in->phases, in->nr_phases, in->vms[v].id, print_step, &b);
 	}
+	fprintf(f, "  huge: of the dirty-logged memory, after; faults: slow/fast path/spurious\n");
 	if (b.flushes_untraced)
 		fprintf(f, "  n/t: TLB flushes not traced in this capture (no flush events, no "
 			"kprobe on them)\n");

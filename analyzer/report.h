@@ -13,26 +13,70 @@
 
 #include "mmuscope/history.h"
 
+struct msc_store;
+
 /*
  * One step of the selftests' loop (dirty_log_perf_test's words: "Enabling
  * dirty logging", "Iteration 2 get dirty log"): the phases it spans, from
  * the first one's start to the last one's end, as the test times its loop
- * over the memslots.
+ * over the memslots.  A step the test runs but the trace shows nothing of
+ * (no ioctl traced, no MMU work) is handed on too, not @seen.
+ *
+ * Steps come in cycles: a cycle begins at each enable (or, under manual
+ * protect with the enable untraced, at the first harvest after a disable)
+ * and ends with its disable; iterations count from 1 in each.  Its
+ * dirty-logged memory is the GFN range its enables, harvests and disables
+ * touched.
  */
 struct report_step {
 	char what[48];
+	unsigned int cycle;			/* 1, 2, ...; 0: before the first */
 	uint64_t start, end;
-	const struct msc_phase *first, *last;	/* by start, by end */
+	const struct msc_phase *first, *last;	/* by start, by end; NULL when not seen */
+	const struct msc_phase *settle;		/* a disable's re-promotion after it, or NULL */
 	struct msc_phase_counts count;		/* summed over its phases */
 	int64_t to_huge_ns;			/* a disable's; -1: not known */
-	bool seen;
+	uint64_t gfn_first, gfn_last;		/* its cycle's memory; first > last: not known */
+	uint64_t cycle_ts;			/* its cycle's first phase's start */
+	struct msc_census cycle_before;		/* ... and the census before it */
+	bool seen;				/* false: nothing of it in the trace */
 };
 
 typedef void (*report_step_fn)(void *ctx, const struct report_step *s);
 
 void report_steps(const struct msc_phase *ph, size_t nr, int64_t vm, report_step_fn fn,
 		  void *ctx);
+unsigned int report_cycles(const struct msc_phase *ph, size_t nr, int64_t vm);
 bool report_has_steps(const struct msc_phase *ph, size_t nr);
+void report_dirty_range(const struct msc_phase *ph, size_t nr, uint64_t *ret_first,
+			uint64_t *ret_last);
+
+/*
+ * The 2M cells of the dirty-logged memory over time (region_state), to
+ * tell the huge share of that memory alone, not of every slot mapped.
+ */
+struct report_cell;
+
+struct report_cells {
+	struct report_cell *rows;	/* by cell, then in the order written */
+	size_t nr, alloc;
+};
+
+/* Memory of a GFN range at one time, in 4K pages. */
+struct report_huge {
+	uint64_t mapped;		/* mapped */
+	uint64_t huge;			/* of those, in 2M or 1G leaves */
+};
+
+int report_cells_load(struct report_cells *c, struct msc_store *s, int64_t capture_id,
+		      uint64_t gfn_first, uint64_t gfn_last);
+void report_cells_free(struct report_cells *c);
+void report_cells_at(const struct report_cells *c, uint64_t gfn_first, uint64_t gfn_last,
+		     uint64_t ts, struct report_huge *ret);
+double report_step_huge_pct(const struct report_cells *c, const struct report_step *s,
+			    bool after);
+int report_huge_again(const struct report_cells *c, const struct report_step *s,
+		      struct report_huge *ret_then, struct report_huge *ret_before);
 
 /* What report --brief prints of one capture (cmd-report.c loads it). */
 struct report_brief_in {
@@ -44,6 +88,7 @@ struct report_brief_in {
 	size_t nr_vms;
 	const struct msc_kvm_stats *stats;
 	size_t nr_stats;
+	const struct report_cells *cells;	/* the dirty-logged memory's */
 };
 
 void report_brief(FILE *f, const struct report_brief_in *in);

@@ -3,7 +3,8 @@
 # (6.12's zap-collapsible disable with 7.3's in-place recovery), with each
 # side's times those of its own --selftest; a capture against itself changes
 # nothing; two captures of one database compare as two databases; what has
-# no partner is listed; --json says the same.
+# no partner is listed; two cycles of dirty logging pair cycle by cycle; the
+# huge share is of the dirty-logged memory; --json says the same.
 . "$(dirname "$0")/lib.sh"
 
 for n in k612-npt_tdp_32m k73-npt_tdp_32m k612st-split_hugetlb2m_16m k73st-perf_hugetlb2m_32m; do
@@ -58,6 +59,30 @@ check_match "time to huge again, reached on one side only: that side's time" "$t
 	'^  time to huge again: not reached -> [0-9]+\.[0-9]{3} ms$'
 check_eq "... no placeholder for a value anywhere" \
 	"$(printf '%s\n' "$out" "$two" "$thp" | grep -cE ': (known|\?)( |$)| -> (known|\?)$')" 0
+
+# two cycles of enable/disable: steps pair per cycle (cycle 1's disable with
+# cycle 1's), each disable is its own cycle's, iterations count from 1
+for n in k612-npt_tdp_32m_2vcpu k73-npt_tdp_32m_2vcpu; do
+	"$MSC" import -q "$TRACES/$n/trace.dat" -o "$T/$n.db" 2>/dev/null
+done
+c2=$T/k73-npt_tdp_32m_2vcpu.db
+self=$("$MSC" diff "$c2" "$c2")
+check_eq "two cycles against themselves: a block per cycle, every step paired, 1.00x" \
+	"$(printf '%s\n' "$self" | grep -c '^Cycle [12]:$') $(printf '%s\n' "$self" | grep -c ' time: .*(1.00x)$') $(printf '%s\n' "$self" | grep -c 'not paired')" \
+	"2 13 0"
+check_eq "... no iteration beyond the cycle's own" "$(printf '%s\n' "$self" | grep -c '^Iteration 3')" 0
+one=$("$MSC" diff "$T/k612-npt_tdp_32m_2vcpu.db" "$c2")
+dis=$("$MSC" report --selftest "$c2" | awk -F' time: ' '/^Disabling/ { sub(/s$/, "", $2); printf "%.3f\n", $2 * 1000; exit }')
+check_match "one cycle against two: the disable is cycle 1's, not one spanning both" "$one" \
+	"^Disabling dirty logging time: [0-9.]+ ms -> $dis ms "
+check_eq "... cycle 2's steps have no partner" \
+	"$(printf '%s\n' "$one" | grep -c ' of cycle 2, VM 1 in B only$')" 6
+check_match "the huge share after is of the dirty-logged memory: 6.12 leaves it unmapped" "$one" \
+	'^  mapped huge after: nothing mapped -> 100\.0%$'
+json=$("$MSC" diff --json "$c2" "$c2")
+check_eq "--json: each pair names its cycle" \
+	"$(printf '%s\n' "$json" | python3 -c 'import json, sys; d = json.load(sys.stdin); print(sorted(set(s["cycle"] for s in d["steps"])))')" \
+	"[0, 1, 2]"
 
 check_match "one database needs two captures" "$("$MSC" diff "$a" 2>&1)" \
 	'^mmuscope diff: need A.db and B.db, or one database and -c A -c B$'

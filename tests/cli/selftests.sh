@@ -6,7 +6,9 @@
 #     that starts at an ioctl's enter and ends at an ioctl's exit (one
 #     step's memslots, one after the other, are one phase), and no
 #     dirty-log phase is outside an ioctl;
-#   - `report --selftest` prints the test's own step lines, and the steps
+#   - `report --selftest` prints the test's own step lines, the same labels
+#     in the same order (a step that left nothing in the trace, as a get
+#     under manual protect without ioctls traced, says "not traced"), and the steps
 #     the kernel bounds (enable, get, clear, disable) are within 1 ms of the
 #     kernel's ioctl time and within the test's own time (which adds its
 #     user-space work around the ioctl);
@@ -90,7 +92,9 @@ for dir in "$TRACES"/k*st-*/; do
 		grep "$step time" "$T/$name.ours" > "$T/b"
 		# without the ioctls a manual-protect enable leaves no trace at all
 		[ "$ioctls" -gt 0 ] || [ "$(grep -c . "$T/a")" = "$(grep -c . "$T/b")" ] || continue
-		bad=$(paste -d' ' "$T/a" "$T/b" | awk -v ioctl="$ioctls" '
+		grep -q ' time: [0-9]' "$T/b" || continue	# not traced at all
+		# a step that left nothing in the trace says so: nothing to compare
+		bad=$(paste -d' ' "$T/a" "$T/b" | grep -v ' not traced$' | awk -v ioctl="$ioctls" '
 			{ t = $(NF / 2); o = $NF; sub(/s$/, "", t); sub(/s$/, "", o)
 			  # ours is the kernel part of the test time; never more than it
 			  if (o > t + 0.001 || (ioctl > 0 && t - o > 0.05 + 0.5 * t)) print }
@@ -99,6 +103,12 @@ for dir in "$TRACES"/k*st-*/; do
 	done
 	[ "$ioctls" -gt 0 ] && [ -s "$T/$name.test" ] && check_eq "$name: one line per step the test printed" \
 		"$(grep -c . "$T/$name.ours")" "$(grep -c . "$T/$name.test")"
+	# the test's step lines and ours pair one for one: the same labels in the same
+	# order, ioctls traced or not (a step that left nothing in the trace says so)
+	[ -s "$T/$name.test" ] && check_eq "$name: --selftest's steps are the test's, in its order" \
+		"$(grep ' time: ' "$T/$name.ours" | sed 's/ time: .*//')" "$(sed 's/ time: .*//' "$T/$name.test")"
+	check_eq "$name: a step without a time says it was not traced, nothing else" \
+		"$(grep ' time: ' "$T/$name.ours" | grep -cvE ' time: ([0-9]+\.[0-9]{9}s|not traced)$')" 0
 done
 check "selftest captures found" test "$n" -gt 0
 done_testing
