@@ -273,6 +273,11 @@ struct hstate {
 	 * change that removed it (__handle_changed_spte()), so the phase that
 	 * change opens (a disable's recovery, a teardown) began here.
 	 */
+	/* a kprobe of the open sweep's kind and task: this call's, or the next's start */
+	uint8_t kp_open, kp_kind;
+	int32_t kp_pid;
+	uint64_t kp_ts;
+	int64_t kp_seq;
 	uint8_t pre_open;
 	int32_t pre_pid;
 	uint64_t pre_ts, pre_integral, pre_slack;
@@ -286,7 +291,7 @@ struct hstate {
 	 * ends where the previous ioctl ended (these), the rest is its own.
 	 */
 	uint8_t grp_pending;		/* a continued step, its work not seen yet */
-	uint64_t grp_end_ts, grp_start_ts, grp_split_ns;
+	uint64_t grp_end_ts, grp_start_ts, grp_split_ns, grp_start_integral;
 	int64_t grp_end_seq, grp_start_seq;
 	struct msc_census grp_after;
 	uint64_t split_integral;	/* sum over time of split cells, ns */
@@ -409,6 +414,7 @@ struct msc_history {
 	uint64_t *steady_walk;		/* a sweep's stretch: its walk's position, NULL none */
 	int32_t ev_pid;			/* the task of the event the detector saw last */
 	bool ev_vcpu;			/* ... a vCPU (hphase_is_vcpu()) */
+	bool kp_hit;			/* ... a kprobe inside the open sweep (st.kp_open) */
 	uint64_t steady_until;		/* when it ends at the latest; 0: not known yet */
 	struct hcost batch;		/* its costs so far */
 

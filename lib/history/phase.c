@@ -378,6 +378,7 @@ static void repromote_cut(struct msc_history *h, int32_t rp, const struct hphase
 	q->p.end_seq = max(q->p.start_seq, ph->p.start_seq - 1);
 	q->p.end_ts = max(q->p.start_ts, min(q->p.end_ts, ph->p.start_ts));
 	q->p.after = ph->p.before;
+	q->p.region_split_ns = ph->split_integral0 - min(q->split_integral0, ph->split_integral0);
 }
 
 /*
@@ -638,6 +639,14 @@ static int open_dirty(struct msc_history *h, const struct msc_event *ev,
 	    ev->pid == h->st.pre_pid)
 		take_prelude(h, ph);
 	h->st.pre_open = 0;
+	if (h->st.kp_open && ev->pid == h->st.kp_pid && kind == h->st.kp_kind) {
+		/* the kprobe began this call */
+		ph->p.start_ts = h->st.kp_ts;
+		ph->p.start_seq = h->st.kp_seq;
+		ph->p.source = MSC_PHASE_SRC_KPROBE;
+		ph->p.exact = MSC_EXACT_START;
+	}
+	h->st.kp_open = 0;
 	repromote_cut(h, rp, ph);
 	return become(h, ph, kind);
 }
@@ -783,6 +792,22 @@ static int activity(struct msc_history *h, const struct msc_event *ev,
 		if (same)
 			h->steady = HSTEADY_SWEEP;
 		return r;
+	}
+	/*
+	 * A kprobe of the open sweep's kind and task enters a function the
+	 * sweep calls more than once (kvm_arch_mmu_enable_log_dirty_pt_masked()
+	 * once per 64-page mask): the same call if the work after it goes on
+	 * with the walk, the next call's start if it comes back (open_dirty()).
+	 */
+	if (ph && source == MSC_PHASE_SRC_KPROBE && ph->p.kind == kind &&
+	    ev->pid == h->st.sweep_pid && !h->st.dirty_log_open) {
+		h->st.kp_open = 1;
+		h->st.kp_ts = ev->ts;
+		h->st.kp_pid = ev->pid;
+		h->st.kp_kind = (uint8_t)kind;
+		h->st.kp_seq = (int64_t)ev->seq;
+		h->kp_hit = true;
+		return 0;
 	}
 	/* between the patch's _begin and _end, all activity is that phase's */
 	if (ph && (h->st.dirty_log_open ||
@@ -1013,6 +1038,7 @@ static bool continue_step(struct msc_history *h, const struct msc_event *ev,
 	h->st.grp_split_ns = last->p.region_split_ns;
 	h->st.grp_start_ts = ev->ts;
 	h->st.grp_start_seq = (int64_t)ev->seq;
+	h->st.grp_start_integral = h->st.split_integral;
 	last->open = true;
 	h->st.cur_dirty = h->st.last_dirty;
 	h->sweep_hit = true;
@@ -1053,6 +1079,7 @@ static int split_step(struct msc_history *h, const struct msc_event *ev, enum ms
 	ph->p.start_ts = h->st.grp_start_ts;
 	ph->p.start_seq = h->st.grp_start_seq;
 	ph->p.before = h->st.grp_after;
+	ph->split_integral0 = h->st.grp_start_integral;
 	ph->pending = mine;
 	if (h->st.cur_repromote != rp)	/* this step ended it */
 		repromote_cut(h, rp, ph);
@@ -1125,7 +1152,10 @@ int hphase_event(struct msc_history *h, const struct msc_event *ev)
 
 	/* what the sweep's task does besides the sweep */
 	if (!r && ev->pid == h->st.sweep_pid)
-		h->st.sweep_task_moved = !h->sweep_hit;
+		h->st.sweep_task_moved = !h->sweep_hit && !h->kp_hit;
+	/* the sweep went on after a kprobe of its own kind: the kprobe was inside it */
+	if (h->sweep_hit && ev->type != MSC_EV_KPROBE)
+		h->st.kp_open = 0;
 	/* the prelude lasts while its task removes tables */
 	if (h->st.pre_open && ev->pid == h->st.pre_pid && ev->type != MSC_EV_ZAP_PAGE &&
 	    !(ev->type == MSC_EV_SPTE_CHANGED && ev->spte.class == MSC_CLASS_TEARDOWN_CHILD))
@@ -1174,7 +1204,7 @@ static int phase_event(struct msc_history *h, const struct msc_event *ev)
 	struct hphase *open = cur_dirty(h);
 	int r;
 
-	h->sweep_hit = false;
+	h->sweep_hit = h->kp_hit = false;
 	h->steady = 0;
 	h->ev_pid = ev->pid;
 	h->ev_vcpu = !ioctl;
