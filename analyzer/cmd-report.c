@@ -210,6 +210,22 @@ static void text_huge_again(struct report *rp, const struct msc_phase *p)
 		fprintf(rp->f, "    regions not all huge again before the next phase\n");
 }
 
+/* A phase's bounds where they are not the kernel's own (a re-promotion's are derived). */
+static void bounds_text(FILE *f, const struct msc_phase *p)
+{
+	if (p->bounds == MSC_BOUNDS_EXACT || p->kind == MSC_PHASE_REPROMOTE)
+		return;
+	fprintf(f, ", %s: start ", p->bounds == MSC_BOUNDS_INFERRED ? "inferred" : "bounds");
+	if (p->exact & MSC_EXACT_START)
+		fprintf(f, "exact");
+	else
+		fprintf(f, "up to %.3f ms earlier", (double)p->slack_start_ns / 1e6);
+	if (p->exact & MSC_EXACT_END)
+		fprintf(f, ", end exact");
+	else
+		fprintf(f, ", end up to %.3f ms later", (double)p->slack_end_ns / 1e6);
+}
+
 /* One phase; false when it said in one line that its work is another's. */
 static bool text_phase(struct report *rp, const struct msc_phase *p)
 {
@@ -227,6 +243,7 @@ static bool text_phase(struct report *rp, const struct msc_phase *p)
 	fprintf(rp->f, "[%" PRId64 "] %-12s %-24s (%s) at %s, took %.3f ms", p->id,
 		msc_phase_kind_name(p->kind), ESC(p->name), msc_phase_source_name(p->source),
 		at_text(rp, p->start_ts, at, sizeof(at)), (double)(p->end_ts - p->start_ts) / 1e6);
+	bounds_text(rp->f, p);
 	if (rp->l.nr_vms > 1)
 		fprintf(rp->f, ", VM %" PRId64, p->vm);
 	if (same_work(rp, p, &inner)) {
@@ -461,6 +478,9 @@ static void json_report(struct report *rp)
 		report_json_str(f, p->name);
 		/* where it began in trace-cmd's clock too, as trace-cmd report prints it */
 		fprintf(f, ", \"start\": \"%s\"", cli_trace_ts(p->start_ts, origin, sizeof(origin)));
+		fprintf(f, ", \"bounds\": \"%s\", \"slack_start_ns\": %" PRIu64
+			", \"slack_end_ns\": %" PRIu64, msc_phase_bounds_name(p->bounds),
+			p->slack_start_ns, p->slack_end_ns);
 		fprintf(f, ", \"start_ns\": %" PRIu64 ", \"duration_ns\": %" PRIu64
 			", \"spte_changes\": %" PRIu64 ", \"by_class\": {",
 			p->start_ts - s->first_ts, p->end_ts - p->start_ts, p->count.spte_changes);

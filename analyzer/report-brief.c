@@ -20,6 +20,7 @@
 
 #include "cli/cli.h"
 #include "mmuscope/history.h"
+#include "mmuscope/util.h"
 #include "report.h"
 
 /* step, took (ms), huge pages split, flushes, faults, huge after: 80 columns at most */
@@ -31,6 +32,8 @@ struct brief {
 	uint64_t first_ts;
 	unsigned int cycle;		/* the block printed last */
 	bool flushes_untraced;		/* a step's flushes printed "n/t" */
+	bool inexact;			/* a step's time printed "~" */
+	uint64_t slack;			/* ... the most it may have been longer */
 };
 
 /* The share of the dirty-logged memory mapped huge, or "unmapped". */
@@ -119,7 +122,13 @@ static void print_step(void *ctx, const struct report_step *s)
 	snprintf(faults, sizeof(faults), "%s/%s/%s", cli_count(c->faults_slow, slow, sizeof(slow)),
 		 cli_count(c->faults_fast, fast, sizeof(fast)),
 		 cli_count(c->faults_spurious, spur, sizeof(spur)));
-	snprintf(took, sizeof(took), "%.3f", (double)(s->end - s->start) / 1e6);
+	/* "~": a bound is not the kernel's (said once under the table) */
+	snprintf(took, sizeof(took), "%s%.3f", report_step_exact(s) ? "" : "~",
+		 (double)(s->end - s->start) / 1e6);
+	if (!report_step_exact(s)) {
+		b->inexact = true;
+		b->slack = max(b->slack, report_step_slack(s));
+	}
 	fprintf(b->f, STEP_FMT, s->what, took, splits_text(c, sp, sizeof(sp)), fl, faults,
 		huge_text(b, s, h, sizeof(h)));
 	if (!strcmp(s->what, "Disabling dirty logging"))
@@ -164,6 +173,9 @@ void report_brief(FILE *f, const struct report_brief_in *in)
 		report_steps(in->phases, in->nr_phases, in->vms[v].id, print_step, &b);
 	}
 	fprintf(f, "  huge: of the dirty-logged memory, after; faults: slow/fast path/spurious\n");
+	if (b.inexact)
+		fprintf(f, "  ~: a bound from the work, not the kernel: up to %.3f ms longer\n",
+			(double)b.slack / 1e6);
 	if (b.flushes_untraced)
 		fprintf(f, "  n/t: TLB flushes not traced in this capture (no flush events, no "
 			"kprobe on them)\n");

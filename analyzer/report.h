@@ -44,6 +44,25 @@ struct report_step {
 
 typedef void (*report_step_fn)(void *ctx, const struct report_step *s);
 
+/* Are the step's start and end the kernel's own (its first phase's start, its last's end)? */
+static inline bool report_step_exact(const struct report_step *s)
+{
+	return s->first && (s->first->exact & MSC_EXACT_START) && s->last &&
+	       (s->last->exact & MSC_EXACT_END);
+}
+
+/* How much longer the step's call may have lasted than its bounds: their slack. */
+static inline uint64_t report_step_slack(const struct report_step *s)
+{
+	uint64_t n = 0;
+
+	if (s->first && !(s->first->exact & MSC_EXACT_START))
+		n += s->first->slack_start_ns;
+	if (s->last && !(s->last->exact & MSC_EXACT_END))
+		n += s->last->slack_end_ns;
+	return n;
+}
+
 void report_steps(const struct msc_phase *ph, size_t nr, int64_t vm, report_step_fn fn,
 		  void *ctx);
 unsigned int report_cycles(const struct msc_phase *ph, size_t nr, int64_t vm);
