@@ -26,6 +26,8 @@ check_eq "$f: the enable of two slots splits after it protected the first, and i
 check_eq "$f: the vCPU's fast-path fixes are its passes', no harvest counts them" \
 	"$(q "$f" "SELECT sum(faults_fast) FROM phase WHERE kind = 'dirty-pass'") \
 $(q "$f" "SELECT sum(faults_fast) FROM phase WHERE kind IN ('enable', 'harvest')")" "192 0"
+check_eq "$f: ... and the passes hold none of the ioctl thread's write-protects" \
+	"$(q "$f" "SELECT total(spte_changes) FROM phase WHERE kind = 'dirty-pass'")" "0.0"
 
 f=late-flush
 check "$f: imports" imp "$f" "$EV/$f.events"
