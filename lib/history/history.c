@@ -138,6 +138,7 @@ static int resume(struct msc_history *h)
 		r = hstore_load_vms(h->hs, h->capture_id, &h->vms, &h->nr_vms);
 	h->alloc_vms = h->nr_vms;
 	h->loading = true;
+	h->resumed = true;
 	if (!r)
 		r = hstore_load_open(h->hs, h->capture_id, h);
 	if (!r)
@@ -483,15 +484,19 @@ static int apply_set_spte(struct msc_history *h, const struct msc_event *ev)
 	return r;
 }
 
-/* Shadow MMU: a direct page table zapped drops the leaves it held. */
+/*
+ * Shadow MMU: a direct page table zapped drops the leaves it held.  TDP
+ * MMU: a table's removal begins (model.c, "Removed tables").
+ */
 static int apply_zap_page(struct msc_history *h, const struct msc_event *ev)
 {
 	struct msc_sp_role role;
 	uint64_t span;
 
-	if (h->tdp_mmu)
-		return 0;
 	msc_sp_role_decode(&h->layout, ev->sp.role, &role);
+	if (h->tdp_mmu)
+		return role.smm < HMAX_AS && role.level >= 1 ?
+		       hmodel_detach(h, role.smm, ev->sp.gfn, role.level) : 0;
 	if (!role.direct || role.level < 1 || role.level > MSC_HISTORY_MAX_LEVEL ||
 	    role.smm >= HMAX_AS)
 		return 0;

@@ -113,6 +113,13 @@ struct hnode {
 	 */
 	uint64_t starts_set, last_stamp;
 	uint16_t last_first, last_n;
+	/*
+	 * Its table is being removed while its parent entry still points to
+	 * it (children traced first, 7.x: model.c, "Removed tables"): since
+	 * detached_ts the live tree's mapping is the parent's next value.
+	 */
+	bool detached;
+	uint64_t detached_ts;
 };
 
 /* Entry @i's SPTE, start word, child (levels above 1) */
@@ -427,6 +434,9 @@ struct msc_history {
 	struct msc_history_summary sum;
 	uint64_t anomalies_by_kind[MSC_ANOMALY_KIND_NR];
 	int err;			/* first store error; feeding stops */
+	uint64_t orphans;		/* teardown children of tables already gone (not stored) */
+	bool resumed;			/* the model was rebuilt from an earlier run's open
+					   intervals: what they do not say was unseen */
 };
 
 /* lib/history/model.c */
@@ -451,6 +461,7 @@ int hmodel_clear_below(struct msc_history *h, unsigned int as_id, uint64_t gfn,
 		       unsigned int level, unsigned int cause, bool stale);
 int hmodel_drop_range(struct msc_history *h, unsigned int as_id, uint64_t gfn, uint64_t end,
 		      unsigned int min_level, unsigned int max_level, unsigned int cause);
+int hmodel_detach(struct msc_history *h, unsigned int as_id, uint64_t gfn, unsigned int level);
 int hmodel_find_leaf(struct msc_history *h, unsigned int as_id, uint64_t gfn,
 		     unsigned int *ret_level);
 int hmodel_chunk_new(struct msc_history *h, struct hnode *n, struct hchunk **slot);

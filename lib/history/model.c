@@ -621,6 +621,8 @@ static int transition(struct msc_history *h, struct hnode *n, unsigned int i,
 
 	if (r)
 		return r;
+	if (level > 1 && ch->child[j])
+		ch->child[j]->detached = false;	/* the entry pointing to it changes */
 	chunk_set_start(n, ch, j, start_word(h, h->last_ts, HSTART_SEEN |
 					     (cause & HSTART_CAUSE_MASK) | start_flags |
 					     (h->after_lost ? HSTART_LOST : 0)));
@@ -728,11 +730,188 @@ static int reconcile(struct msc_history *h, struct hnode *n, unsigned int i, uin
 	       transition(h, n, i, old_spte, MSC_CAUSE_RESYNC, 0);
 }
 
+/*
+ * Removed tables.  KVM removes a page table by changing the entry that
+ * points to it (the parent) and, in handle_removed_pt(), tracing
+ * kvm_mmu_prepare_zap_page and its 512 children made frozen, recursively
+ * (docs/kvm-mmu.md, "What the TDP MMU trace shows").  Up to 6.12 the
+ * parent's change is traced first; in 7.x __handle_changed_spte() calls
+ * handle_removed_pt() before it traces the parent, though the parent was
+ * written first (recover_huge_pages_range() installs the huge leaf by
+ * tdp_mmu_set_spte_atomic(), then the children are traced).
+ *
+ * Invariants: the live tree's mapping changes at the parent's change only.
+ * A table whose parent entry stops pointing to a table has nothing below
+ * it in the model from that change on: the children KVM traces after it
+ * (orphans) change nothing.  A table whose removal begins while the model's
+ * parent entry still points to it (its prepare_zap_page, or its first
+ * child) is detached: its children change nothing either, and when the
+ * parent's change comes its leaves' intervals end, and the parent's new
+ * value's begins, at the removal (detached_ts).  The mark lives in the
+ * node, at most one per node, and goes with the next change of the parent
+ * entry, whatever makes it.
+ */
+
+/* The detached node @n is, or lies under; NULL: none. */
+static struct hnode *detached_root(struct hnode *n)
+{
+	struct hnode *d = NULL;
+
+	for (; n; n = n->parent)
+		if (n->detached)
+			d = n;	/* the outermost removal */
+	return d;
+}
+
+/* Does the entry pointing to @n point to a table?  false: there is none. */
+static bool parent_is_table(const struct msc_history *h, const struct hnode *n)
+{
+	uint64_t pe;
+
+	if (!n->parent)
+		return false;
+	pe = hnode_spte(n->parent, idx_of(n->base, n->level + 1));
+	return is_present(h, pe) && !is_leaf(h, n->level + 1, pe);
+}
+
+/**
+ * hmodel_detach - a kvm_mmu_prepare_zap_page of the table of level-@level
+ *	entries from @gfn: detach it when the model's parent entry still
+ *	points to it (the removal is traced before the parent's change)
+ */
+int hmodel_detach(struct msc_history *h, unsigned int as_id, uint64_t gfn, unsigned int level)
+{
+	struct hnode *n;
+
+	/* (no range is pending: a prepare_zap_page is never steady, history.c applied it) */
+	if (level >= HTOP_LEVEL)
+		return 0;
+	n = hmodel_node(h, as_id, gfn, level, false);
+	if (!n || n->base != gfn || detached_root(n) || !parent_is_table(h, n))
+		return 0;
+	n->detached = true;
+	n->detached_ts = h->last_ts;
+	return 0;
+}
+
+/* The untraced step of a teardown child to non-present, counted as transition() does. */
+static void teardown_done(struct msc_history *h, uint64_t new_spte)
+{
+	if (new_spte == h->layout.frozen && h->layout.frozen != h->layout.nonpresent)
+		h->sum.frozen_completed++;
+}
+
+/*
+ * A teardown child (entry @i of @n) of a detached table, or of one already
+ * gone: returns 1 when it changes nothing in the live tree, 0 when it is
+ * applied as any change, or a negative error.  @child: classified so (a
+ * change to the frozen value without its prepare_zap_page is not, and
+ * begins no removal).
+ */
+static int teardown_child(struct msc_history *h, struct hnode *n, unsigned int i,
+			  uint64_t old_spte, uint64_t new_spte, bool child)
+{
+	struct hnode *p = n->parent;
+	int r;
+
+	if (!p)
+		return 0;
+	if (!detached_root(n)) {
+		unsigned int pi = idx_of(n->base, n->level + 1);
+
+		if (!parent_is_table(h, n)) {
+			/*
+			 * The table went with its parent's change.  A parent never
+			 * seen changing is one from before the trace, unless an
+			 * earlier run saw it (a resumed model has no non-present
+			 * entry's start).
+			 */
+			if (!(hnode_start(p, pi) & HSTART_SEEN) && !h->resumed)
+				return 0;
+			h->orphans++;
+			teardown_done(h, new_spte);
+			return 1;
+		}
+		if (!child || hnode_spte(n, i) != old_spte)
+			return 0;
+		/* the first child of a table whose parent is not traced yet */
+		n->detached = true;
+		n->detached_ts = h->last_ts;
+	}
+	if (hnode_spte(n, i) != old_spte) {
+		r = reconcile(h, n, i, old_spte);
+		if (r)
+			return r;
+	}
+	teardown_done(h, new_spte);
+	return 1;
+}
+
+/*
+ * Remove everything under @n (the table an entry stopped pointing to) with
+ * @cause: each entry at @ts, or at its own start if later (a resync in a
+ * detached table).  Sets h->last_ts; the caller restores it.
+ */
+static int clear_table(struct msc_history *h, struct hnode *n, uint64_t ts, unsigned int cause)
+{
+	int r = 0;
+
+	n->detached = false;
+	for (unsigned int i = 0; i < HNODE_ENTRIES && n->present && !r; i++) {
+		uint64_t spte;
+
+		if (n->chunk[i >> HCHUNK_SHIFT] == h->empty_chunk) {
+			i |= HCHUNK_MASK;	/* nothing there */
+			continue;
+		}
+		spte = hnode_spte(n, i);
+		if (!is_present(h, spte))
+			continue;
+		if (n->level > 1 && !is_leaf(h, n->level, spte) && hnode_child(n, i))
+			r = clear_table(h, hnode_child(n, i), ts, cause);
+		h->last_ts = max(ts, start_ts(h, hnode_start(n, i)));
+		if (!r)
+			r = transition(h, n, i, h->layout.nonpresent, cause, 0);
+	}
+	return r;
+}
+
+/*
+ * Entry @i of @n changes from @old_spte to @new_spte at the current time,
+ * or, when it points to the detached table @d, at the removal: its table's
+ * entries end first.
+ */
+static int change_entry(struct msc_history *h, struct hnode *n, unsigned int i,
+			uint64_t old_spte, uint64_t new_spte, unsigned int cause)
+{
+	struct hnode *d = n->level > 1 ? hnode_child(n, i) : NULL;
+	uint64_t now = h->last_ts, cur = hnode_spte(n, i);
+	bool was_table = is_present(h, old_spte) && !is_leaf(h, n->level, old_spte);
+	bool is_table = is_present(h, new_spte) && !is_leaf(h, n->level, new_spte);
+	int r = 0;
+
+	if (d && d->detached && is_present(h, cur) && !is_leaf(h, n->level, cur)) {
+		r = clear_table(h, d, d->detached_ts, MSC_CAUSE_TEARDOWN);
+		h->last_ts = max(d->detached_ts, start_ts(h, hnode_start(n, i)));
+	}
+	if (!r && cur != old_spte)
+		r = reconcile(h, n, i, old_spte);
+	if (!r)
+		r = transition(h, n, i, new_spte, cause, 0);
+	/* a table left the live tree: what was under it goes with it */
+	if (!r && d && was_table && !is_table)
+		r = clear_table(h, d, now, MSC_CAUSE_TEARDOWN);
+	h->last_ts = now;
+	return r;
+}
+
 /**
  * hmodel_change - apply one traced change (old -> new) of an entry
  *
  * The event's @old_spte is authoritative: a model that disagrees is
  * resynchronized first (counted, and an anomaly row for real conflicts).
+ * A teardown child (@cause MSC_CAUSE_TEARDOWN, or a change to the frozen
+ * value) of a removed table is the removed table's ("Removed tables" above).
  */
 int hmodel_change(struct msc_history *h, unsigned int as_id, uint64_t gfn, unsigned int level,
 		  uint64_t old_spte, uint64_t new_spte, unsigned int cause)
@@ -744,12 +923,13 @@ int hmodel_change(struct msc_history *h, unsigned int as_id, uint64_t gfn, unsig
 	if (!n)
 		return -ENOMEM;
 	i = idx_of(gfn, level);
-	if (hnode_spte(n, i) != old_spte) {
-		r = reconcile(h, n, i, old_spte);
+	if (cause == MSC_CAUSE_TEARDOWN ||
+	    (new_spte == h->layout.frozen && h->layout.frozen != h->layout.nonpresent)) {
+		r = teardown_child(h, n, i, old_spte, new_spte, cause == MSC_CAUSE_TEARDOWN);
 		if (r)
-			return r;
+			return min(r, 0);
 	}
-	return transition(h, n, i, new_spte, cause, 0);
+	return change_entry(h, n, i, old_spte, new_spte, cause);
 }
 
 /*
@@ -849,7 +1029,7 @@ int hmodel_range_add(struct msc_history *h, unsigned int as_id, uint64_t gfn, un
 		return r;
 	n = hmodel_node(h, as_id, gfn, 1, false);
 	i = idx_of(gfn, 1);
-	if (!n || !n->parent || hnode_spte(n, i) != old_spte ||
+	if (!n || !n->parent || hnode_spte(n, i) != old_spte || detached_root(n) ||
 	    !range_cell_ok(h, n->parent, idx_of(n->base, 2)))
 		return 0;
 	*rg = (struct hrange){ .node = n, .first = (uint16_t)i, .nr = 1, .as_id = (uint8_t)as_id,

@@ -4,6 +4,13 @@
 #   - in-place huge-page recovery (6.13+), children frozen before or after
 #     the table SPTE becomes a huge leaf, with a FROZEN_SPTE no table knows:
 #     the value is learnt, the census follows KVM, no re-promotion follows;
+#     the 4K leaves end and the huge leaf begins at the table's removal,
+#     and the region is never unmapped in between;
+#   - 7.x's zap of a table (children traced first): the region is unmapped
+#     at the removal, in one step, not child by child;
+#   - a 6.12 zap whose region a vCPU refaults huge before the removed
+#     table's children are traced: the children are the removed table's,
+#     no resync, the huge leaf stays;
 #   - a disable whose ioctl thread is preempted for 40 ms is one disable;
 #   - an eager split's split event 8 ms after its SPTE change is counted in
 #     its enable;
@@ -21,7 +28,7 @@
 #     anomaly naming both values, and the model follows the event;
 #   - each VM has its own phases: a VM begins at KVM_CREATE_VM, or without
 #     ioctls at the first fault after a teardown left nothing mapped (also
-#     when the teardown's children were applied as one range); one
+#     when the teardown's children are traced after their table went); one
 #     created while the one before still has memory mapped is an overlap.
 . "$(dirname "$0")/lib.sh"
 
@@ -50,7 +57,47 @@ for order in children-first parent-first; do
 	check_eq "$f: huge again when the disable ends: no re-promotion, time to huge is the disable's" \
 		"$(q "$f" "SELECT (SELECT count(*) FROM phase WHERE kind = 're-promotion') || ' ' ||
 			(SELECT to_huge_ns <= end_ts - start_ts FROM phase WHERE kind = 'disable')")" "0 1"
+	# the removal: the prepare_zap_page (children first) or the table SPTE's change (parent first)
+	removal="(SELECT min(ts) FROM (SELECT ts FROM page_table WHERE op = 'zap' UNION ALL
+		SELECT ts FROM spte_change WHERE class = 'promote'))"
+	check_eq "$f: the 512 4K leaves end, and the 2M leaf begins, at the table's removal" \
+		"$(q "$f" "SELECT (SELECT count(*) FROM mapping WHERE level = 1 AND end_ts = $removal) || ' ' ||
+			(SELECT count(*) FROM mapping WHERE level = 2 AND leaf AND end_ts IS NULL AND start_ts = $removal)")" \
+		"512 1"
+	check_eq "$f: the census never shows the region unmapped after the populate" \
+		"$(q "$f" "SELECT min(pages_4k + 512 * pages_2m) FROM census WHERE ts >= (SELECT ts FROM kvm_stats WHERE phase = 'populate')")" \
+		512
 done
+
+f=zap-children-first
+check "$f: imports" imp "$f"
+check_eq "$f: census equals the counters at every point, nothing unapplied" \
+	"$(q "$f" "SELECT count(*) FROM kvm_stats_check WHERE diff_4k OR diff_2m OR diff_1g")|$(q "$f" "SELECT count(*) FROM anomaly")" "0|0"
+check_eq "$f: the 512 4K leaves and their table end at its prepare_zap_page" \
+	"$(q "$f" "SELECT count(*) || ' ' || count(DISTINCT level) FROM mapping WHERE end_ts = (SELECT ts FROM page_table WHERE op = 'zap')")" \
+	"513 2"
+check_eq "$f: the census goes from 512 4K pages to none in one step" \
+	"$(q "$f" "SELECT group_concat(pages_4k, ' ') FROM (SELECT pages_4k FROM census WHERE ts >= (SELECT ts FROM page_table WHERE op = 'zap') ORDER BY ts)")" \
+	0
+
+f=refault-detached
+check "$f: imports" imp "$f"
+check_eq "$f: no resync: the late children are the removed tables'" \
+	"$(q "$f" "SELECT resyncs || ' ' || anomalies FROM analysis")|$(q "$f" "SELECT count(*) FROM anomaly")" "0 0|0"
+check_eq "$f: every frozen child completed" \
+	"$(q "$f" "SELECT frozen_completed FROM analysis")" 1024
+check_eq "$f: the refaulted 2M leaves stay mapped to the end" \
+	"$(q "$f" "SELECT group_concat(printf('%#x', gfn), ' ') FROM mapping WHERE level = 2 AND leaf AND end_ts IS NULL
+		AND start_ts = (SELECT max(ts) FROM spte_change c WHERE c.gfn = mapping.gfn AND c.class = 'map')")" \
+	"0x40000 0x40200"
+check_eq "$f: each table's 4K leaves end at its table SPTE's zap" \
+	"$(q "$f" "SELECT group_concat(n, ' ') FROM (SELECT count(*) n FROM mapping m JOIN spte_change c ON c.level = 2
+		AND c.class = 'zap-subtree' AND m.gfn / 512 = c.gfn / 512 AND m.end_ts = c.ts WHERE m.level = 1 GROUP BY c.gfn)")" \
+	"512 512"
+check_eq "$f: census equals the counters at every point" \
+	"$(q "$f" "SELECT count(*) || '/' || sum(diff_4k = 0 AND diff_2m = 0 AND diff_1g = 0) FROM kvm_stats_check")" "3/3"
+check_eq "$f: census after the disable: the two 2M leaves" \
+	"$(q "$f" "SELECT pages_4k || ' ' || pages_2m FROM census ORDER BY ts DESC LIMIT 1")" "0 2"
 
 f=disable-preempted
 check "$f: imports" imp "$f"
@@ -160,12 +207,15 @@ for f in two-vms two-vms-inferred; do
 		"$(q "$f" "SELECT group_concat(vm || ':' || pages_2m, ' ') FROM (SELECT vm, pages_2m, max(seq) FROM vm_census GROUP BY vm)")" \
 		"1:0 2:2"
 done
-# the same with the first VM's memory in 4K pages: its teardown is a storm the
-# model takes as one range, and the VM is gone once that range is applied
+# the same with the first VM's memory in 4K pages: its teardown (6.12: the
+# table SPTEs first) takes the 4K leaves with the tables, and the storm of
+# children after it changes nothing; the VM is gone at the root's zap
 f=two-vms-4k-inferred
 check "$f: imports" imp "$f"
-check_match "$f: the teardown's 4K children are applied as a range" \
-	"$("$MSC" analyze --rebuild "$T/$f.db")" ' [1-9][0-9]{2} applied as ranges'
+check_eq "$f: the teardown's 4K children, traced after their table went, change nothing" \
+	"$(q "$f" "SELECT resyncs || ' ' || anomalies FROM analysis") $(q "$f" "SELECT count(*) FROM mapping
+		WHERE level = 1 AND end_ts = (SELECT min(ts) FROM spte_change WHERE class = 'zap-subtree')")" \
+	"0 0 496"
 check_eq "$f: the second VM begins at its first fault after the teardown" \
 	"$(q "$f" "SELECT group_concat(v.id || ':' || v.source || ':' || (v.start_ts = (SELECT min(ts) FROM fault
 		WHERE pid = 31)), ' ') FROM vm v")" "1:inferred:0 2:inferred:1"

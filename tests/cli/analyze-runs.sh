@@ -23,6 +23,10 @@ digest() {
 # _begin and its first zap, which closed that analyzer's disable phase, so
 # it ended the 16 zapped 2M tables by "zap", not "zap-collapsible" (those 16
 # rows are the only difference; tests/cli/kernel-events.sh checks the fix).
+# And except that the leaves of a table zapped parent first (6.1, 6.12) now
+# end at the table SPTE's zap, not at their own teardown events after it
+# (lib/history/model.c, "Removed tables"): the same intervals, those ends
+# earlier (the digests below are of that analyzer).
 while read -r name want; do
 	case $name in
 	ev-*)
@@ -35,16 +39,16 @@ while read -r name want; do
 	esac
 	check_eq "$name: the view gives the intervals of the old table" "$(digest "$T/$name.db")" "$want"
 done <<'EOF'
-k61-npt_tdp_32m 49205 2147500425
+k61-npt_tdp_32m 49205 3414169684
 k61-shadow_npt0_16m 4113 1470594111
-k612-npt_tdp_16m_clear 32813 2688793985
-k612-npt_tdp_1g_hugetlb 1049607 2158432296
-k612-npt_tdp_32m 49205 3958562575
-k612-npt_tdp_32m_2vcpu 49205 453642848
-k612-npt_tdp_eager0_16m 20517 2333308418
-k612msc-npt_tdp_16m_clear 32813 1387462451
-k612msc-npt_tdp_32m 49205 3791410540
-k612msc-npt_tdp_eager0_16m 20517 3060759661
+k612-npt_tdp_16m_clear 32813 1534101149
+k612-npt_tdp_1g_hugetlb 1049607 751331473
+k612-npt_tdp_32m 49205 4202442825
+k612-npt_tdp_32m_2vcpu 49205 2967046672
+k612-npt_tdp_eager0_16m 20517 1191122688
+k612msc-npt_tdp_16m_clear 32813 2578332366
+k612msc-npt_tdp_32m 49205 889388554
+k612msc-npt_tdp_eager0_16m 20517 424990102
 ev-lost 4 234900190
 ev-out-of-order 2 588304712
 ev-midrun 4 3556757997
@@ -62,7 +66,7 @@ check_eq "runs: open exactly when end_cause is 0" \
 # analyzed inline in the events' database (no merge) as by the import thread
 cp "$db" "$T/again.db"
 check "analyze --rebuild in place" "$MSC" analyze -q --rebuild "$T/again.db"
-check_eq "runs: analyzed in place, the same intervals" "$(digest "$T/again.db")" "49205 3958562575"
+check_eq "runs: analyzed in place, the same intervals" "$(digest "$T/again.db")" "49205 4202442825"
 check_eq "runs: merged tables keep their index" \
 	"$(q "$db" "SELECT count(*) FROM sqlite_schema WHERE name = 'mapping_run_gfn'")" 1
 

@@ -460,6 +460,57 @@ def resync(name):
     out.append(spte(t, IOCTL, g, 2, other & ~0x2, NP)); t += 100
     write(name, out)
 
+def refault_detached(name):
+    out = []
+    head(out, ["A zap-collapsible disable (<= 6.12) of two 2M regions: the table SPTE goes",
+               "non-present first, then its page is zapped and its children frozen.  A vCPU",
+               "on another CPU refaults each region as a 2M leaf before the zapping thread's",
+               "children are traced: before all of the first region's, in the middle of the",
+               "second's.  The children are the removed tables': no resync, the 2M leaves",
+               "stay mapped.  Generated for tests/cli/analyze-rules.sh."], "6.12.0")
+    t = populate(out, 1000, 2, 0x3784)
+    t = enable(out, t + 1 * MS, 2)
+    t += 1 * MS
+    out.append(phase(t, IOCTL, "disable_dirty_logging", "begin")); t += 100
+    for r in range(2):
+        g = 0x40000 + r * 512
+        out.append(spte(t, IOCTL, g, 2, L2T + (r << 12), NP)); t += 100
+        out.append(page(t, IOCTL, "prepare_zap_page", g, 0x3781)); t += 100
+        refault = [npf(t, VCPU, g << 12), spte(t + 50, VCPU, g, 2, NP, (g << 12) | 0xee7, cpu=1)]
+        if r == 0:
+            out += refault; t += 100
+        tc = children(out, t, g, 0xe67, new=NP | 0x5a0)
+        if r == 1:
+            # the refault lands after 200 children, on the vCPU's CPU
+            at = len(out) - 512 + 200
+            tr = t + 200 * 10 - 5
+            out[at:at] = [npf(tr, VCPU, g << 12), spte(tr + 2, VCPU, g, 2, NP, (g << 12) | 0xee7, cpu=1)]
+        t = tc
+    out.append(phase(t, IOCTL, "disable_dirty_logging", "end")); t += 100
+    out.append(stats(t, IOCTL, "disable_dirty_logging", 0, 2, 0)); t += 100
+    write(name, out)
+
+def zap_children_first(name):
+    out = []
+    head(out, ["7.x's zap of a 4K-mapped 2M region (the slot deleted after dirty logging):",
+               "__handle_changed_spte() traces the removed table's prepare_zap_page and its",
+               "512 children made frozen before the table SPTE's own change to non-present.",
+               "The region is unmapped at the removal, not child by child.",
+               "Generated for tests/cli/analyze-rules.sh."], "7.3.0")
+    t = populate(out, 1000, 1, 0x6f84)
+    t = enable(out, t + 1 * MS, 1)
+    t += 1 * MS
+    out.append(phase(t, IOCTL, "delete_slot", "begin")); t += 100
+    g = 0x40000
+    out.append(page(t, IOCTL, "prepare_zap_page", g, 0x6f81)); t += 100
+    t = children(out, t, g, 0xe67, new=NP | 0x1a0)
+    out.append(spte(t, IOCTL, g, 2, L2T, NP)); t += 100
+    out.append(phase(t, IOCTL, "delete_slot", "end")); t += 100
+    out.append(stats(t, IOCTL, "delete_slot", 0, 0, 0)); t += 100
+    write(name, out)
+
+refault_detached(f"{d}/refault-detached.events")
+zap_children_first(f"{d}/zap-children-first.events")
 resync(f"{d}/resync.events")
 fault_collide(f"{d}/fault-collide.events")
 two_slots(f"{d}/ioctl-two-slots.events")
