@@ -435,6 +435,16 @@ struct msc_history {
 	uint64_t anomalies_by_kind[MSC_ANOMALY_KIND_NR];
 	int err;			/* first store error; feeding stops */
 	uint64_t orphans;		/* teardown children of tables already gone (not stored) */
+	uint64_t transitions;		/* transition()s so far */
+	/*
+	 * The table the last orphan was of: its next children are orphans too
+	 * while no transition() happened since (its parent entry unchanged).
+	 */
+	struct {
+		uint64_t mark;		/* h->transitions then + 1; 0: none */
+		uint64_t base;
+		uint8_t as_id, level;
+	} orphan_of;
 	bool resumed;			/* the model was rebuilt from an earlier run's open
 					   intervals: what they do not say was unseen */
 };

@@ -619,6 +619,7 @@ static int transition(struct msc_history *h, struct hnode *n, unsigned int i,
 	bool was_leaf = was_p && is_leaf(h, level, old_spte);
 	bool is_leaf_ = is_p && is_leaf(h, level, new_spte);
 
+	h->transitions++;
 	if (r)
 		return r;
 	if (level > 1 && ch->child[j])
@@ -830,6 +831,10 @@ static int teardown_child(struct msc_history *h, struct hnode *n, unsigned int i
 				return 0;
 			h->orphans++;
 			teardown_done(h, new_spte);
+			h->orphan_of.mark = h->transitions + 1;
+			h->orphan_of.base = n->base;
+			h->orphan_of.as_id = (uint8_t)n->as_id;
+			h->orphan_of.level = (uint8_t)n->level;
 			return 1;
 		}
 		if (!child || hnode_spte(n, i) != old_spte)
@@ -916,10 +921,19 @@ static int change_entry(struct msc_history *h, struct hnode *n, unsigned int i,
 int hmodel_change(struct msc_history *h, unsigned int as_id, uint64_t gfn, unsigned int level,
 		  uint64_t old_spte, uint64_t new_spte, unsigned int cause)
 {
-	struct hnode *n = hmodel_node(h, as_id, gfn, level, true);
+	struct hnode *n;
 	unsigned int i;
 	int r;
 
+	/* the next child of the table the last orphan was of: nothing to look up */
+	if (cause == MSC_CAUSE_TEARDOWN && h->orphan_of.mark == h->transitions + 1 &&
+	    as_id == h->orphan_of.as_id && level == h->orphan_of.level &&
+	    gfn - h->orphan_of.base < msc_level_pages(level + 1)) {
+		h->orphans++;
+		teardown_done(h, new_spte);
+		return 0;
+	}
+	n = hmodel_node(h, as_id, gfn, level, true);
 	if (!n)
 		return -ENOMEM;
 	i = idx_of(gfn, level);
