@@ -85,7 +85,7 @@ check_eq "report --json: the same (null in phases without harvests)" \
 	"$("$MSC" report --json "$db" | grep -o '"harvest": {[^}]*}' | sed 's/"kernel_ns": [0-9]*/ns/' | sort | uniq -c | tr -s ' ')" \
 	' 4 "harvest": {"get": 1, "clear": 0, "pages": 8192, "dirty": 8192, "rearmed": 8192, ns}'
 # the kernel paused 6.8 ms between _begin and the first zap: the phase
-# spans it (no 5 ms quiet gap closes a phase between _begin and _end)
+# spans it (nothing closes a phase between _begin and _end)
 check_eq "disable: the kernel's pause before the first zap stays inside the phase" \
 	"$(q "select (select count(*) from phase where kind = 'disable') || ' ' || (select min(s.ts) - d.ts > 5000000 from spte_change s where s.class = 'zap-subtree' and s.ts > d.ts) from dirty_logging d where d.op = 'begin' and (d.new_flags & 1) = 0")" "1 1"
 check_eq "disable: the 16 zapped 2M tables end by zap-collapsible" \
