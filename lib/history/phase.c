@@ -546,8 +546,14 @@ static int vcpu_event(struct msc_history *h, const struct msc_event *ev, bool ru
 			ph->p.exact = MSC_EXACT_START;
 		h->st.cur_pass = (int32_t)(ph->p.id - 1);
 	} else {
+		ph = &h->phases[h->st.cur_pass];
 		h->steady = HSTEADY_PASS;
 	}
+	/* a pass that ends at a vCPU's KVM_RUN exit ends exactly there */
+	if (run && ev->ioctl.exit)
+		ph->p.exact |= MSC_EXACT_END;
+	else
+		ph->p.exact &= ~MSC_EXACT_END;
 	h->pass_hit = true;
 	return 0;
 }
@@ -1489,6 +1495,8 @@ void hphase_steady_event(struct msc_history *h, const struct msc_event *ev)
 		if (ev->spte.class == MSC_CLASS_SPLIT)
 			h->st.sweep_split_top = *h->steady_walk;
 	}
+	if (h->steady == HSTEADY_PASS && h->st.cur_pass >= 0)	/* vcpu_event() */
+		h->phases[h->st.cur_pass].p.exact &= ~MSC_EXACT_END;
 	if (hev_fault(ev)) {
 		/* phase_event() and hact_tick() */
 		h->st.faults_since_sweep++;
