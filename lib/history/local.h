@@ -266,25 +266,25 @@ struct hstate {
 	uint8_t ioctl_open;		/* ... until its sys_exit_ioctl */
 	/*
 	 * Where the open sweep's walk is, per class of its work (split,
-	 * write-protect, clear-dirty) and level, as (as_id, GFN) + 1, 0 none:
-	 * KVM walks a memslot's GFNs upward, level by level (rmaps) or parent
-	 * before children (the TDP iterator), so the same class and level
-	 * again at or below is the next walk.
+	 * write-protect, clear-dirty; per level too off the TDP MMU), as
+	 * phase.c's walk_key(), 0 none: KVM walks a memslot's GFNs upward,
+	 * level by level (rmaps) or parent before children (the TDP
+	 * iterator), so a change at or below it is the next walk.
 	 */
 	uint64_t sweep_at[3][HSWEEP_LEVELS];
 	uint64_t sweep_split_top;	/* ... the highest split */
 	uint8_t sweep_whole;		/* ... protected below its splits: an enable's walk */
+	/* a kprobe of the open sweep's kind and task: this call's, or the next's start */
+	uint8_t kp_open, kp_kind;
+	int32_t kp_pid;
+	uint64_t kp_ts;
+	int64_t kp_seq;
 	/*
 	 * A table's removal by a task that is not a vCPU, before any phase of
 	 * its work opened: 7.x traces the removed table's children before the
 	 * change that removed it (__handle_changed_spte()), so the phase that
 	 * change opens (a disable's recovery, a teardown) began here.
 	 */
-	/* a kprobe of the open sweep's kind and task: this call's, or the next's start */
-	uint8_t kp_open, kp_kind;
-	int32_t kp_pid;
-	uint64_t kp_ts;
-	int64_t kp_seq;
 	uint8_t pre_open;
 	int32_t pre_pid;
 	uint64_t pre_ts, pre_integral, pre_slack;
