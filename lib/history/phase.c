@@ -1159,8 +1159,11 @@ int hphase_event(struct msc_history *h, const struct msc_event *ev)
 	/* what the sweep's task does besides the sweep */
 	if (!r && ev->pid == h->st.sweep_pid)
 		h->st.sweep_task_moved = !h->sweep_hit && !h->kp_hit;
-	/* the sweep went on after a kprobe of its own kind: the kprobe was inside it */
-	if (h->sweep_hit && ev->type != MSC_EV_KPROBE)
+	/*
+	 * The kprobe's task did something else (the sweep went on: the kprobe
+	 * was inside it; or the task left it): it starts no later call.
+	 */
+	if (h->st.kp_open && ev->pid == h->st.kp_pid && !h->kp_hit)
 		h->st.kp_open = 0;
 	/* the prelude lasts while its task removes tables */
 	if (h->st.pre_open && ev->pid == h->st.pre_pid && ev->type != MSC_EV_ZAP_PAGE &&

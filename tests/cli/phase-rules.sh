@@ -67,6 +67,16 @@ check_eq "$f: a kprobe at the function's entry bounds the start, the end is infe
 	"$(q "$f" "SELECT bounds, slack_start_ns, slack_end_ns FROM phase WHERE kind = 'disable'")" \
 	"bounded|0|100"
 
+f=kprobe-harvests
+check "$f: imports" imp "$f" "$EV/$f.events"
+check_eq "$f: a kprobe per mask: one call while the walk goes on, the next begins at its own kprobe" \
+	"$(q "$f" "SELECT group_concat(spte_changes || '@' || start_seq, ' ') FROM phase
+		WHERE kind = 'harvest'")" \
+	"$(q "$f" "SELECT '128@' || min(seq) || ' 64@' || max(seq) FROM kprobe")"
+check_eq "... harvest 1 ends at its last change, not at the kprobe after it" \
+	"$(q "$f" "SELECT h.end_seq < (SELECT max(seq) FROM kprobe WHERE seq < (SELECT max(seq) FROM kprobe))
+		FROM phase h WHERE h.kind = 'harvest' ORDER BY id LIMIT 1")" 1
+
 # 7.x traces a removed table's children before the change that removed it
 f=recover-children-first
 grep -v ' kprobe ' "$EV/$f.events" >"$T/$f.events"

@@ -624,3 +624,35 @@ quick_harvests(f"{d}/quick-harvests.events", False)
 late_flush(f"{d}/late-flush.events")
 marker_harvests(f"{d}/marker-harvests.events")
 ioctl_syncs(f"{d}/ioctl-syncs.events")
+
+def kprobe_harvests(name):
+    out = []
+    head(out, ["kvm_arch_mmu_enable_log_dirty_pt_masked() is entered once per 64-page mask:",
+               "harvest 1 enters it twice and protects 64 pages after each (one call), then",
+               "once more with nothing to protect, and the thread writes a marker (it left",
+               "the kernel).  Harvest 2 enters it and protects from the slot's start again:",
+               "it begins at its own kprobe, not at the last one of harvest 1.",
+               "Generated for tests/cli/phase-rules.sh."], "6.12.0")
+    t = populate_4(out, 1000)
+    t = wp_enable(out, t, [[0, 1, 2, 3]], False)
+    probe = "kvm_arch_mmu_enable_log_dirty_pt_masked"
+    for g in range(0x40000, 0x40080):
+        f = g << 12
+        out.append(fpf(t, VCPU, f, f | 0xe65, f | 0xe67, 5, "fixed")); t += 10
+    for first in (0x40000, 0x40040):
+        out.append(kprobe(t, IOCTL, probe)); t += 100
+        for g in range(first, first + 64):
+            f = g << 12
+            out.append(spte(t, IOCTL, g, 1, f | 0xe67, f | 0xe65)); t += 10
+    out.append(kprobe(t, IOCTL, probe)); t += 100
+    out.append(marker(t, IOCTL, "fixture: harvested")); t += 1000
+    for g in range(0x40000, 0x40040):
+        f = g << 12
+        out.append(fpf(t, VCPU, f, f | 0xe65, f | 0xe67, 5, "fixed")); t += 10
+    out.append(kprobe(t, IOCTL, probe)); t += 100
+    for g in range(0x40000, 0x40040):
+        f = g << 12
+        out.append(spte(t, IOCTL, g, 1, f | 0xe67, f | 0xe65)); t += 10
+    write(name, out)
+
+kprobe_harvests(f"{d}/kprobe-harvests.events")
