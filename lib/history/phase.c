@@ -1343,6 +1343,7 @@ static void reach(struct msc_history *h, struct hphase *ph)
 	cost_merge(&ph->cost, &ph->pending);
 	cost_reset(&ph->pending);
 	ph->pending.last_ts = h->last_ts;
+	ph->p.slack_end_ns = 0;		/* until the next event (end_slack()) */
 	phase_settle(h, ph);
 }
 

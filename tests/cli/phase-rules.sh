@@ -56,10 +56,10 @@ check_eq "$f: each sync's bounds are exact: its first GET's enter, its last GET'
 		FROM phase WHERE kind = 'harvest'")" "exact:0:0 exact:0:0 exact:0:0"
 
 f=quick-harvests
-check_eq "$f: inferred bounds say how far out the calls may lie: the quiet time around them" \
+check_eq "$f: inferred bounds say how far out the calls may lie: the quiet time around them (none after the last event)" \
 	"$(q "$f" "SELECT group_concat(bounds || ':' || slack_start_ns || ':' || slack_end_ns, ' ')
 		FROM phase WHERE kind = 'harvest'")" \
-	"inferred:1010:1010 inferred:1010:1010 inferred:1010:10"
+	"inferred:1010:1010 inferred:1010:1010 inferred:1010:0"
 
 f=recover-children-first
 check "$f: imports" imp "$f" "$EV/$f.events"
