@@ -237,7 +237,8 @@ int cli_parse_host(struct msc_host *host, const char *arg)
 	if (!msc_host_parse_overrides(host, arg))
 		return 0;
 	cli_error("--host %s: expected vendor=npt|ept, release=X.Y.Z, nonpresent=SPTE, "
-		  "frozen=SPTE (values without bit 11), role_access=3|4, ept_ad=y|n, tdp_mmu=y|n",
+		  "frozen=SPTE (values without bit 11), role_access=3|4, ept_ad=y|n, tdp_mmu=y|n, "
+		  "ept_sw=0x600000000000000|0xa0000000000000",
 		  arg);
 	return -1;
 }

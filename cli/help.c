@@ -12,7 +12,9 @@
 	"      --append         add a capture to DB (one transaction: all or nothing)\n" \
 	"      --host K=V,...   facts the trace lacks, each K=V: vendor=npt|ept,\n"	\
 	"                       release=X.Y.Z, nonpresent=SPTE, frozen=SPTE,\n"		\
-	"                       role_access=3|4, ept_ad=y|n, tdp_mmu=y|n\n"
+	"                       role_access=3|4, ept_ad=y|n, tdp_mmu=y|n,\n"			\
+	"                       ept_sw=0x600000000000000|0xa0000000000000 (EPT\n"	\
+	"                       host-|MMU-writable bits: 6.x, 7.x)\n"
 
 const char cli_help_import[] =
 	"Store a trace-cmd trace.dat (read with libtracecmd) in a database, classify every\n"

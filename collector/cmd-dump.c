@@ -102,10 +102,17 @@ static int dump_capture(struct msc_store *s, const struct msc_capture_row *c,
 	       c->complete ? "" : " INCOMPLETE");
 	if (c->kernel_release[0])
 		printf("#@ release %s\n", msc_text_escape(c->kernel_release, rel, sizeof(rel)));
-	if (c->vendor[0])
-		printf("#@ host vendor=%s,nonpresent=%#llx\n",
+	if (c->vendor[0]) {
+		/* what the events were classified with; the rest they teach again */
+		printf("#@ host vendor=%s,nonpresent=%#llx,tdp_mmu=%s",
 		       msc_text_escape(c->vendor, vendor, sizeof(vendor)),
-		       (unsigned long long)c->nonpresent_spte);
+		       (unsigned long long)c->nonpresent_spte, c->tdp_mmu ? "y" : "n");
+		if (!strcmp(c->vendor, "ept"))
+			printf(",ept_ad=%s", c->ept_ad ? "y" : "n");
+		if (c->ept_sw)
+			printf(",ept_sw=%#llx", (unsigned long long)c->ept_sw);
+		putchar('\n');
+	}
 	if (c->first_seq < 0)
 		return 0;
 	r = msc_store_events_open(s, c->first_seq, c->last_seq, &cur);

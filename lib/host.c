@@ -17,12 +17,14 @@
 #define ROLE_DIRECT (1u << 7)	/* kvm_mmu_page_role.direct */
 
 /*
- * Bits only EPT sets in a present SPTE: memory type (3, 4), EPT A (8), A/D
- * type (52, 53), host/MMU-writable (57, 58).  Bits only the x86 PTE format
- * (NPT and shadow paging) sets without any of those: A (5), MMU-writable (10).
+ * Bits only EPT sets in a present SPTE: memory type (3, 4), EPT A (8), and
+ * KVM's software bits 62:52 (A/D type, host/MMU-writable, saved access
+ * bits: struct msc_ept_sw), which the x86 PTE format reserves.  Bits only
+ * that format (NPT and shadow paging) sets without any of those: A (5),
+ * MMU-writable (10); 7.x's EPT sets 10 too (XU), always beside bit 8 or a
+ * software bit.
  */
-#define EPT_ONLY (BIT_ULL(3) | BIT_ULL(4) | BIT_ULL(8) | BIT_ULL(52) | BIT_ULL(53) | \
-		  BIT_ULL(57) | BIT_ULL(58))
+#define EPT_ONLY (BIT_ULL(3) | BIT_ULL(4) | BIT_ULL(8) | GENMASK_ULL(62, 52))
 #define NPT_ONLY (BIT_ULL(5) | BIT_ULL(10))
 
 /* Enough evidence to stop buffering: a lopsided vendor vote and an era. */
@@ -79,7 +81,9 @@ static int parse_bool(const char *v)
  * @key: vendor (npt|ept), release (e.g. 6.12.0), ept_ad (y|n),
  *	tdp_mmu (y|n), nonpresent and frozen (SPTE values without the
  *	MMU-present bit 11, e.g. 0x8000000000000000 and 0x80000000000001a0),
- *	role_access (3|4, the bits of the page role's access field)
+ *	role_access (3|4, the bits of the page role's access field), ept_sw
+ *	(EPT host- | MMU-writable bits of a known layout: 0x600000000000000
+ *	or 0xa0000000000000)
  * @value: its value
  *
  * Returns 0 or -EINVAL for an unknown key or a bad value.
@@ -112,6 +116,15 @@ int msc_host_set(struct msc_host *host, const char *key, const char *value)
 			return -EINVAL;
 		special_set(key[0] == 'n' ? &host->nonpresent : &host->frozen, v, 0,
 			    MSC_LEARNT_OVERRIDE);
+	} else if (!strcmp(key, "ept_sw")) {
+		char *end;
+		unsigned long long v;
+
+		errno = 0;
+		v = strtoull(value, &end, 0);
+		if (errno || end == value || *end || !msc_ept_sw_find(v))
+			return -EINVAL;
+		special_set(&host->ept_sw, v, 0, MSC_LEARNT_OVERRIDE);
 	} else if (!strcmp(key, "role_access")) {
 		if (strcmp(value, "3") && strcmp(value, "4"))
 			return -EINVAL;
@@ -197,12 +210,20 @@ static void vote(struct msc_host_guess *g, uint64_t spte)
 		return;
 	}
 	if (spte & EPT_ONLY) {
+		bool ad_on = true;
+
 		g->ept_votes++;
-		/* bits 53:52, the A/D type: 1 is SPTE_TDP_AD_DISABLED */
-		if (((spte >> 52) & 3) == 1)
-			g->ad_off_votes++;
-		else if (!((spte >> 52) & 3))
-			g->ad_on_votes++;
+		for (unsigned int i = 0; i < MSC_EPT_SW_NR; i++) {
+			const struct msc_ept_sw *sw = msc_ept_sw_layout(i);
+			uint64_t writable = sw->host_writable | sw->mmu_writable;
+			unsigned int type = (spte >> sw->ad_shift) & 3;
+
+			g->sw_votes[i] += (spte & writable) == writable;
+			/* type 1 is SPTE_TDP_AD_DISABLED, 0 SPTE_TDP_AD_ENABLED */
+			g->ad_off_votes[i] += type == 1;
+			ad_on &= !type;
+		}
+		g->ad_on_votes += ad_on;
 	} else if (spte & NPT_ONLY) {
 		g->npt_votes++;
 	}
@@ -294,6 +315,32 @@ static void learn_nonpresent(const struct msc_host_guess *g, struct msc_host *ho
 			 host->release, (unsigned long long)host->nonpresent.value);
 }
 
+/*
+ * EPT: the software layout is the one whose host- and MMU-writable bits the
+ * most SPTEs carry (leaves of writable memory carry both); A/D bits are off
+ * where more SPTEs carry that layout's SPTE_TDP_AD_DISABLED mark than none.
+ */
+static void learn_ept(const struct msc_host_guess *g, struct msc_host *host)
+{
+	const struct msc_ept_sw *sw;
+	struct msc_spte_layout l;
+	unsigned int best = 0;
+
+	for (unsigned int i = 1; i < MSC_EPT_SW_NR; i++)
+		if (g->sw_votes[i] > g->sw_votes[best])
+			best = i;
+	sw = msc_ept_sw_layout(best);
+	if (host->ept_sw.from < MSC_LEARNT_OVERRIDE && g->sw_votes[best])
+		special_set(&host->ept_sw, sw->host_writable | sw->mmu_writable, g->sw_votes[best],
+			    MSC_LEARNT_VALUES);
+	msc_spte_layout_init(&l, host);	/* the release's layout without a vote */
+	for (unsigned int i = 0; i < MSC_EPT_SW_NR; i++)
+		if (msc_ept_sw_layout(i)->mmu_writable == l.mmu_writable)
+			best = i;
+	if (host->source < MSC_HOST_OVERRIDE && (g->ad_on_votes || g->ad_off_votes[best]))
+		host->ept_ad = g->ad_on_votes > g->ad_off_votes[best];
+}
+
 /**
  * msc_host_guess_apply - fill in what the evidence shows
  * @g: evidence
@@ -326,9 +373,8 @@ int msc_host_guess_apply(const struct msc_host_guess *g, struct msc_host *host, 
 			r = MSC_ERR_LAYOUT;
 		}
 	}
-	if (host->vendor == MSC_VENDOR_EPT && host->source < MSC_HOST_OVERRIDE &&
-	    (g->ad_on_votes || g->ad_off_votes))
-		host->ept_ad = g->ad_on_votes > g->ad_off_votes;
+	if (host->vendor == MSC_VENDOR_EPT)
+		learn_ept(g, host);
 	learn_nonpresent(g, host, note, note_size);
 	if (host->role_access.from < MSC_LEARNT_OVERRIDE && (g->role3_votes || g->role4_votes))
 		special_set(&host->role_access, g->role4_votes > g->role3_votes ? 4 : 3,

@@ -122,6 +122,8 @@ static void merge_host(struct msc_host *host, const struct msc_host *o)
 		host->frozen = o->frozen;
 	if (o->role_access.from == MSC_LEARNT_OVERRIDE)
 		host->role_access = o->role_access;
+	if (o->ept_sw.from == MSC_LEARNT_OVERRIDE)
+		host->ept_sw = o->ept_sw;
 	if (o->source == MSC_HOST_OVERRIDE) {
 		host->ept_ad |= o->ept_ad;
 		host->tdp_mmu |= o->tdp_mmu;

@@ -13,8 +13,6 @@
 
 #include "mmuscope/util.h"
 
-#define GENMASK_ULL(h, l) ((~0ULL >> (63 - (h))) & ~((1ULL << (l)) - 1))
-
 /*
  * Era boundaries (docs/kvm-mmu.md, "Layout history").  They are fallbacks
  * only: a capture's own events decide the special values and the page-role
@@ -32,6 +30,34 @@
  * changed is not pinned down: 7.0 is assumed.
  */
 #define KVER_MBEC MSC_KVER(7, 0, 0)
+
+/*
+ * EPT's software bits (arch/x86/kvm/mmu/spte.h).  5.13 to 6.x
+ * (linux-source-6.12): host-/MMU-writable at 57/58, the A/D type at 53:52,
+ * R/X saved at 54/56 when access-tracked.  7.x (linux-source-7.3, with
+ * MBEC): host-/MMU-writable at 53/55, the A/D type at 61:60, R/X/XU saved
+ * at 52/54/62, and XU (bit 10) set beside X in every entry.  The release
+ * boundary is a fallback for a capture without a leaf (KVER_MBEC).
+ */
+static const struct msc_ept_sw ept_sw_layouts[MSC_EPT_SW_NR] = {
+	{ BIT_ULL(57), BIT_ULL(58), 52, 0 },
+	{ BIT_ULL(53), BIT_ULL(55), 60, BIT_ULL(10) },
+};
+
+/** msc_ept_sw_layout - the @i-th known EPT software layout, NULL past the last */
+const struct msc_ept_sw *msc_ept_sw_layout(unsigned int i)
+{
+	return i < ARRAY_SIZE(ept_sw_layouts) ? &ept_sw_layouts[i] : NULL;
+}
+
+/** msc_ept_sw_find - the layout whose host- | MMU-writable bits are @writable */
+const struct msc_ept_sw *msc_ept_sw_find(uint64_t writable)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(ept_sw_layouts); i++)
+		if ((ept_sw_layouts[i].host_writable | ept_sw_layouts[i].mmu_writable) == writable)
+			return &ept_sw_layouts[i];
+	return NULL;
+}
 
 #define FROZEN_LOW_BITS_OLD 0x5a0ULL
 #define FROZEN_LOW_BITS_MBEC 0x1a0ULL
@@ -117,10 +143,17 @@ void msc_spte_layout_init(struct msc_spte_layout *l, const struct msc_host *host
 	switch (host->vendor) {
 	case MSC_VENDOR_EPT: {
 		bool ad = host->ept_ad || kver >= KVER_EPT_AD_ALWAYS;
+		const struct msc_ept_sw *sw = NULL;
 
-		/* EPT_SPTE_HOST_WRITABLE / EPT_SPTE_MMU_WRITABLE since 5.13 */
-		l->host_writable = modern ? BIT_ULL(57) : BIT_ULL(10);
-		l->mmu_writable = modern ? BIT_ULL(58) : BIT_ULL(11);
+		if (host->ept_sw.from)
+			sw = msc_ept_sw_find(host->ept_sw.value);
+		if (!sw)
+			sw = &ept_sw_layouts[kver >= KVER_MBEC];
+		/* before 5.13 bits 10/11 (SPTE_HOST_WRITEABLE, SPTE_MMU_WRITEABLE) */
+		l->host_writable = modern ? sw->host_writable : BIT_ULL(10);
+		l->mmu_writable = modern ? sw->mmu_writable : BIT_ULL(11);
+		l->ad_disabled = modern ? 1ULL << sw->ad_shift : 0;
+		l->user_exec = modern ? sw->user_exec : 0;
 		l->accessed = ad ? BIT_ULL(8) : 0;
 		l->dirty = ad ? BIT_ULL(9) : 0;
 		l->exec = BIT_ULL(2);

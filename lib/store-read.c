@@ -646,7 +646,7 @@ int msc_store_get_captures(struct msc_store *s, struct msc_capture_row **ret, si
 		"SELECT id, source, kind, kernel_release, vendor, nonpresent_spte, frozen_spte, "
 		"tdp_mmu, first_seq, last_seq, first_ts, last_ts, records, stored, lost, "
 		"lost_marks, complete, ept_ad, nonpresent_from, frozen_from, role_access_bits, "
-		"role_access_from FROM capture ORDER BY id";
+		"role_access_from, ept_sw, ept_sw_from FROM capture ORDER BY id";
 	struct msc_capture_row *rows = NULL, *p;
 	size_t nr = 0;
 	sqlite3_stmt *st;
@@ -688,6 +688,8 @@ int msc_store_get_captures(struct msc_store *s, struct msc_capture_row **ret, si
 		copy_text(st, 19, c->frozen_from, sizeof(c->frozen_from));
 		c->role_access_bits = (unsigned int)sqlite3_column_int(st, 20);
 		copy_text(st, 21, c->role_access_from, sizeof(c->role_access_from));
+		c->ept_sw = column_u64(st, 22);
+		copy_text(st, 23, c->ept_sw_from, sizeof(c->ept_sw_from));
 	}
 	sqlite3_finalize(st);
 	if (r < 0) {
@@ -718,6 +720,8 @@ void msc_capture_host(const struct msc_capture_row *c, struct msc_host *ret)
 	if (c->role_access_bits == 3 || c->role_access_bits == 4)
 		ret->role_access = (struct msc_special){ .value = c->role_access_bits,
 							 .from = MSC_LEARNT_EVENTS };
+	if (c->ept_sw && msc_ept_sw_find(c->ept_sw))
+		ret->ept_sw = (struct msc_special){ .value = c->ept_sw, .from = MSC_LEARNT_VALUES };
 	ret->ept_ad = c->ept_ad;
 	ret->tdp_mmu = c->tdp_mmu;
 	ret->source = ret->vendor_source = ret->kver_source = MSC_HOST_INFERRED;

@@ -616,6 +616,10 @@ static void bind_learnt(sqlite3_stmt *st, int i, const struct msc_host *host,
 	bind_special(st, i + 1, &host->frozen);
 	sqlite3_bind_int(st, i + 2, l->role_access_bits);
 	bind_special(st, i + 3, &host->role_access);
+	if (host->vendor == MSC_VENDOR_EPT) {
+		bind_u64(st, i + 4, l->host_writable | l->mmu_writable);
+		bind_special(st, i + 5, &host->ept_sw);
+	}
 }
 
 /**
@@ -630,7 +634,8 @@ int msc_store_set_capture_host(struct msc_store *s, const struct msc_host *host)
 {
 	static const char sql[] =
 		"UPDATE capture SET nonpresent_spte = ?1, frozen_spte = ?2, nonpresent_from = ?3, "
-		"frozen_from = ?4, role_access_bits = ?5, role_access_from = ?6 WHERE id = ?7";
+		"frozen_from = ?4, role_access_bits = ?5, role_access_from = ?6, ept_sw = ?7, "
+		"ept_sw_from = ?8 WHERE id = ?9";
 	struct msc_spte_layout l;
 	sqlite3_stmt *st;
 	int r;
@@ -642,7 +647,7 @@ int msc_store_set_capture_host(struct msc_store *s, const struct msc_host *host)
 	bind_u64(st, 1, l.nonpresent);
 	bind_u64(st, 2, l.frozen);
 	bind_learnt(st, 3, host, &l);
-	sqlite3_bind_int64(st, 7, s->capture_id);
+	sqlite3_bind_int64(st, 9, s->capture_id);
 	r = msc_store_step(s, st);
 	sqlite3_finalize(st);
 	return r < 0 ? r : 0;
@@ -664,8 +669,8 @@ int msc_store_begin_capture(struct msc_store *s, const struct msc_capture_info *
 		"INSERT INTO capture (source, kind, file_version, compression, uname, "
 		"kernel_release, trace_clock, nr_cpus, vendor, vendor_source, nonpresent_spte, "
 		"frozen_spte, era_source, tdp_mmu, started, ept_ad, nonpresent_from, frozen_from, "
-		"role_access_bits, role_access_from) "
-		"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+		"role_access_bits, role_access_from, ept_sw, ept_sw_from) "
+		"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 	struct msc_spte_layout l;
 	sqlite3_stmt *st;
 	char now[32];

@@ -65,6 +65,7 @@ struct msc_host {
 	struct msc_special nonpresent;	/* SHADOW_NONPRESENT_VALUE */
 	struct msc_special frozen;	/* FROZEN_SPTE (REMOVED_SPTE before 6.11) */
 	struct msc_special role_access;	/* bits of kvm_mmu_page_role.access: 3 or 4 */
+	struct msc_special ept_sw;	/* EPT: host- | MMU-writable, naming a struct msc_ept_sw */
 	uint8_t source;		/* enum msc_host_source */
 	uint8_t vendor_source;	/* enum msc_host_source of @vendor */
 	uint8_t kver_source;	/* enum msc_host_source of @kver */
@@ -83,6 +84,8 @@ struct msc_spte_layout {
 	uint64_t exec;		/* EPT X; 0 on NPT */
 	uint64_t nx;		/* NPT NX; 0 on EPT */
 	uint64_t rwx;		/* EPT access bits (access tracking); 0 on NPT */
+	uint64_t ad_disabled;	/* EPT: SPTE_TDP_AD_DISABLED, the mark of an SPTE without A/D */
+	uint64_t user_exec;	/* EPT: XU, set beside X on 7.x (MBEC); 0 before */
 	uint64_t addr;		/* PFN / child table address bits */
 	uint64_t nonpresent;	/* SHADOW_NONPRESENT_VALUE */
 	uint64_t frozen;	/* FROZEN_SPTE (REMOVED_SPTE before 6.11) */
@@ -122,6 +125,24 @@ struct msc_sp_role {
 	bool efer_nx, cr0_wp, ad_disabled, guest_mode, passthrough;
 	unsigned int smm;	/* address space (as_id) of the page */
 };
+
+/*
+ * KVM's own bits in an EPT SPTE, one layout per era since the MMU-present
+ * bit (lib/spte.c cites each).  A capture names its layout by where its
+ * leaves carry host- and MMU-writable (lib/host.c); the release decides
+ * only for a capture that shows none.
+ */
+struct msc_ept_sw {
+	uint64_t host_writable;	/* EPT_SPTE_HOST_WRITABLE */
+	uint64_t mmu_writable;	/* EPT_SPTE_MMU_WRITABLE */
+	unsigned int ad_shift;	/* SPTE_TDP_AD_SHIFT: the A/D type's two bits */
+	uint64_t user_exec;	/* shadow_xu_mask */
+};
+
+#define MSC_EPT_SW_NR 2
+
+const struct msc_ept_sw *msc_ept_sw_layout(unsigned int i);
+const struct msc_ept_sw *msc_ept_sw_find(uint64_t writable);
 
 unsigned int msc_kver_parse(const char *release);
 

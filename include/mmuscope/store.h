@@ -48,6 +48,8 @@ struct msc_capture_row {
 	char role_access_from[32];
 	bool tdp_mmu;
 	bool ept_ad;			/* EPT with hardware A/D bits */
+	uint64_t ept_sw;		/* EPT: host- | MMU-writable bits; 0 unknown */
+	char ept_sw_from[32];
 	int64_t first_seq, last_seq;	/* -1 when the capture has no events */
 	uint64_t first_ts, last_ts;
 	uint64_t records, stored, lost, lost_marks;

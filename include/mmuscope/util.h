@@ -22,6 +22,8 @@
 		     _max_a > _max_b ? _max_a : _max_b; })
 
 #define BIT_ULL(n) (1ULL << (n))
+/* bits @h down to @l, as the kernel's GENMASK_ULL() */
+#define GENMASK_ULL(h, l) ((~0ULL >> (63 - (h))) & ~((1ULL << (l)) - 1))
 
 #define __printf(a, b) __attribute__((format(printf, a, b)))
 #define __unused __attribute__((unused))

@@ -47,6 +47,13 @@
 #define PF_USER (1ULL << 2)
 #define PF_FETCH (1ULL << 4)
 #define PF_GUEST_FINAL (1ULL << 32)
+/* EPT violation exit qualification (arch/x86/include/asm/vmx.h) */
+#define EPT_ACC_READ (1ULL << 0)
+#define EPT_ACC_WRITE (1ULL << 1)
+#define EPT_ACC_INSTR (1ULL << 2)
+#define EPT_PROT_SHIFT 3	/* EPT_VIOLATION_RWX_TO_PROT() */
+#define EPT_GVA_VALID (1ULL << 7)
+#define EPT_GVA_TRANSLATED (1ULL << 8)
 
 #define GUEST_RIP 0x1000		/* dirtylog's code page */
 
@@ -190,6 +197,27 @@ static uint64_t error_code(const struct synth_model *m, bool present_, bool writ
 	if (fetch)
 		ec |= PF_FETCH;
 	return ec;
+}
+
+/*
+ * What an EPT violation's kvm_page_fault records: the exit qualification
+ * (handle_ept_violation()), not the PFERR code KVM derives from it; on NPT
+ * the PFERR code itself.  The workload's guest runs in ring 0 without
+ * paging, so its address is a valid, translated, supervisor GVA, and a
+ * present leaf's R/W/X (the tables above have all three) are the
+ * permissions the walk found.
+ */
+static uint64_t fault_code(const struct synth_model *m, uint64_t ec, bool leaf_,
+			   uint64_t spte, bool write, bool fetch)
+{
+	uint64_t q = EPT_GVA_VALID | EPT_GVA_TRANSLATED;
+
+	if (m->l.vendor != MSC_VENDOR_EPT)
+		return ec;
+	q |= write ? EPT_ACC_WRITE : fetch ? EPT_ACC_INSTR : EPT_ACC_READ;
+	if (leaf_)
+		q |= (spte & 7) << EPT_PROT_SHIFT;
+	return q;
 }
 
 static void ev_page_fault(struct synth_model *m, struct synth_thread *t, uint64_t gfn,
@@ -462,17 +490,18 @@ uint64_t synth_mmu_access(struct synth_model *m, struct synth_thread *t, uint64_
 
 		if (!write)
 			return 1;
-		if (pml && !(s & m->l.dirty)) {
-			/* PML: the CPU sets D and logs the GPA, no exit */
+		if (!(s & m->l.dirty)) {
+			/* the CPU sets D, with PML it logs the GPA too: no exit */
 			pt->spte[i] = s | m->l.dirty;
-			mark_dirty(m, gfn);
+			if (pml)
+				mark_dirty(m, gfn);
 		}
 		if (pml)
 			return 1;
 		return pages(level) - (gfn & (pages(level) - 1));
 	}
 	ec = error_code(m, leaf(m, level, s), write, fetch);
-	ev_page_fault(m, t, gfn, ec);
+	ev_page_fault(m, t, gfn, fault_code(m, ec, leaf(m, level, s), s, write, fetch));
 	if (leaf(m, level, s)) {
 		/* fast_page_fault(): a write to a write-protected leaf */
 		bool fixable = (s & m->l.mmu_writable) && !(level > 1 && m->logging);

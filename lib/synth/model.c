@@ -653,11 +653,14 @@ static int setup(struct synth_model *m)
 	host.ept_ad = true;
 	msc_spte_layout_init(&m->l, &host);
 	if (o->vendor == MSC_VENDOR_EPT) {
-		/* R | X | WB memory type | IPAT; bit 63 is suppress-#VE since 6.10 */
+		/*
+		 * R | X | WB memory type | IPAT; bit 63 is suppress-#VE since
+		 * 6.10, XU goes with X since 7.x (the layout's user_exec)
+		 */
 		uint64_t ve = m->l.nonpresent;
 
-		m->leaf_bits = BIT_ULL(0) | BIT_ULL(2) | 6ULL << 3 | BIT_ULL(6) | ve;
-		m->table_bits = BIT_ULL(0) | BIT_ULL(2) | ve;
+		m->leaf_bits = BIT_ULL(0) | BIT_ULL(2) | 6ULL << 3 | BIT_ULL(6) | m->l.user_exec | ve;
+		m->table_bits = BIT_ULL(0) | BIT_ULL(2) | m->l.user_exec | ve;
 	} else {
 		/* P | U */
 		m->leaf_bits = m->table_bits = BIT_ULL(0) | BIT_ULL(2);

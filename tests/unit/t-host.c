@@ -80,6 +80,63 @@ static void t_guess_ept_no_ad(void)
 	check(!h.ept_ad);
 }
 
+/*
+ * 7.3 on Intel (tests/data/traces/k73ept-skx_8m, Bochs): host-/MMU-writable
+ * at 53/55, XU (bit 10) in every entry, the release saying nothing.
+ */
+static void t_guess_ept_73(void)
+{
+	struct msc_host_guess g = { 0 };
+	struct msc_spte_layout l;
+	struct msc_host h;
+	char note[128];
+
+	msc_host_init(&h);
+	feed(&g, 0x8000000000000000ULL, 0x8000000000000d07ULL, 4);	/* link */
+	feed(&g, 0x80a00000093fff77ULL, 0x80a00000093ffd77ULL, 20);	/* PML: clear-dirty */
+	check_int(msc_host_guess_apply(&g, &h, note, sizeof(note)), ==, 0);
+	check_int(h.vendor, ==, MSC_VENDOR_EPT);
+	check(h.ept_ad);
+	check_uint(h.ept_sw.value, ==, (1ULL << 53) | (1ULL << 55));
+	check_int(h.ept_sw.from, ==, MSC_LEARNT_VALUES);
+	msc_spte_layout_init(&l, &h);
+	check_uint(l.mmu_writable, ==, 1ULL << 55);
+	check_uint(l.ad_disabled, ==, 1ULL << 60);
+	check_uint(l.user_exec, ==, 1ULL << 10);
+	/* a wp leaf there is "wp", not a read-only page */
+	check_int(msc_spte_classify(&l, 1, 0x80a00000093fff77ULL, 0x80a00000093fff75ULL, false),
+		  ==, MSC_CLASS_WRITE_PROTECT);
+}
+
+/*
+ * 7.3 without A/D bits: SPTE_TDP_AD_DISABLED is bit 60 (type 1 in 61:60);
+ * a table entry carries nothing but it, XU and RWX (the x86 format's
+ * bit 10 must not make it NPT).
+ */
+static void t_guess_ept_73_no_ad(void)
+{
+	struct msc_host_guess g = { 0 };
+	struct msc_host h;
+	char note[128];
+
+	msc_host_init(&h);
+	feed(&g, 0x8000000000000000ULL, 0x9000000000000d07ULL, 20);
+	feed(&g, 0x8000000000000000ULL, 0x90a0000000000c77ULL, 4);
+	check_int(msc_host_guess_apply(&g, &h, note, sizeof(note)), ==, 0);
+	check_int(h.vendor, ==, MSC_VENDOR_EPT);
+	check(!h.ept_ad);
+	check_uint(h.ept_sw.value, ==, (1ULL << 53) | (1ULL << 55));
+	/* 6.x's layout, from its release, without a leaf to show it */
+	msc_host_init(&h);
+	memset(&g, 0, sizeof(g));
+	h.kver = MSC_KVER(6, 12, 0);
+	feed(&g, 0x8000000000000000ULL, 0x8010000000000907ULL, 20);	/* 6.x, A/D off */
+	check_int(msc_host_guess_apply(&g, &h, note, sizeof(note)), ==, 0);
+	check_int(h.vendor, ==, MSC_VENDOR_EPT);
+	check(!h.ept_ad);
+	check_int(h.ept_sw.from, ==, MSC_LEARNT_NONE);
+}
+
 static void t_guess_override_wins(void)
 {
 	struct msc_host_guess g = { 0 };
@@ -241,6 +298,8 @@ int main(void)
 	TEST(t_guess_npt_61(), "NPT and the 0 non-present value inferred from 6.1 SPTEs");
 	TEST(t_guess_ept_610(), "EPT and bit-63 non-present inferred; the data beats the release");
 	TEST(t_guess_ept_no_ad(), "EPT without A/D bits inferred from the SPTEs' A/D type");
+	TEST(t_guess_ept_73(), "7.x EPT: host-/MMU-writable at 53/55 learnt from the values");
+	TEST(t_guess_ept_73_no_ad(), "7.x EPT without A/D bits: the mark at bit 60, not NPT");
 	TEST(t_guess_override_wins(), "user overrides win over evidence; bad overrides refused");
 	TEST(t_guess_no_layout(), "values of both layouts: no layout fits");
 	TEST(t_teardown_context(), "teardown children need a prepare_zap on the same CPU and range");
