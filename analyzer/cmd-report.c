@@ -226,6 +226,26 @@ static void bounds_text(FILE *f, const struct msc_phase *p)
 		fprintf(f, ", end up to %.3f ms later", (double)p->slack_end_ns / 1e6);
 }
 
+/*
+ * JSON: "dirtied_pages": N, "dirty_window_ns": W, "dirty_pages_per_s": R,
+ * each null where the step sees no dirtying or the window is not known.
+ */
+static void json_dirtied(FILE *f, const struct msc_phase *p)
+{
+	if (p->dirtied < 0) {
+		fprintf(f, ", \"dirtied_pages\": null, \"dirty_window_ns\": null, "
+			"\"dirty_pages_per_s\": null");
+		return;
+	}
+	fprintf(f, ", \"dirtied_pages\": %" PRId64 ", \"dirty_window_ns\": ", p->dirtied);
+	if (!p->dirty_window_ns) {
+		fprintf(f, "null, \"dirty_pages_per_s\": null");
+		return;
+	}
+	fprintf(f, "%" PRIu64 ", \"dirty_pages_per_s\": %.0f", p->dirty_window_ns,
+		(double)p->dirtied * 1e9 / (double)p->dirty_window_ns);
+}
+
 /* One phase; false when it said in one line that its work is another's. */
 static bool text_phase(struct report *rp, const struct msc_phase *p)
 {
@@ -272,6 +292,13 @@ static bool text_phase(struct report *rp, const struct msc_phase *p)
 	if (p->count.flushes >= 0)
 		fprintf(rp->f, ", TLB flushes %" PRId64, p->count.flushes);
 	fputc('\n', rp->f);
+	if (p->dirtied > 0 || (p->dirtied == 0 && p->kind == MSC_PHASE_HARVEST)) {
+		char d[128];
+
+		/* a pass's are the fast path's fixes, a harvest's what it collected */
+		fprintf(rp->f, "    %s %s\n", p->kind == MSC_PHASE_HARVEST ? "harvest:" : "written:",
+			report_dirty_text(p->dirtied, p->dirty_window_ns, d, sizeof(d)));
+	}
 	if (p->region_split_ns && p->end_ts > p->start_ts)
 		fprintf(rp->f, "    2M regions split: %.1f on average while it ran\n",
 			(double)p->region_split_ns / (double)(p->end_ts - p->start_ts));
@@ -481,6 +508,7 @@ static void json_report(struct report *rp)
 		fprintf(f, ", \"bounds\": \"%s\", \"slack_start_ns\": %" PRIu64
 			", \"slack_end_ns\": %" PRIu64, msc_phase_bounds_name(p->bounds),
 			p->slack_start_ns, p->slack_end_ns);
+		json_dirtied(f, p);
 		fprintf(f, ", \"start_ns\": %" PRIu64 ", \"duration_ns\": %" PRIu64
 			", \"spte_changes\": %" PRIu64 ", \"by_class\": {",
 			p->start_ts - s->first_ts, p->end_ts - p->start_ts, p->count.spte_changes);

@@ -133,6 +133,12 @@ static void print_step(void *ctx, const struct report_step *s)
 		huge_text(b, s, h, sizeof(h)));
 	if (!strcmp(s->what, "Disabling dirty logging"))
 		huge_again(b, s);
+	if (s->dirtied > 0) {
+		char d[128];
+
+		fprintf(b->f, "  %s\n", report_dirty_text(s->dirtied, s->dirty_window_ns, d,
+							  sizeof(d)));
+	}
 }
 
 /**

@@ -61,17 +61,8 @@ struct walk {
 	struct iteration it;
 };
 
-static void step_add(struct report_step *s, const struct msc_phase *p)
+static void step_extend(struct report_step *s, const struct msc_phase *p)
 {
-	if (!s->seen) {
-		s->start = p->start_ts;
-		s->end = p->end_ts;
-		s->first = s->last = p;
-		s->count = p->count;
-		s->to_huge_ns = p->to_huge_ns;
-		s->seen = true;
-		return;
-	}
 	if (p->start_ts < s->start) {
 		s->start = p->start_ts;
 		s->first = p;
@@ -85,13 +76,35 @@ static void step_add(struct report_step *s, const struct msc_phase *p)
 		s->to_huge_ns = p->to_huge_ns;
 }
 
+/* Phase @p is (part of) step @s: its time, counts and what its harvests collected. */
+static void step_add(struct report_step *s, const struct msc_phase *p)
+{
+	if (!s->seen) {
+		s->start = p->start_ts;
+		s->end = p->end_ts;
+		s->first = s->last = p;
+		s->count = p->count;
+		s->to_huge_ns = p->to_huge_ns;
+		s->dirtied = -1;
+		s->seen = true;
+	} else {
+		step_extend(s, p);
+	}
+	if (p->kind == MSC_PHASE_HARVEST && p->dirtied >= 0) {
+		s->dirtied = max(s->dirtied, 0) + p->dirtied;
+		s->dirty_window_ns = max(s->dirty_window_ns, p->dirty_window_ns);
+	}
+}
+
 /* Hands step @s on as @what; one not seen only if the test must have run it (@must). */
 static void emit(const struct walk *w, const char *what, struct report_step *s, bool must)
 {
 	if (!s->seen && !must)
 		return;
-	if (!s->seen)
+	if (!s->seen) {
 		s->to_huge_ns = -1;
+		s->dirtied = -1;
+	}
 	snprintf(s->what, sizeof(s->what), "%s", what);
 	s->cycle = w->cycle;
 	s->gfn_first = w->gfn_first;

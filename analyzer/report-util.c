@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cli/cli.h"
 #include "mmuscope/history.h"
 
 #include "report.h"
@@ -44,6 +45,32 @@ void report_counts_add(struct msc_phase_counts *d, const struct msc_phase_counts
 	d->flushes = d->flushes < 0 || c->flushes < 0 ? -1 : d->flushes + c->flushes;
 	d->zaps += c->zaps;
 	d->refaults += c->refaults;
+	d->pages_fixed += c->pages_fixed;
+	d->pages_collected += c->pages_collected;
+}
+
+/**
+ * report_dirty_text - what a harvest collected (struct msc_phase.dirtied):
+ *	"8,192 pages dirtied (32.0 MiB) over 301.263 ms: 27,192 pages/s"
+ *
+ * Without a window (the first collection after an enable that protected
+ * nothing: every page is reported, written or not) "4,096 pages collected
+ * (16.0 MiB), no window before it".  Returns @buf.
+ */
+const char *report_dirty_text(int64_t pages, uint64_t window_ns, char *buf, size_t size)
+{
+	char n[32], rate[32];
+
+	cli_count((uint64_t)pages, n, sizeof(n));
+	if (!window_ns) {
+		snprintf(buf, size, "%s pages collected (%.1f MiB), no window before it", n,
+			 (double)pages / 256);
+		return buf;
+	}
+	snprintf(buf, size, "%s pages dirtied (%.1f MiB) over %.3f ms: %s pages/s", n,
+		 (double)pages / 256, (double)window_ns / 1e6,
+		 cli_count((uint64_t)((double)pages * 1e9 / (double)window_ns), rate, sizeof(rate)));
+	return buf;
 }
 
 static int by_start(const void *a, const void *b)

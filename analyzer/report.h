@@ -39,6 +39,8 @@ struct report_step {
 	uint64_t gfn_first, gfn_last;		/* its cycle's memory; first > last: not known */
 	uint64_t cycle_ts;			/* its cycle's first phase's start */
 	struct msc_census cycle_before;		/* ... and the census before it */
+	int64_t dirtied;			/* pages its harvests collected; -1: none */
+	uint64_t dirty_window_ns;		/* ... written over this long; 0: not known */
 	bool seen;				/* false: nothing of it in the trace */
 };
 
@@ -114,6 +116,7 @@ void report_brief(FILE *f, const struct report_brief_in *in);
 void report_json_str(FILE *f, const char *s);
 double report_huge_pct(const struct msc_census *c);
 void report_counts_add(struct msc_phase_counts *d, const struct msc_phase_counts *c);
+const char *report_dirty_text(int64_t pages, uint64_t window_ns, char *buf, size_t size);
 void report_sort_phases(struct msc_phase *ph, size_t nr);
 void report_selftest(FILE *f, const struct msc_vm *vms, size_t nr_vms,
 		     const struct msc_phase *ph, size_t nr);

@@ -151,6 +151,17 @@ static void detail(struct tui *t, const struct msc_phase *p, struct flow *f)
 		}
 		flow_add(f, "; ", line);
 	}
+	if (p->dirtied >= 0 && msc_phase_sees_dirtying(p->kind)) {
+		fmt_count(a, sizeof(a), (uint64_t)p->dirtied);
+		if (p->dirty_window_ns) {
+			fmt_count(b, sizeof(b), (uint64_t)((double)p->dirtied * 1e9 /
+							   (double)p->dirty_window_ns));
+			snprintf(line, sizeof(line), "dirtied %s pages, %s/s", a, b);
+		} else {
+			snprintf(line, sizeof(line), "dirtied %s pages", a);
+		}
+		flow_add(f, "; ", line);
+	}
 }
 
 static void phases_draw(struct view *v, struct tui *t, int top, int lines)

@@ -149,6 +149,12 @@ static inline bool msc_phase_is_dirty_log(unsigned int kind)
 	       kind != MSC_PHASE_DIRTY_PASS && kind != MSC_PHASE_REPOPULATE;
 }
 
+/* The steps whose work shows what the guest dirtied (struct msc_phase.dirtied). */
+static inline bool msc_phase_sees_dirtying(unsigned int kind)
+{
+	return kind == MSC_PHASE_HARVEST || kind == MSC_PHASE_DIRTY_PASS;
+}
+
 /* How a phase was found (weakest last). */
 #define MSC_PHASE_SOURCES(X)                                                   \
 	X(MARKER, "marker")		/* the workload said so */             \
@@ -210,6 +216,8 @@ struct msc_phase_counts {
 	int64_t flushes;		/* kvm_flush_remote_tlbs*; -1 when not traced */
 	uint64_t zaps;			/* leaves and tables zapped */
 	uint64_t refaults;		/* faults on GFNs zapped earlier in the trace */
+	uint64_t pages_fixed;		/* 4K pages the fast path made writable again */
+	uint64_t pages_collected;	/* 4K pages write-protected or D-cleared (a harvest's) */
 };
 
 /* A phase and what it cost. */
@@ -229,6 +237,16 @@ struct msc_phase {
 	uint8_t exact;			/* MSC_EXACT_START | MSC_EXACT_END: which bounds are */
 	uint64_t slack_start_ns;	/* how much earlier the start may lie; 0 exact */
 	uint64_t slack_end_ns;		/* how much later the end may lie; 0 exact */
+	/*
+	 * The dirty rate: 4K pages the guest dirtied that this step saw, -1
+	 * for a step that sees none (msc_phase_sees_dirtying()), over
+	 * @dirty_window_ns (0: not known).  A vCPU pass sees the pages the
+	 * fast path made writable again during it; a harvest the pages it
+	 * collected (protected again, or with PML its D bit cleared): those
+	 * written since the collection before, as KVM's bitmap says.
+	 */
+	int64_t dirtied;
+	uint64_t dirty_window_ns;
 };
 
 /*

@@ -442,6 +442,9 @@ static int apply_fast_pf(struct msc_history *h, const struct msc_event *ev)
 		return 0;
 	if (!hmodel_find_leaf(h, 0, gfn, &level))
 		level = (f->old_spte & h->layout.huge) ? 2 : 1;
+	/* a write to a page protected for dirty logging: the guest dirtied it */
+	if (!(f->old_spte & h->layout.writable) && (f->new_spte & h->layout.writable))
+		hphase_cost(h, ev, HCOST_FIXED, msc_level_pages(level));
 	h->sum.fast_applied++;
 	return hmodel_change(h, 0, gfn & ~(msc_level_pages(level) - 1), level, f->old_spte,
 			     f->new_spte, MSC_CAUSE_FAST_FIX);
@@ -622,11 +625,12 @@ static bool feed_extends(struct msc_history *h, const struct msc_event *ev)
 	h->cur_seq = (int64_t)ev->seq;
 	h->sum.spte_events++;
 	what = class_cost(h, class, s->level, s->old_spte);
-	if (c->n && (c->pid != ev->pid || c->class != class || c->what != what))
+	if (c->n && (c->pid != ev->pid || c->class != class || c->what != what ||
+		       c->level != s->level))
 		extended_count(h);
 	if (!c->n)
 		*c = (struct hchanges){ .gfn_first = s->gfn, .gfn_last = s->gfn, .pid = ev->pid,
-					.what = what, .class = (uint8_t)class };
+					.what = what, .class = (uint8_t)class, .level = s->level };
 	c->n++;
 	c->gfn_first = min(c->gfn_first, s->gfn);
 	c->gfn_last = max(c->gfn_last, s->gfn);

@@ -207,6 +207,7 @@ struct hchanges {
 	int32_t pid;
 	int what;			/* the HCOST_* each counts besides HCOST_SPTE; -1: none */
 	uint8_t class;
+	uint8_t level;			/* of every entry (a range is one table's) */
 };
 
 /* Counters attributed to a phase (or to the pending tail of one). */
@@ -559,7 +560,7 @@ int64_t hvm_current(const struct msc_history *h);
 enum {
 	HCOST_SPTE, HCOST_SPLIT, HCOST_SPLIT_FAIL, HCOST_PAGES_SPLIT, HCOST_PROMOTE,
 	HCOST_SYNTH, HCOST_FAULT_SLOW, HCOST_FAULT_FAST, HCOST_FAULT_SPURIOUS, HCOST_FLUSH,
-	HCOST_ZAP, HCOST_REFAULT, HCOST_MAP, HCOST_WP,
+	HCOST_ZAP, HCOST_REFAULT, HCOST_MAP, HCOST_WP, HCOST_FIXED,
 };
 
 /* lib/history/activity.c */

@@ -87,6 +87,7 @@ static void cost_add(struct hcost *c, unsigned int what, uint64_t n)
 	case HCOST_FLUSH: c->count.flushes += n; break;
 	case HCOST_ZAP: c->count.zaps += n; break;
 	case HCOST_REFAULT: c->count.refaults += n; break;
+	case HCOST_FIXED: c->count.pages_fixed += n; break;
 	default: break;
 	}
 }
@@ -109,6 +110,8 @@ static void cost_merge(struct hcost *dst, const struct hcost *src)
 	dst->count.flushes += src->count.flushes;
 	dst->count.zaps += src->count.zaps;
 	dst->count.refaults += src->count.refaults;
+	dst->count.pages_fixed += src->count.pages_fixed;
+	dst->count.pages_collected += src->count.pages_collected;
 	if (src->count.gfn_first <= src->count.gfn_last) {
 		dst->count.gfn_first = min(dst->count.gfn_first, src->count.gfn_first);
 		dst->count.gfn_last = dst->count.gfn_first <= dst->count.gfn_last ? max(dst->count.gfn_last, src->count.gfn_last)
@@ -134,6 +137,12 @@ static void cost_gfns(struct hcost *c, uint64_t first, uint64_t last)
 	}
 }
 
+/* A leaf's dirty state collected: protected again, or its D bit cleared (PML). */
+static bool collects(unsigned int class)
+{
+	return class == MSC_CLASS_WRITE_PROTECT || class == MSC_CLASS_CLEAR_DIRTY;
+}
+
 static void cost_event(struct hcost *c, const struct msc_event *ev, unsigned int what, uint64_t n)
 {
 	cost_add(c, what, n);
@@ -143,6 +152,8 @@ static void cost_event(struct hcost *c, const struct msc_event *ev, unsigned int
 	if (what == HCOST_SPTE && ev && ev->type == MSC_EV_SPTE_CHANGED) {
 		c->count.by_class[ev->spte.class < MSC_CLASS_NR ? ev->spte.class : MSC_CLASS_OTHER]++;
 		cost_gfns(c, ev->spte.gfn, ev->spte.gfn + msc_level_pages(ev->spte.level) - 1);
+		if (collects(ev->spte.class))
+			c->count.pages_collected += msc_level_pages(ev->spte.level);
 	}
 }
 
@@ -151,6 +162,8 @@ static void cost_changes(struct hcost *c, const struct hchanges *ch)
 	cost_add(c, HCOST_SPTE, ch->n);
 	c->count.by_class[ch->class < MSC_CLASS_NR ? ch->class : MSC_CLASS_OTHER] += (int64_t)ch->n;
 	cost_gfns(c, ch->gfn_first, ch->gfn_last);
+	if (collects(ch->class))
+		c->count.pages_collected += ch->n * msc_level_pages(ch->level);
 	if (ch->what >= 0)
 		cost_add(c, (unsigned int)ch->what, ch->n);
 }
@@ -486,7 +499,8 @@ static int become(struct msc_history *h, struct hphase *ph, enum msc_phase_kind 
 	if (kind == MSC_PHASE_MEMSLOT)
 		return 0;
 	h->st.dirty_active = kind == MSC_PHASE_ENABLE || kind == MSC_PHASE_HARVEST;
-	if (kind == MSC_PHASE_ENABLE)
+	/* a harvest too: an enable with INITIALLY_SET does no work to be seen */
+	if (h->st.dirty_active)
 		h->st.vm_disabled = 0;
 	if (kind != MSC_PHASE_DISABLE)
 		return 0;
@@ -1231,6 +1245,9 @@ static int phase_event(struct msc_history *h, const struct msc_event *ev)
 		h->st.faults_since_sweep++;
 		return vcpu_event(h, ev, false);
 	case MSC_EV_MARKER:
+		/* its task is out of the ioctl: the exit was not recorded */
+		if (h->st.ioctl_open && ev->pid == h->st.ioctl_pid)
+			h->st.ioctl_open = 0;
 		return workload_marker(h, ev);
 	case MSC_EV_IOCTL:
 		return h->opts.infer_only ? 0 : ioctl_event(h, ev);
@@ -1265,8 +1282,13 @@ static int phase_event(struct msc_history *h, const struct msc_event *ev)
 		return r;
 	}
 	case MSC_EV_LOST:
-		/* the _end may be among the lost: quiet gaps close phases again */
+		/*
+		 * The _end may be among the lost, and so may the open ioctl's
+		 * exit: a later exit of its task would be another call's.  Quiet
+		 * gaps close phases again, without an exact end.
+		 */
 		h->st.dirty_log_open = 0;
+		h->st.ioctl_open = 0;
 		return 0;
 	case MSC_EV_SPLIT_SPAN:
 		/* a CLEAR_DIRTY_LOG split pass is a harvest; enable passes sit in their enable */
@@ -1602,6 +1624,63 @@ static void phase_bounds(struct hphase *ph)
 		p->slack_end_ns = 0;
 }
 
+/*
+ * The dirty rate, passively (struct msc_phase.dirtied).  Without PML a
+ * write to a page protected for dirty logging takes the fast path, which
+ * makes the leaf writable again (fast_page_fault(): the vCPUs' pass counts
+ * it), or the slow path maps it writable; the harvest that collects the
+ * page protects it again (kvm_arch_mmu_enable_log_dirty_pt_masked()).  With
+ * PML the CPU only sets the D bit and logs the GPA, and the harvest clears
+ * it (kvm_mmu_clear_dirty_pt_masked()).  So a harvest's protections and D
+ * clears are the pages written since the last collection: KVM's bitmap.
+ * Its window begins where the last collection ended: the last harvest that
+ * collected pages (under manual protect a GET collects none, its CLEAR
+ * does), or the enable.  Only the TDP MMU traces the protections: a shadow MMU
+ * capture's phases see none.
+ */
+static void dirty_rate(struct msc_history *h)
+{
+	for (size_t i = 0; i < h->nr_phases; i++) {
+		struct msc_phase *p = &h->phases[i].p;
+		const struct msc_phase_counts *c = &h->phases[i].cost.count;
+
+		p->dirtied = -1;
+		p->dirty_window_ns = 0;
+		if (!h->tdp_mmu)	/* the shadow MMU traces no protection of a leaf */
+			continue;
+		if (p->kind == MSC_PHASE_DIRTY_PASS) {
+			p->dirtied = (int64_t)c->pages_fixed;
+			p->dirty_window_ns = p->end_ts - p->start_ts;
+		} else if (p->kind == MSC_PHASE_HARVEST && p->source != MSC_PHASE_SRC_MARKER) {
+			p->dirtied = (int64_t)c->pages_collected;
+		}
+	}
+	for (size_t k = 0; k < h->nr_phases; k++) {
+		struct msc_phase *q = &h->phases[k].p;
+		const struct hphase *from = NULL;
+
+		if (q->kind != MSC_PHASE_HARVEST || q->dirtied < 0)
+			continue;
+		for (size_t i = 0; i < h->nr_phases; i++) {
+			const struct msc_phase *e = &h->phases[i].p;
+			bool mark = e->kind == MSC_PHASE_ENABLE || e->kind == MSC_PHASE_DISABLE ||
+				    (e->kind == MSC_PHASE_HARVEST && e->dirtied > 0);
+
+			if (mark && e->vm == q->vm && e->source != MSC_PHASE_SRC_MARKER && e != q &&
+			    e->end_ts <= q->start_ts && (!from || e->end_ts > from->p.end_ts))
+				from = &h->phases[i];
+		}
+		/*
+		 * The first collection of a cycle whose enable was not seen, or
+		 * protected nothing (KVM_DIRTY_LOG_INITIALLY_SET: every page is
+		 * reported dirty), has no window: its pages were not written in one.
+		 */
+		if (from && from->p.kind != MSC_PHASE_DISABLE &&
+		    (from->p.kind != MSC_PHASE_ENABLE || from->cost.count.pages_collected))
+			q->dirty_window_ns = q->start_ts - from->p.end_ts;
+	}
+}
+
 /** hphase_finish - write every phase (open ones as they are now) */
 int hphase_finish(struct msc_history *h)
 {
@@ -1612,6 +1691,7 @@ int hphase_finish(struct msc_history *h)
 			phase_settle(h, ph);
 		phase_bounds(ph);
 	}
+	dirty_rate(h);
 	return hstore_put_phases(h->hs, h->capture_id, h->phases, h->nr_phases) ?:
 	       hstore_put_vms(h->hs, h->capture_id, h->vms, h->nr_vms);
 }

@@ -934,7 +934,7 @@ int hstore_add_anomaly(struct hstore *hs, int64_t capture_id, const struct msc_a
 		   "faults_fast, flushes, zaps, refaults, region_split_ns, to_huge_ns, "    \
 		   "before_4k, before_2m, before_1g, after_4k, after_2m, after_1g, census_flags, " \
 		   "faults_spurious, vm, pages_split_2m, pages_split_1g, bounds, slack_start_ns, " \
-		   "slack_end_ns"
+		   "slack_end_ns, dirtied_pages, dirty_window_ns"
 
 /* msc_phase fields from the cost counters of a phase being built. */
 static void phase_of(const struct hphase *ph, bool flushes_known, struct msc_phase *p)
@@ -987,7 +987,7 @@ int hstore_put_phases(struct hstore *hs, int64_t capture_id, const struct hphase
 	if (!r)
 		r = msc_store_prepare(hs->s, "INSERT INTO phase (capture_id, " PHASE_COLS ") VALUES "
 				      "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-				      "?,?,?,?,?,?,?,?,?,?)", &st);
+				      "?,?,?,?,?,?,?,?,?,?,?,?)", &st);
 	for (size_t i = 0; i < nr && !r; i++) {
 		struct msc_phase p;
 		char classes[512];
@@ -1044,6 +1044,12 @@ int hstore_put_phases(struct hstore *hs, int64_t capture_id, const struct hphase
 		sqlite3_bind_text(st, c++, msc_phase_bounds_name(p.bounds), -1, SQLITE_STATIC);
 		bind_u64(st, c++, p.slack_start_ns);
 		bind_u64(st, c++, p.slack_end_ns);
+		if (p.dirtied >= 0)
+			sqlite3_bind_int64(st, c, p.dirtied);
+		c++;
+		if (p.dirtied >= 0 && p.dirty_window_ns)
+			bind_u64(st, c, p.dirty_window_ns);
+		c++;
 		r = put(hs, st);
 	}
 	sqlite3_finalize(st);
@@ -1107,6 +1113,8 @@ static void read_phase(sqlite3_stmt *st, struct msc_phase *p, bool *ret_open)
 	c++;
 	p->slack_start_ns = column_u64(st, c++);
 	p->slack_end_ns = column_u64(st, c++);
+	p->dirtied = column_int_or(st, c++, -1);
+	p->dirty_window_ns = column_u64(st, c++);
 	/* which bound is exact: a bounded phase's start (a kprobe at its entry) */
 	p->exact = p->bounds == MSC_BOUNDS_EXACT ? MSC_EXACT_START | MSC_EXACT_END :
 		   p->bounds == MSC_BOUNDS_BOUNDED ? (p->slack_start_ns ? MSC_EXACT_END : MSC_EXACT_START) : 0;
@@ -1184,6 +1192,11 @@ int hstore_load_phases(struct hstore *hs, int64_t capture_id, struct hphase **re
 		ph[i].open = open[i];
 		c->count = p[i].count;
 		c->count.flushes = max(c->count.flushes, 0);	/* -1: not traced */
+		/* what dirty_rate() made the dirtied pages of, again */
+		if (p[i].kind == MSC_PHASE_DIRTY_PASS && p[i].dirtied >= 0)
+			c->count.pages_fixed = (uint64_t)p[i].dirtied;
+		if (p[i].kind == MSC_PHASE_HARVEST && p[i].dirtied >= 0)
+			c->count.pages_collected = (uint64_t)p[i].dirtied;
 		ph[i].pending.count.gfn_first = UINT64_MAX;
 		ph[i].pending.last_ts = p[i].end_ts;
 	}

@@ -55,6 +55,18 @@ check_eq "$f: each sync's bounds are exact: its first GET's enter, its last GET'
 	"$(q "$f" "SELECT group_concat(bounds || ':' || slack_start_ns || ':' || slack_end_ns, ' ')
 		FROM phase WHERE kind = 'harvest'")" "exact:0:0 exact:0:0 exact:0:0"
 
+# the same with events lost on the ioctl's CPU before the last sync's exit:
+# that exit may be another call's, so the sync's end is not exact
+awk '$2 == 0 && $3 == 20 && $4 == "ioctl" && $5 == "exit=1" { last = NR }
+	{ line[NR] = $0 }
+	END { for (i = 1; i <= NR; i++) {
+		if (i == last) { split(line[i], w, " "); print w[1] - 10 " 0 0 lost count=3" }
+		print line[i] } }' "$EV/$f.events" >"$T/ioctl-lost.events"
+check "ioctl-lost: imports" imp ioctl-lost "$T/ioctl-lost.events"
+check_eq "ioctl-lost: an exit after lost events ends no call exactly" \
+	"$(q ioctl-lost "SELECT group_concat(bounds, ' ') FROM phase WHERE kind = 'harvest'")" \
+	"exact exact bounded"
+
 f=quick-harvests
 check_eq "$f: inferred bounds say how far out the calls may lie: the quiet time around them (none after the last event)" \
 	"$(q "$f" "SELECT group_concat(bounds || ':' || slack_start_ns || ':' || slack_end_ns, ' ')

@@ -1,0 +1,59 @@
+#!/bin/sh
+# The dirty rate, measured passively: each harvest's dirtied pages are the
+# pages it collected (protected again; with PML, its D bit cleared), which
+# must be the dirty pages KVM's own bitmap gave the workload
+# ("get_dirty_log_N dirty_pages=X/Y" in harness.log), harvest for harvest,
+# on every real capture that has them (NPT and EPT, PML on and off, manual
+# protect).  Then scenarios that dirty a share of the memory (synth
+# --percent), and the report's views of it: full, --brief and --json.
+. "$(dirname "$0")/lib.sh"
+MSC_FORMATS_DIR=$MSC_TEST_DATA/formats
+export MSC_FORMATS_DIR
+
+HARVESTS="SELECT dirtied_pages FROM phase WHERE kind = 'harvest' AND dirtied_pages > 0
+	ORDER BY start_ts"
+
+n=0
+for dir in "$TRACES"/*/; do
+	name=$(basename "$dir")
+	[ -f "$dir/harness.log" ] && grep -q ' dirty_pages=' "$dir/harness.log" || continue
+	"$MSC" import -q "$dir/trace.dat" -o "$T/c.db" 2>/dev/null
+	want=$(sed -n 's/.* dirty_pages=\([0-9]*\)\/.*/\1/p' "$dir/harness.log" | tr '\n' ' ')
+	got=$(sqlite3 "$T/c.db" "$HARVESTS" | tr '\n' ' ')
+	check_eq "$name: each harvest's dirtied pages are KVM's dirty bitmap's ($want)" \
+		"$got" "$want"
+	rm -f "$T/c.db"
+	n=$((n + 1))
+done
+[ "$n" -gt 0 ] || not_ok "no capture with KVM's dirty page counts"
+
+# synth: every 4th page written (25%) of 16 MiB, 4096 pages: 1024 per pass
+for sc in "npt" "ept --pml on" "ept --pml on --clear-log on" "npt --clear-log on"; do
+	# shellcheck disable=SC2086
+	"$MSC" synth -q -o "$T/s.dat" --kernel 6.12 --guest-mib 16 --passes 3 --percent 25 \
+		--vendor $sc || not_ok "synth --vendor $sc"
+	"$MSC" import -q -f "$T/s.dat" -o "$T/s.db" 2>/dev/null
+	got=$(sqlite3 "$T/s.db" "$HARVESTS" | tr '\n' ' ')
+	case $sc in
+	# INITIALLY_SET: the first collection takes every page, as KVM's bitmap does
+	*clear-log*) want="4096 1024 1024 " ;;
+	*) want="1024 1024 1024 " ;;
+	esac
+	check_eq "synth --vendor $sc --percent 25: dirtied pages per harvest" "$got" "$want"
+done
+
+# the views: the last scenario's database (NPT, manual protect)
+"$MSC" report --json "$T/s.db" >"$T/s.json"
+check_match "report --json: a harvest's dirtied pages and rate" "$(cat "$T/s.json")" \
+	'"kind": "harvest".*"dirtied_pages": 1024, "dirty_window_ns": [1-9][0-9]*, "dirty_pages_per_s": [1-9]'
+check_match "report --json: a workload phase has none" "$(grep '"kind": "workload"' "$T/s.json")" \
+	'"dirtied_pages": null, "dirty_window_ns": null, "dirty_pages_per_s": null'
+check_match "report --brief: the pages and pages/s under a harvest" \
+	"$("$MSC" report --brief "$T/s.db")" \
+	'^  1,024 pages dirtied \(4\.0 MiB\) over [0-9.]+ ms: [0-9,]+ pages/s$'
+check_match "report: the phase says it too" "$("$MSC" report "$T/s.db")" \
+	'^    harvest: 1,024 pages dirtied \(4\.0 MiB\) over [0-9.]+ ms: [0-9,]+ pages/s$'
+check_match "report: the first collection of manual protect has no window" \
+	"$("$MSC" report "$T/s.db")" \
+	'^    harvest: 4,096 pages collected \(16\.0 MiB\), no window before it$'
+done_testing
