@@ -124,8 +124,6 @@ int msc_live_get_cpu_stats(struct msc_source *src, int cpu, struct msc_live_cpu_
 int msc_live_get_spool_stats(struct msc_source *src, struct msc_live_spool_stats *ret);
 int msc_live_poll_lost(struct msc_source *src, bool final, struct msc_live_lost *ret,
 		       size_t max);
-int msc_live_task_tgid(struct msc_source *src, int pid, int *ret_tgid, char *comm,
-		       size_t comm_size);
 int msc_live_save_formats(struct msc_source *src, const char *dir);
 const char *msc_live_mode_name(enum msc_live_mode mode);
 
