@@ -254,7 +254,7 @@ static void next_task(struct tui *t)
 	const struct tui_data *d = t->data;
 	const struct msc_task *k = t->task_set ? tui_data_task(d, t->task_pid) : NULL;
 	size_t i = k ? (size_t)(k - d->l.tasks) + 1 : 0;
-	char who[96], n[2][32];
+	char who[128], n[2][32];
 
 	if (!d->l.nr_tasks) {
 		tui_message(t, "no task did anything the analysis counts");
