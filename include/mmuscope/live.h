@@ -172,4 +172,15 @@ int msc_store_add_kvm_sample(struct msc_store *s, uint64_t ts, const struct msc_
 int msc_store_add_cpu_stats(struct msc_store *s, const struct msc_live_cpu_stats *c);
 int msc_store_add_task(struct msc_store *s, int pid, int tgid, const char *comm, const char *vm);
 
+/* A row of the task table; what it does not know is -1 or "". */
+struct msc_task_row {
+	int pid;
+	int tgid;
+	char comm[64];
+	char vm[32];
+};
+
+int msc_store_get_tasks(struct msc_store *s, int64_t capture_id, struct msc_task_row **ret,
+			size_t *ret_nr);
+
 #endif /* MSC_LIVE_H */

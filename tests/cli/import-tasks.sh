@@ -4,7 +4,7 @@
 # lines, the names `trace-cmd report` prints; a text file's come from its
 # "#@ task" lines; a live recording's from /proc, or for a test tree (and a
 # thread gone) from saved_cmdlines.  A name from a trace reaches the
-# terminal escaped.
+# terminal escaped; dump writes the task lines that import back.
 . "$(dirname "$0")/lib.sh"
 
 q() { sqlite3 "$1" "$2"; }
@@ -72,6 +72,12 @@ check_eq "... none for a task no line names" \
 check_eq "the hostile name is stored as it is" \
 	"$(q "$T/text.db" 'select hex(comm), tgid is null from task where pid = 30')" \
 	"$(printf 'e\033[2J"q'"'"'\\\n' | od -An -tx1 | tr -d ' \n' | tr a-f A-F)|1"
+check_match "dump names the tasks, escaped" "$("$MSC" dump "$T/text.db" | grep '^#@ task 30 ')" \
+	"^#@ task 30 - e\\\\x1b\\[2J\"q'\\\\\\\\\\\\n\$"
+"$MSC" dump "$T/text.db" >"$T/dumped.events"
+check "... and imports back" "$MSC" import -q --text "$T/dumped.events" -o "$T/back.db"
+check_eq "... into the same task rows" "$(q "$T/back.db" 'select pid, tgid, hex(comm) from task')" \
+	"$(q "$T/text.db" 'select pid, tgid, hex(comm) from task')"
 mkdir -p "$T/screens"
 "$MSC" view "$T/text.db" --script "$(dirname "$0")/../tui/task.script" --no-display \
 	--screen-dir "$T/screens" >/dev/null 2>&1
