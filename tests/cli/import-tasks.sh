@@ -4,7 +4,8 @@
 # lines, the names `trace-cmd report` prints; a text file's come from its
 # "#@ task" lines; a live recording's from /proc, or for a test tree (and a
 # thread gone) from saved_cmdlines.  A name from a trace reaches the
-# terminal escaped; dump writes the task lines that import back.
+# terminal escaped (TUI, report); dump writes the task lines that import
+# back.
 . "$(dirname "$0")/lib.sh"
 
 q() { sqlite3 "$1" "$2"; }
@@ -86,6 +87,14 @@ check_eq "... and shown escaped by the TUI" \
 	"e\\x1b[2J\"q'\\\\\\n (pid 30)"
 check_eq "... no control character reaches the screen" \
 	"$(cat "$T"/screens/*.screen | tr -d '\n' | LC_ALL=C grep -c '[[:cntrl:]]')" 0
+check_match "report names the VM's creator by its name" "$("$MSC" report "$T/text.db")" \
+	'KVM_CREATE_VM by CPU 0/KVM \(pid 20\), fd 5$'
+printf '%s\n' '#@ task 20 - r\x1b]0;t\x07' | cat - "$ev" >"$T/osc.events"
+"$MSC" import -q --text "$T/osc.events" -o "$T/osc.db" 2>/dev/null
+"$MSC" report "$T/osc.db" >"$T/osc.txt" 2>&1
+check_match "... escaped" "$(cat "$T/osc.txt")" 'KVM_CREATE_VM by r\\x1b\]0;t\\x07 \(pid 20\), fd 5$'
+check_eq "... no control character in the report" \
+	"$(tr -d '\n' <"$T/osc.txt" | LC_ALL=C grep -c '[[:cntrl:]]')" 0
 printf '%s\n' '#@ task 20 20 bad\q' | cat - "$ev" >"$T/bad.events"
 out=$("$MSC" import -q --text "$T/bad.events" -o "$T/bad.db" 2>&1)
 check_eq "a task line that does not parse: refused" "$?" 1
