@@ -22,6 +22,7 @@
 #include "mmuscope/error.h"
 #include "mmuscope/event.h"
 #include "mmuscope/history.h"
+#include "mmuscope/live.h"
 #include "mmuscope/store.h"
 #include "mmuscope/util.h"
 #include "report.h"
@@ -60,6 +61,8 @@ struct report {
 		size_t nr_anomalies;
 		struct msc_lost_mark *lost;
 		size_t nr_lost;
+		struct msc_task_row *tasks;	/* the task table's, by pid */
+		size_t nr_tasks;
 		struct report_cells cells;	/* the dirty-logged memory's */
 		struct settled *settled;	/* each disable step's verdict */
 		size_t nr_settled, alloc_settled;
@@ -338,13 +341,31 @@ static void text_coverage(struct report *rp, const struct msc_phase *p)
 	free(cov);
 }
 
+/* "dirtylog (pid 329)", the thread's name escaped, or "pid 329" when it has none */
+static const char *task_text(const struct report *rp, int pid, char *buf, size_t size)
+{
+	const struct msc_task_row *k = NULL;
+
+	for (size_t i = 0; i < rp->l.nr_tasks && !k; i++)
+		if (rp->l.tasks[i].pid == pid && rp->l.tasks[i].comm[0])
+			k = &rp->l.tasks[i];
+	if (k)
+		snprintf(buf, size, "%s (pid %d)", ESC(k->comm), pid);
+	else
+		snprintf(buf, size, "pid %d", pid);
+	return buf;
+}
+
 /* One VM: where it began, what the kernel calls it, whether its census is its own. */
 static void text_vm(struct report *rp, const struct msc_vm *vm)
 {
+	char who[4 * sizeof(rp->l.tasks->comm) + 32];
+
 	fprintf(rp->f, "  %" PRId64 ": %.3f-%.3f ms, ", vm->id, ms(rp, vm->start_ts),
 		ms(rp, vm->end_ts));
 	if (vm->source == MSC_PHASE_SRC_IOCTL)
-		fprintf(rp->f, "KVM_CREATE_VM by pid %d (fd %d)", vm->pid, vm->fd);
+		fprintf(rp->f, "KVM_CREATE_VM by %s, fd %d", task_text(rp, vm->pid, who, sizeof(who)),
+			vm->fd);
 	else if (vm->id == 1 && vm->source == MSC_PHASE_SRC_INFERRED)
 		fprintf(rp->f, "from the capture's start");
 	else if (vm->source == MSC_PHASE_SRC_INFERRED)
@@ -352,7 +373,8 @@ static void text_vm(struct report *rp, const struct msc_vm *vm)
 	else
 		fprintf(rp->f, "the kernel's VM id changed");
 	if (vm->kernel_id)
-		fprintf(rp->f, ", kernel VM id %u (pid %d)", vm->kernel_id, vm->kernel_pid);
+		fprintf(rp->f, ", kernel VM id %u by %s", vm->kernel_id,
+			task_text(rp, vm->kernel_pid, who, sizeof(who)));
 	fputc('\n', rp->f);
 	if (vm->overlap)
 		fprintf(rp->f, "     OVERLAP: began while VM %" PRId64 " had memory mapped; the census "
@@ -586,6 +608,7 @@ static void report_free(struct report *rp)
 	free(rp->l.stats);
 	free(rp->l.anomalies);
 	free(rp->l.lost);
+	free(rp->l.tasks);
 	free(rp->l.settled);
 	report_cells_free(&rp->l.cells);
 	msc_hview_close(rp->l.v);
@@ -613,6 +636,8 @@ static int report_capture(struct report *rp, struct msc_store *s, const struct m
 		r = msc_hview_anomalies(rp->l.v, REPORT_ANOMALIES, &rp->l.anomalies, &rp->l.nr_anomalies);
 	if (!r)
 		r = msc_hview_lost_marks(rp->l.v, &rp->l.lost, &rp->l.nr_lost);
+	if (!r)
+		r = msc_store_get_tasks(s, c->id, &rp->l.tasks, &rp->l.nr_tasks);
 	if (!r && rp->svg_dir) {	/* the pictures' times, before anything is printed */
 		struct svg_opts o = rp->svg;
 

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * `mmuscope dump DB`: every stored event as one msc_event_format() line, in
- * stream order.  Each capture starts with "#@" header lines stating its host,
- * so a dump imports back (`mmuscope import --text`) into the same events.
+ * stream order.  Each capture starts with "#@" header lines stating its host
+ * and naming its tasks, so a dump imports back (`mmuscope import --text`)
+ * into the same events and names.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -15,6 +16,7 @@
 #include "tui/format.h"
 #include "mmuscope/error.h"
 #include "mmuscope/event.h"
+#include "mmuscope/live.h"
 #include "mmuscope/store.h"
 
 /* What -F, --cpu, --pid, --from and --to keep; zero keeps everything. */
@@ -85,6 +87,31 @@ static bool parse_gfn(const char *arg, uint64_t *ret)
 	return false;
 }
 
+/* "#@ task PID TGID COMM" of each task the capture names (source-text.c reads them) */
+static int dump_tasks(struct msc_store *s, int64_t capture_id)
+{
+	struct msc_task_row *tasks;
+	char tgid[16], comm[4 * sizeof(tasks->comm)];
+	size_t nr;
+	int r = msc_store_get_tasks(s, capture_id, &tasks, &nr);
+
+	for (size_t i = 0; !r && i < nr; i++) {
+		const struct msc_task_row *k = &tasks[i];
+
+		if (k->tgid < 0 && !k->comm[0])
+			continue;
+		if (k->tgid < 0)
+			snprintf(tgid, sizeof(tgid), "-");
+		else
+			snprintf(tgid, sizeof(tgid), "%d", k->tgid);
+		printf("#@ task %d %s%s%s\n", k->pid, tgid, k->comm[0] ? " " : "",
+		       msc_text_escape(k->comm, comm, sizeof(comm)));
+	}
+	if (!r)
+		free(tasks);
+	return r;
+}
+
 static int dump_capture(struct msc_store *s, const struct msc_capture_row *c,
 			const struct dump_filter *f)
 {
@@ -113,8 +140,9 @@ static int dump_capture(struct msc_store *s, const struct msc_capture_row *c,
 			printf(",ept_sw=%#llx", (unsigned long long)c->ept_sw);
 		putchar('\n');
 	}
-	if (c->first_seq < 0)
-		return 0;
+	r = dump_tasks(s, c->id);
+	if (r || c->first_seq < 0)
+		return r;
 	r = msc_store_events_open(s, c->first_seq, c->last_seq, &cur);
 	if (r)
 		return r;

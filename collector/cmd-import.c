@@ -331,8 +331,11 @@ static int run_ingest(const struct import_opts *o, struct msc_source *src,
 	cli_warn_refused(o->input, ing);
 	if (!r && !has_kvm_events(ing))
 		r = MSC_ERR_NO_KVM;
+	/* who each task is; an import samples no KVM counters, so no task has a VM */
 	if (!r)
-		r = msc_ingest_finish(ing);	/* may still feed the tap what it held */
+		r = msc_ingest_add_tasks(ing, NULL, NULL);	/* may still feed the tap */
+	if (!r)
+		r = msc_ingest_finish(ing);	/* ... what it held */
 	msc_ingest_get_counts(ing, &c);
 	store_failed |= c.store_failed;
 	ra = analysis_join(&an);

@@ -356,9 +356,10 @@ static int check_lost(struct recorder *rec, bool final)
 	return r;
 }
 
-/* The VM of a process, when the sampler saw exactly one. */
-static const char *vm_of(const struct recorder *rec, int tgid)
+/* The VM of process @tgid, when the sampler saw exactly one (msc_ingest_add_tasks()). */
+static const char *vm_of(void *ctx, int tgid)
 {
+	const struct recorder *rec = ctx;
 	const char *vm = NULL;
 
 	for (size_t i = 0; i < rec->nr_vms; i++) {
@@ -375,23 +376,12 @@ static const char *vm_of(const struct recorder *rec, int tgid)
 static int store_epilogue(struct recorder *rec)
 {
 	struct msc_live_cpu_stats cs;
-	int *pids = NULL, tgid, r = 0;
-	size_t nr = 0;
-	char comm[64];
+	int r = 0;
 
 	for (int cpu = 0; !r && !msc_live_get_cpu_stats(rec->src, cpu, &cs); cpu++)
 		r = msc_store_add_cpu_stats(rec->store, &cs);
 	if (!r)
-		r = msc_ingest_get_pids(rec->ing, &pids, &nr);
-	for (size_t i = 0; !r && i < nr; i++) {
-		if (pids[i] <= 0)
-			continue;	/* the idle task, lost marks */
-		if (msc_live_task_tgid(rec->src, pids[i], &tgid, comm, sizeof(comm)))
-			tgid = -1;
-		r = msc_store_add_task(rec->store, pids[i], tgid, comm,
-				       tgid > 0 ? vm_of(rec, tgid) : NULL);
-	}
-	free(pids);
+		r = msc_ingest_add_tasks(rec->ing, vm_of, rec);
 	return store_result(rec, r);
 }
 

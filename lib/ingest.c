@@ -12,6 +12,7 @@
 #include "mmuscope/decode.h"
 #include "mmuscope/error.h"
 #include "mmuscope/event.h"
+#include "mmuscope/live.h"
 #include "mmuscope/source.h"
 #include "mmuscope/store.h"
 #include "mmuscope/util.h"
@@ -421,6 +422,38 @@ int msc_ingest_get_pids(const struct msc_ingest *ing, int **ret, size_t *ret_nr)
 	*ret = pids;
 	*ret_nr = nr;
 	return 0;
+}
+
+/**
+ * msc_ingest_add_tasks - store a task row for every task of the stored
+ *	events: its process and name as the source knows them
+ * @ing: the pipeline, its source read to the end (before msc_ingest_finish())
+ * @vm_of: the VM of a process (its kvm_stats_sample.vm), or NULL: none known
+ * @ctx: for @vm_of
+ *
+ * A lost mark's pid (-1) is no task.  Returns 0 or a negative error.
+ */
+int msc_ingest_add_tasks(struct msc_ingest *ing, const char *(*vm_of)(void *ctx, int tgid),
+			 void *ctx)
+{
+	struct msc_source_task task;
+	int *pids = NULL, r = 0;
+	size_t nr = 0;
+
+	if (!ing->counts.started)
+		r = start(ing);
+	if (!r)
+		r = msc_ingest_get_pids(ing, &pids, &nr);
+	for (size_t i = 0; !r && i < nr; i++) {
+		if (pids[i] < 0)
+			continue;
+		msc_source_get_task(ing->src, pids[i], &task);
+		r = store_result(ing, msc_store_add_task(ing->store, pids[i], task.tgid, task.comm,
+							 task.tgid > 0 && vm_of ?
+							 vm_of(ctx, task.tgid) : NULL));
+	}
+	free(pids);
+	return r;
 }
 
 /** msc_ingest_host - the host the events are classified for (final once started) */

@@ -12,6 +12,8 @@
  *		type's payload only (msc_event_pack()), up to MSG_MAX bytes
  *	STAT	one event count: count, type, "system\0name\0"
  *	WARN	a format warning's text
+ *	TASK	what the file names of a pid its events came from: struct
+ *		task_msg, then the name and its NUL
  *	END	int: 0 at the end of the data, or the error; then its text
  *
  * The child dies with its parent, has a memory limit (a damaged file that
@@ -63,7 +65,7 @@
 #define MIN_RECORD 8			/* bytes of the smallest ring-buffer record */
 #define COMPRESSION_MAX 64		/* what a compressed trace may expand to */
 
-enum { MSG_INFO = 1, MSG_EVENTS, MSG_STAT, MSG_WARN, MSG_END };
+enum { MSG_INFO = 1, MSG_EVENTS, MSG_STAT, MSG_WARN, MSG_END, MSG_TASK };
 
 struct msg {
 	uint32_t type;
@@ -73,6 +75,25 @@ struct msg {
 struct stat_entry {
 	struct msc_event_stat stat;	/* system and name: NULL, see names */
 	char names[128];		/* "system\0name\0" */
+};
+
+struct task_msg {
+	int32_t pid, tgid;
+};
+
+struct task_entry {
+	int pid;
+	struct msc_source_task task;
+};
+
+/*
+ * The child's pids of the events it sent: appended as they change,
+ * sorted and made unique when the array fills (events come in runs of a
+ * few tasks, so it seldom does).
+ */
+struct pid_list {
+	int *pid;
+	size_t nr, cap;
 };
 
 struct isolated_source {
@@ -85,6 +106,8 @@ struct isolated_source {
 	size_t nr_stats;
 	char **warnings;
 	size_t nr_warnings, next_warning;
+	struct task_entry *tasks;	/* as the child sent them: by pid */
+	size_t nr_tasks;
 	uint64_t events, max_events;	/* received, and what the file could hold */
 	uint64_t file_size;
 	bool ended;
@@ -133,9 +156,50 @@ static int send_end(int fd, struct msc_source *src, int r)
 	return send_msg(fd, MSG_END, &r, sizeof(r), text, strlen(text) + 1);
 }
 
-/* What the child sends before its END of a good read: counts and warnings. */
-static int send_tail(int fd, struct msc_source *src)
+static int by_int(const void *a, const void *b)
 {
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Sort @l and drop the repeats. */
+static void pids_compact(struct pid_list *l)
+{
+	size_t n = 0;
+
+	if (l->nr > 1)
+		qsort(l->pid, l->nr, sizeof(*l->pid), by_int);
+	for (size_t i = 0; i < l->nr; i++)
+		if (!n || l->pid[n - 1] != l->pid[i])
+			l->pid[n++] = l->pid[i];
+	l->nr = n;
+}
+
+static int pids_add(struct pid_list *l, int pid)
+{
+	if (l->nr && l->pid[l->nr - 1] == pid)
+		return 0;
+	if (l->nr == l->cap) {
+		pids_compact(l);
+		if (2 * l->nr >= l->cap) {
+			size_t cap = l->cap ? 2 * l->cap : 64;
+			int *p = realloc(l->pid, cap * sizeof(*p));
+
+			if (!p)
+				return -ENOMEM;
+			l->pid = p;
+			l->cap = cap;
+		}
+	}
+	l->pid[l->nr++] = pid;
+	return 0;
+}
+
+/* What the child sends before its END of a good read: counts, warnings, tasks. */
+static int send_tail(int fd, struct msc_source *src, struct pid_list *pids)
+{
+	struct msc_source_task task;
 	struct msc_event_stat st;
 	const char *w;
 	int r = 0, s;
@@ -152,6 +216,15 @@ static int send_tail(int fd, struct msc_source *src)
 	}
 	while (!r && (w = msc_source_next_warning(src)))
 		r = send_msg(fd, MSG_WARN, w, strlen(w) + 1, NULL, 0);
+	pids_compact(pids);
+	for (size_t i = 0; !r && i < pids->nr; i++) {
+		struct task_msg m = { .pid = pids->pid[i] };
+
+		if (msc_source_get_task(src, pids->pid[i], &task))
+			continue;
+		m.tgid = task.tgid;
+		r = send_msg(fd, MSG_TASK, &m, sizeof(m), task.comm, strlen(task.comm) + 1);
+	}
 	return r;
 }
 
@@ -195,6 +268,7 @@ static void __attribute__((noreturn)) child(const char *path, const char *instan
 					    int fd, pid_t parent)
 {
 	const char *fault = getenv("MSC_READER_FAULT");
+	struct pid_list pids = { 0 };
 	struct msc_source *src = NULL;
 	size_t len = 0, n = 0, crash_after = 0;
 	uint64_t sent_ns;
@@ -221,6 +295,8 @@ static void __attribute__((noreturn)) child(const char *path, const char *instan
 		if (crash_after && !--crash_after)
 			raise(SIGSEGV);
 		r = msc_source_next(src, &ev);
+		if (r > 0 && ev.pid >= 0 && pids_add(&pids, ev.pid))
+			r = -ENOMEM;
 		if (r > 0) {
 			len += msc_event_pack(buf + len, &ev);
 			r = 0;
@@ -237,7 +313,7 @@ static void __attribute__((noreturn)) child(const char *path, const char *instan
 		sent_ns = msc_mono_ns();
 	}
 	if (r == 1)
-		r = send_tail(fd, src);
+		r = send_tail(fd, src, &pids);
 	send_end(fd, src, r == 1 ? 0 : r);
 	_exit(0);
 }
@@ -357,6 +433,29 @@ static int add_warning(struct isolated_source *s, const char *text)
 	return p[s->nr_warnings] ? (s->nr_warnings++, 0) : -ENOMEM;
 }
 
+/* A TASK message of @len bytes at @buf (NUL-terminated past them); untrusted. */
+static int add_task(struct isolated_source *s, const char *buf, size_t len)
+{
+	struct task_entry *p, *e;
+	struct task_msg m;
+
+	if (len < sizeof(m) + 1)
+		return -EPROTO;
+	memcpy(&m, buf, sizeof(m));
+	/* in the order sent, ascending: a file's pids are never sent twice */
+	if (s->nr_tasks && m.pid <= s->tasks[s->nr_tasks - 1].pid)
+		return -EPROTO;
+	p = realloc(s->tasks, (s->nr_tasks + 1) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	s->tasks = p;
+	e = &p[s->nr_tasks++];
+	e->pid = m.pid;
+	e->task.tgid = m.tgid < 0 ? -1 : m.tgid;
+	snprintf(e->task.comm, sizeof(e->task.comm), "%s", buf + sizeof(m));
+	return 0;
+}
+
 /* One message; 1 when it was EVENTS (s->msg refilled), 0 for others, < 0 an error. */
 static int recv_msg(struct isolated_source *s, bool reading)
 {
@@ -404,6 +503,9 @@ static int recv_msg(struct isolated_source *s, bool reading)
 		break;
 	case MSG_WARN:
 		r = add_warning(s, buf);
+		break;
+	case MSG_TASK:
+		r = add_task(s, buf, m.len);
 		break;
 	case MSG_END:
 		s->ended = true;
@@ -492,6 +594,25 @@ static const char *isolated_next_warning(struct msc_source *src)
 	return s->next_warning < s->nr_warnings ? s->warnings[s->next_warning++] : NULL;
 }
 
+static int by_task_pid(const void *key, const void *elem)
+{
+	int pid = *(const int *)key, other = ((const struct task_entry *)elem)->pid;
+
+	return pid < other ? -1 : pid > other;
+}
+
+static int isolated_get_task(struct msc_source *src, int pid, struct msc_source_task *ret)
+{
+	const struct isolated_source *s = to_isolated(src);
+	const struct task_entry *e = s->tasks ? bsearch(&pid, s->tasks, s->nr_tasks,
+							sizeof(*s->tasks), by_task_pid) : NULL;
+
+	if (!e)
+		return -ENOENT;
+	*ret = e->task;
+	return 0;
+}
+
 static void isolated_close(struct msc_source *src)
 {
 	struct isolated_source *s = to_isolated(src);
@@ -518,6 +639,7 @@ static void isolated_close(struct msc_source *src)
 		free(s->warnings[i]);
 	free(s->warnings);
 	free(s->stats);
+	free(s->tasks);
 	free(s);
 }
 
@@ -526,6 +648,7 @@ static const struct msc_source_ops isolated_ops = {
 	.next = isolated_next,
 	.get_stat = isolated_get_stat,
 	.next_warning = isolated_next_warning,
+	.get_task = isolated_get_task,
 	.close = isolated_close,
 };
 

@@ -20,6 +20,8 @@ struct msc_source_ops {
 	/* as msc_decoder_get_stat() */
 	int (*get_stat)(const struct msc_source *src, size_t i, struct msc_event_stat *ret);
 	const char *(*next_warning)(struct msc_source *src);
+	/* as msc_source_get_task(); NULL: the source names no task */
+	int (*get_task)(struct msc_source *src, int pid, struct msc_source_task *ret);
 	void (*close)(struct msc_source *src);
 };
 

@@ -3,10 +3,14 @@
  * Text fixture source: one msc_event_format() line per event, as written by
  * `mmuscope dump`.  Blank lines and lines starting with '#' are skipped;
  * "#@ release <kernel release>" and "#@ host <key=value,...>" state the
- * host, as a trace.dat's uname would.
+ * host, as a trace.dat's uname would.  "#@ task <pid> <tgid> <comm>" names
+ * a task, as a trace.dat's saved command lines do: tgid is a number or "-"
+ * (unknown), comm the rest of the line, escaped as msc_text_escape() writes
+ * it (backslash, \n, \xHH), spaces as they are ("CPU 0/KVM").
  */
 #include "mmuscope/source.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,8 +23,18 @@
 #include "mmuscope/util.h"
 #include "source-local.h"
 
+struct text_task {
+	int pid;
+	size_t order;			/* of its line among the task lines */
+	struct msc_source_task task;
+};
+
 struct text_source {
 	struct msc_source base;
+	struct text_task *tasks;	/* "#@ task" lines; by pid once sorted */
+	size_t nr_tasks;
+	bool tasks_sorted;		/* ... and only the last line of each pid kept */
+	size_t task_lines;		/* seen so far */
 	FILE *f;
 	char *line;
 	size_t cap;
@@ -33,11 +47,65 @@ static struct text_source *to_text(const struct msc_source *src)
 	return container_of(src, struct text_source, base);
 }
 
-/* "#@ release X" / "#@ host k=v,..." */
+/* @s, up to its newline, as msc_text_escape() wrote it; 0 or MSC_ERR_PARSE. */
+static int unescape(const char *s, char *dst, size_t size)
+{
+	size_t n = 0;
+
+	for (; *s && *s != '\n'; s++) {
+		char c = *s;
+
+		if (c == '\\' && s[1] == '\\') {
+			s++;
+		} else if (c == '\\' && s[1] == 'n') {
+			c = '\n';
+			s++;
+		} else if (c == '\\') {
+			char hex[3] = { s[1] == 'x' ? s[2] : 0, s[2] ? s[3] : 0, 0 };
+
+			if (!isxdigit((unsigned char)hex[0]) || !isxdigit((unsigned char)hex[1]))
+				return MSC_ERR_PARSE;
+			c = (char)strtoul(hex, NULL, 16);
+			s += 3;
+		}
+		if (n + 1 < size)	/* longer than a task's name: cut */
+			dst[n++] = c;
+	}
+	dst[n] = '\0';
+	return 0;
+}
+
+/* "#@ task <pid> <tgid|-> <comm>"; the last line of a pid says (text_get_task()) */
+static int task_header(struct text_source *t, const char *line)
+{
+	struct text_task *p, e = { .task.tgid = -1, .order = t->task_lines++ };
+	char tgid[16];
+	int n = 0;
+
+	if (sscanf(line, "#@ task %d %15s%n", &e.pid, tgid, &n) != 2 || e.pid < 0 ||
+	    (line[n] != ' ' && line[n] != '\n' && line[n]))
+		return MSC_ERR_PARSE;
+	if (strcmp(tgid, "-") && (sscanf(tgid, "%d", &e.task.tgid) != 1 || e.task.tgid < 0))
+		return MSC_ERR_PARSE;
+	if (line[n] == ' ' && unescape(line + n + 1, e.task.comm, sizeof(e.task.comm)))
+		return MSC_ERR_PARSE;
+	p = realloc(t->tasks, (t->nr_tasks + 1) * sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	t->tasks = p;
+	t->tasks[t->nr_tasks++] = e;
+	t->tasks_sorted = false;
+	return 0;
+}
+
+/* "#@ release X" / "#@ host k=v,..." / "#@ task ..." */
 static int header(struct text_source *t, const char *line)
 {
 	struct msc_host *host = &t->base.info.host;
 	char value[256];
+
+	if (!strncmp(line, "#@ task ", 8))
+		return task_header(t, line);
 
 	if (sscanf(line, "#@ release %63s", host->release) == 1) {
 		host->kver = msc_kver_parse(host->release);
@@ -49,6 +117,14 @@ static int header(struct text_source *t, const char *line)
 	return 0;
 }
 
+/* The header line just read does not parse: MSC_ERR_PARSE, and which line. */
+static int bad_header(struct text_source *t)
+{
+	msc_source_set_error(&t->base, "line %lu: bad %s line", t->lineno,
+			     strncmp(t->line, "#@ task ", 8) ? "host" : "task");
+	return MSC_ERR_PARSE;
+}
+
 static int text_next(struct msc_source *src, struct msc_event *ret_ev)
 {
 	struct text_source *t = to_text(src);
@@ -57,10 +133,8 @@ static int text_next(struct msc_source *src, struct msc_event *ret_ev)
 	while ((n = getline(&t->line, &t->cap, t->f)) >= 0) {
 		t->lineno++;
 		if (t->line[0] == '#') {
-			if (header(t, t->line)) {
-				msc_source_set_error(src, "line %lu: bad host line", t->lineno);
-				return MSC_ERR_PARSE;
-			}
+			if (header(t, t->line))
+				return bad_header(t);
 			continue;
 		}
 		if (t->line[0] == '\n' || t->line[0] == '\0')
@@ -92,6 +166,46 @@ static int text_get_stat(const struct msc_source *src, size_t i, struct msc_even
 	return 1;
 }
 
+static int by_pid(const void *a, const void *b)
+{
+	int x = ((const struct text_task *)a)->pid, y = ((const struct text_task *)b)->pid;
+
+	return x < y ? -1 : x > y;
+}
+
+static int by_pid_order(const void *a, const void *b)
+{
+	const struct text_task *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+static int text_get_task(struct msc_source *src, int pid, struct msc_source_task *ret)
+{
+	struct text_source *t = to_text(src);
+	const struct text_task *e;
+	struct text_task key = { .pid = pid };
+	size_t n = 0;
+
+	if (!t->tasks_sorted && t->nr_tasks) {
+		qsort(t->tasks, t->nr_tasks, sizeof(*t->tasks), by_pid_order);
+		for (size_t i = 0; i < t->nr_tasks; i++) {
+			if (n && t->tasks[n - 1].pid == t->tasks[i].pid)
+				n--;	/* a later line of the same pid */
+			t->tasks[n++] = t->tasks[i];
+		}
+		t->nr_tasks = n;
+		t->tasks_sorted = true;
+	}
+	e = t->nr_tasks ? bsearch(&key, t->tasks, t->nr_tasks, sizeof(*t->tasks), by_pid) : NULL;
+	if (!e)
+		return -ENOENT;
+	*ret = e->task;
+	return 0;
+}
+
 static void text_close(struct msc_source *src)
 {
 	struct text_source *t = to_text(src);
@@ -99,6 +213,7 @@ static void text_close(struct msc_source *src)
 	if (t->f)
 		fclose(t->f);
 	free(t->line);
+	free(t->tasks);
 	free(t);
 }
 
@@ -106,6 +221,7 @@ static const struct msc_source_ops text_ops = {
 	.kind = "text",
 	.next = text_next,
 	.get_stat = text_get_stat,
+	.get_task = text_get_task,
 	.close = text_close,
 };
 
@@ -142,7 +258,7 @@ int msc_source_open_text(const char *path, struct msc_source **ret, char *err, s
 			break;
 		t->lineno++;
 		if (header(t, t->line))
-			return msc_source_fail(&t->base, MSC_ERR_PARSE, err, err_size);
+			return msc_source_fail(&t->base, bad_header(t), err, err_size);
 	}
 	if (c != EOF)
 		ungetc(c, t->f);

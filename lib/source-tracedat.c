@@ -561,11 +561,28 @@ static void tracedat_close(struct msc_source *src)
 	free(t);
 }
 
+/*
+ * A task's name is what trace-cmd saved of the kernel's saved_cmdlines,
+ * as `trace-cmd report` shows it ("<idle>" for pid 0).  Its process is not
+ * known: trace-cmd does not save the kernel's saved_tgids, and libtracecmd
+ * has nothing else that maps a thread to its process.
+ */
+static int tracedat_get_task(struct msc_source *src, int pid, struct msc_source_task *ret)
+{
+	struct tep_handle *tep = tracecmd_get_tep(to_tracedat(src)->handle);
+
+	if (!tep || !tep_is_pid_registered(tep, pid))
+		return -ENOENT;
+	snprintf(ret->comm, sizeof(ret->comm), "%s", tep_data_comm_from_pid(tep, pid));
+	return 0;
+}
+
 static const struct msc_source_ops tracedat_ops = {
 	.kind = "trace.dat",
 	.next = tracedat_next,
 	.get_stat = tracedat_get_stat,
 	.next_warning = tracedat_next_warning,
+	.get_task = tracedat_get_task,
 	.close = tracedat_close,
 };
 

@@ -97,6 +97,7 @@ struct tracefs_source {
 	bool done;			/* every CPU drained after the stop, or at EOF */
 
 	bool fake;			/* not a tracefs mount: a test tree */
+	bool cmdlines_loaded;		/* saved_cmdlines is in the tep (live_get_task()) */
 	struct msc_host_profile profile;	/* this host's (empty for a test tree) */
 	bool owns_instance;		/* created here: removed at close */
 	struct tracefs_dynevent **kprobes;

@@ -527,11 +527,14 @@ static const char *live_next_warning(struct msc_source *src)
 	return t->base.error;
 }
 
+static int live_get_task(struct msc_source *src, int pid, struct msc_source_task *ret);
+
 static const struct msc_source_ops live_ops = {
 	.kind = "tracefs",
 	.next = live_next,
 	.get_stat = live_get_stat,
 	.next_warning = live_next_warning,
+	.get_task = live_get_task,
 	.close = live_close,
 };
 
@@ -790,64 +793,88 @@ int msc_live_poll_lost(struct msc_source *src, bool final, struct msc_live_lost 
 	return (int)n;
 }
 
-/* "pid value" lines of a top-level tracing file (saved_tgids, saved_cmdlines). */
-static bool lookup_saved(const char *file, int pid, char *val, size_t size)
+/* The "pid tgid" line of @pid in the top-level saved_tgids; -1 when none. */
+static int saved_tgid(int pid)
 {
-	char *buf = tracefs_instance_file_read(NULL, file, NULL), *line, *save = NULL;
-	bool found = false;
-	char v[64];
-	int p;
+	char *buf = tracefs_instance_file_read(NULL, "saved_tgids", NULL), *line, *save = NULL;
+	int p, tgid = -1, v;
 
-	for (line = buf ? strtok_r(buf, "\n", &save) : NULL; line && !found;
+	for (line = buf ? strtok_r(buf, "\n", &save) : NULL; line && tgid < 0;
 	     line = strtok_r(NULL, "\n", &save))
-		if (sscanf(line, "%d %63s", &p, v) == 2 && p == pid) {
-			snprintf(val, size, "%s", v);
-			found = true;
-		}
+		if (sscanf(line, "%d %d", &p, &v) == 2 && p == pid && v >= 0)
+			tgid = v;
 	free(buf);
-	return found;
+	return tgid;
 }
 
-/**
- * msc_live_task_tgid - the process a thread belongs to, and its name
- * @src: the source
- * @pid: a thread id (an event's common_pid)
- * @ret_tgid: its process id
- * @comm: its name, "" when unknown
- * @comm_size: size of @comm
- *
- * /proc is asked first; a thread that has exited is looked up in the
- * tracer's saved_tgids/saved_cmdlines.  Returns 0, -ENOENT, or -EINVAL when
- * @src is not a live source.
- */
-int msc_live_task_tgid(struct msc_source *src, int pid, int *ret_tgid, char *comm,
-		       size_t comm_size)
+/* Thread @pid's process, from its /proc status; -1 when it is gone. */
+static int proc_tgid(int pid)
 {
-	char path[64], line[256], v[64];
+	char path[64], line[256];
 	int tgid = -1;
 	FILE *f;
 
-	comm[0] = '\0';
 	snprintf(path, sizeof(path), "/proc/%d/status", pid);
-	if (!live_of(src))
-		return -EINVAL;
-	f = to_live(src)->fake ? NULL : fopen(path, "re");
-	while (f && fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "Name: %63s", v) == 1)
-			snprintf(comm, comm_size, "%s", v);
-		else if (sscanf(line, "Tgid: %d", &tgid) == 1)
-			break;
-	}
+	f = fopen(path, "re");
+	while (f && tgid < 0 && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) != 1)
+			tgid = -1;
 	if (f)
 		fclose(f);
-	if (tgid < 0 && lookup_saved("saved_tgids", pid, v, sizeof(v)))
-		tgid = atoi(v);
-	if (!comm[0])
-		lookup_saved("saved_cmdlines", pid, comm, comm_size);
-	if (tgid < 0)
-		return -ENOENT;
-	*ret_tgid = tgid;
-	return 0;
+	return tgid;
+}
+
+/*
+ * The thread's own name, /proc/TGID/task/PID/comm: what the kernel holds,
+ * spaces and all ("CPU 0/KVM"), without its newline.  "" when it is gone.
+ */
+static void proc_comm(int tgid, int pid, char *comm, size_t size)
+{
+	char path[96];
+	ssize_t n = -1;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/comm", tgid, pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, comm, size - 1);
+		close(fd);
+	}
+	n = max(n, (ssize_t)0);
+	if (n && comm[n - 1] == '\n')
+		n--;
+	comm[n] = '\0';
+}
+
+/*
+ * Thread @pid's process and its own name ("CPU 0/KVM", not its process's
+ * "qemu-system-x86"), from /proc while it lives.  A thread gone (or any in
+ * a test tree, whose pids are not this host's) is looked up in what the
+ * tracer saved: saved_tgids, and saved_cmdlines, loaded into the tep once
+ * (the names events are printed with; pid 0 is "<idle>").  A pid reused
+ * since by another thread is not told apart.
+ */
+static int live_get_task(struct msc_source *src, int pid, struct msc_source_task *ret)
+{
+	struct tracefs_source *t = to_live(src);
+	char *buf;
+
+	if (!t->fake && pid > 0)
+		ret->tgid = proc_tgid(pid);
+	if (ret->tgid > 0)
+		proc_comm(ret->tgid, pid, ret->comm, sizeof(ret->comm));
+	if (ret->tgid < 0)
+		ret->tgid = saved_tgid(pid);
+	if (!ret->comm[0] && !t->cmdlines_loaded) {
+		buf = tracefs_instance_file_read(NULL, "saved_cmdlines", NULL);
+		if (buf)
+			tep_parse_saved_cmdlines(t->tep, buf);
+		free(buf);
+		t->cmdlines_loaded = true;
+	}
+	if (!ret->comm[0] && tep_is_pid_registered(t->tep, pid))
+		snprintf(ret->comm, sizeof(ret->comm), "%s", tep_data_comm_from_pid(t->tep, pid));
+	return ret->tgid >= 0 || ret->comm[0] ? 0 : -ENOENT;
 }
 
 /* Copy one file of the tracing directory into @dir, creating its parents. */

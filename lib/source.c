@@ -102,6 +102,23 @@ const char *msc_source_error(const struct msc_source *src)
 }
 
 /**
+ * msc_source_get_task - what the source knows of the task @pid
+ * @src: the source, read to its end (a trace.dat's names come with its end)
+ * @pid: an event's pid
+ * @ret: its process and name; -1 and "" for what is not known
+ *
+ * Returns 0 when something is known, -ENOENT when nothing is.
+ */
+int msc_source_get_task(struct msc_source *src, int pid, struct msc_source_task *ret)
+{
+	ret->tgid = -1;
+	ret->comm[0] = '\0';
+	if (!src->ops->get_task)
+		return -ENOENT;
+	return src->ops->get_task(src, pid, ret);
+}
+
+/**
  * source_child_start - first thing in a child forked from @parent that runs
  *	libtracecmd: it dies with its parent, and libtracecmd's own lines on
  *	stderr are not printed

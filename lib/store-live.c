@@ -12,7 +12,9 @@
 #include "mmuscope/live.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "mmuscope/util.h"
 #include "store-local.h"
@@ -121,3 +123,54 @@ int msc_store_add_task(struct msc_store *s, int pid, int tgid, const char *comm,
 	return step_once(s, st);
 }
 
+
+static void copy_column(sqlite3_stmt *st, int i, char *buf, size_t size)
+{
+	const char *v = (const char *)sqlite3_column_text(st, i);
+
+	snprintf(buf, size, "%s", v ? v : "");
+}
+
+/**
+ * msc_store_get_tasks - the task rows of a capture, by pid
+ * @s: the store
+ * @capture_id: the capture
+ * @ret: the rows; the caller frees them
+ * @ret_nr: how many
+ *
+ * Returns 0 or a store error.
+ */
+int msc_store_get_tasks(struct msc_store *s, int64_t capture_id, struct msc_task_row **ret,
+			size_t *ret_nr)
+{
+	struct msc_task_row *rows = NULL, *p;
+	size_t nr = 0;
+	sqlite3_stmt *st;
+	int r = msc_store_prepare(s, "SELECT pid, tgid, comm, vm FROM task WHERE capture_id = ? "
+				  "ORDER BY pid", &st);
+
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, capture_id);
+	while ((r = msc_store_step(s, st)) == 1) {
+		p = realloc(rows, (nr + 1) * sizeof(*rows));
+		if (!p) {
+			r = -ENOMEM;
+			break;
+		}
+		rows = p;
+		p = &rows[nr++];
+		p->pid = sqlite3_column_int(st, 0);
+		p->tgid = (int)column_int_or(st, 1, -1);
+		copy_column(st, 2, p->comm, sizeof(p->comm));
+		copy_column(st, 3, p->vm, sizeof(p->vm));
+	}
+	sqlite3_finalize(st);
+	if (r < 0) {
+		free(rows);
+		return r;
+	}
+	*ret = rows;
+	*ret_nr = nr;
+	return 0;
+}

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mmuscope/event.h"
 #include "mmuscope/spte.h"
 #include "mmuscope/util.h"
 
@@ -743,21 +744,23 @@ int fmt_parse_gfn(const char *text, uint64_t *ret)
 }
 
 /**
- * fmt_task - "vCPU 0, pid 329 (qemu)", "vCPUs 0..3, pid 12", "pid 328":
- *	what a task is, its vCPU first when its faults name one
+ * fmt_task - "vCPU 0, CPU 0/KVM (pid 329)", "vCPUs 0.. (4), pid 12",
+ *	"dirtylog (pid 328)": what a task is, its vCPU first when its faults
+ *	name one, then its thread's name (escaped: it comes from the trace)
  */
 size_t fmt_task(char *buf, size_t size, const struct msc_task *k)
 {
-	char comm[24] = "";
+	char vcpu[48] = "", name[4 * sizeof(k->comm)];
 	int n;
 
+	if (k->vcpu >= 0 && k->vcpus > 1)
+		snprintf(vcpu, sizeof(vcpu), "vCPUs %d.. (%u), ", k->vcpu, k->vcpus);
+	else if (k->vcpu >= 0)
+		snprintf(vcpu, sizeof(vcpu), "vCPU %d, ", k->vcpu);
 	if (k->comm[0])
-		snprintf(comm, sizeof(comm), " (%s)", k->comm);
-	if (k->vcpu < 0)
-		n = snprintf(buf, size, "pid %d%s", k->pid, comm);
-	else if (k->vcpus > 1)
-		n = snprintf(buf, size, "vCPUs %d.. (%u), pid %d%s", k->vcpu, k->vcpus, k->pid, comm);
+		n = snprintf(buf, size, "%s%s (pid %d)", vcpu,
+			     msc_text_escape(k->comm, name, sizeof(name)), k->pid);
 	else
-		n = snprintf(buf, size, "vCPU %d, pid %d%s", k->vcpu, k->pid, comm);
+		n = snprintf(buf, size, "%spid %d", vcpu, k->pid);
 	return n < 0 ? 0 : (size_t)n;
 }

@@ -178,7 +178,7 @@ static void draw_counters(struct overview *o, struct tui *t, int y)
 		{ "zaps", (int64_t)c->zaps }, { "TLB flushes", c->flushes },
 	};
 	const struct msc_task *k = o->task_set ? tui_data_task(t->data, o->task_pid) : NULL;
-	char line[512], a[32], b[32], w[32], left[128], right[128], who[96] = "", task[92];
+	char line[512], a[32], b[32], w[32], left[128], right[128], who[136] = "", task[128];
 	int half = t->cols / 2;
 
 	fmt_time(a, sizeof(a), t->win0 - t->data->t_first);

@@ -254,7 +254,9 @@ static void next_task(struct tui *t)
 	const struct tui_data *d = t->data;
 	const struct msc_task *k = t->task_set ? tui_data_task(d, t->task_pid) : NULL;
 	size_t i = k ? (size_t)(k - d->l.tasks) + 1 : 0;
-	char who[96], n[2][32];
+	static const char hint[] = " ('c': the next)";
+	char who[128], n[2][32], msg[256];
+	int len;
 
 	if (!d->l.nr_tasks) {
 		tui_message(t, "no task did anything the analysis counts");
@@ -270,8 +272,10 @@ static void next_task(struct tui *t)
 	fmt_task(who, sizeof(who), k);
 	fmt_count(n[0], sizeof(n[0]), k->faults);
 	fmt_count(n[1], sizeof(n[1]), k->spte_changes);
-	tui_message(t, "task %zu of %zu: %s: %s faults, %s SPTE changes ('c': the next)", i + 1,
-		    d->l.nr_tasks, who, n[0], n[1]);
+	len = snprintf(msg, sizeof(msg), "task %zu of %zu: %s: %s faults, %s SPTE changes", i + 1,
+		       d->l.nr_tasks, who, n[0], n[1]);
+	/* the hint, when the line has room for it beside the task's name */
+	tui_message(t, "%s%s", msg, len >= 0 && len + (int)sizeof(hint) <= t->cols ? hint : "");
 }
 
 /* PLAY: replay the dirty-log phase at (or after) the cursor, one step per tick. */

@@ -56,5 +56,7 @@ const struct msc_host *msc_ingest_host(const struct msc_ingest *ing);
 const struct msc_spte_layout *msc_ingest_layout(const struct msc_ingest *ing);
 const char *msc_ingest_note(const struct msc_ingest *ing);
 int msc_ingest_get_pids(const struct msc_ingest *ing, int **ret, size_t *ret_nr);
+int msc_ingest_add_tasks(struct msc_ingest *ing, const char *(*vm_of)(void *ctx, int tgid),
+			 void *ctx);
 
 #endif /* MSC_INGEST_H */

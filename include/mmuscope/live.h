@@ -124,8 +124,6 @@ int msc_live_get_cpu_stats(struct msc_source *src, int cpu, struct msc_live_cpu_
 int msc_live_get_spool_stats(struct msc_source *src, struct msc_live_spool_stats *ret);
 int msc_live_poll_lost(struct msc_source *src, bool final, struct msc_live_lost *ret,
 		       size_t max);
-int msc_live_task_tgid(struct msc_source *src, int pid, int *ret_tgid, char *comm,
-		       size_t comm_size);
 int msc_live_save_formats(struct msc_source *src, const char *dir);
 const char *msc_live_mode_name(enum msc_live_mode mode);
 
@@ -173,5 +171,16 @@ void msc_kvm_sampler_close(struct msc_kvm_sampler *k);
 int msc_store_add_kvm_sample(struct msc_store *s, uint64_t ts, const struct msc_kvm_sample *k);
 int msc_store_add_cpu_stats(struct msc_store *s, const struct msc_live_cpu_stats *c);
 int msc_store_add_task(struct msc_store *s, int pid, int tgid, const char *comm, const char *vm);
+
+/* A row of the task table; what it does not know is -1 or "". */
+struct msc_task_row {
+	int pid;
+	int tgid;
+	char comm[64];
+	char vm[32];
+};
+
+int msc_store_get_tasks(struct msc_store *s, int64_t capture_id, struct msc_task_row **ret,
+			size_t *ret_nr);
 
 #endif /* MSC_LIVE_H */

@@ -33,6 +33,12 @@ struct msc_capture_info {
 	char instance[64];	/* the trace-cmd instance buffer read; "": the top one */
 };
 
+/* What a source knows of the task of an event's pid (a thread). */
+struct msc_source_task {
+	int tgid;		/* its process, -1 when unknown */
+	char comm[64];		/* the thread's own name, "" when unknown */
+};
+
 /*
  * Every constructor of the library that can fail for a reason worth a
  * sentence takes @err and @err_size last: on failure it returns a negative
@@ -52,5 +58,6 @@ const struct msc_capture_info *msc_source_info(const struct msc_source *src);
 int msc_source_get_stat(const struct msc_source *src, size_t i, struct msc_event_stat *ret);
 const char *msc_source_next_warning(struct msc_source *src);
 const char *msc_source_error(const struct msc_source *src);
+int msc_source_get_task(struct msc_source *src, int pid, struct msc_source_task *ret);
 
 #endif /* MSC_SOURCE_H */

@@ -77,14 +77,14 @@ count() { sed -n "s/.* $2 *\([0-9,]*\) .*/\1/p" "$T/task/$1.screen" 2>/dev/null 
 # sums PID: its faults and SPTE changes over the capture (the whole window)
 sums() { sqlite3 "$db" "select total(faults_slow + faults_fast) || ' ' || total(spte_changes)
 	from task_activity where $1" | sed 's/\.0//g'; }
-check_match "c: vCPU 0's part" "$(sed -n '/^window/p' "$T/task/task1.screen")" ', vCPU 0, pid [0-9]+$'
+check_match "c: vCPU 0's part" "$(sed -n '/^window/p' "$T/task/task1.screen")" ', vCPU 0, dirtylog \(pid [0-9]+\)$'
 check_eq "... its faults and SPTE changes" "$(count task1 faults) $(count task1 'spte changes')" \
 	"$(sums "pid = (select pid from task_activity where vcpu = 0)")"
-check_match "c again: vCPU 1's" "$(sed -n '/^window/p' "$T/task/task2.screen")" ', vCPU 1, pid [0-9]+$'
+check_match "c again: vCPU 1's" "$(sed -n '/^window/p' "$T/task/task2.screen")" ', vCPU 1, dirtylog \(pid [0-9]+\)$'
 check_eq "... its faults and SPTE changes" "$(count task2 faults) $(count task2 'spte changes')" \
 	"$(sums "pid = (select pid from task_activity where vcpu = 1)")"
 check_match "then the task that is no vCPU" "$(tail -1 "$T/task/task3.screen")" \
-	'^ task 3 of 3: pid [0-9]+: 0 faults, 32,821 SPTE changes'
+	'^ task 3 of 3: dirtylog \(pid [0-9]+\): 0 faults, 32,821 SPTE changes'
 check_eq "... then all tasks: the three parts add up" \
 	"$(( $(count task1 faults) + $(count task2 faults) + $(count task3 faults) ))" "$(count all faults)"
 check_eq "... to the activity table's" "$(count all faults) $(count all 'spte changes')" \
