@@ -26,7 +26,8 @@
 #   -I               also record the KVM ioctls: syscalls:sys_enter_ioctl
 #                    filtered on cmd to KVM_CREATE_VM, KVM_ENABLE_CAP,
 #                    KVM_SET_USER_MEMORY_REGION(2), KVM_GET_DIRTY_LOG,
-#                    KVM_CLEAR_DIRTY_LOG and KVM_RUN (numbers from the
+#                    KVM_CLEAR_DIRTY_LOG, KVM_RESET_DIRTY_RINGS and
+#                    KVM_RUN (numbers from the
 #                    release's headers: kvm_ioctls.txt of build-selftests.sh,
 #                    copied to DIR/NAME/), and syscalls:sys_exit_ioctl
 #                    unfiltered (it has no cmd; pair it with the enter of
