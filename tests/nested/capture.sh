@@ -311,9 +311,9 @@ if [ -n "$PROG" ]; then
 	exit 0
 fi
 grep 'KVM stats after' "$D/harness.log" | sed 's/^mmuscope-dirtylog: /  /'
-begins=$(grep -c '^mmuscope-dirtylog: phase=[a-z0-9_]* begin$' "$D/harness.log" || true)
-ends=$(grep -c '^mmuscope-dirtylog: phase=[a-z0-9_]* end$' "$D/harness.log" || true)
-stats=$(grep -c '^mmuscope-dirtylog: KVM stats after ' "$D/harness.log" || true)
+begins=$(grep -c '^mmuscope-dirtylog: \(vm=[0-9]* \)\{0,1\}phase=[a-z0-9_]* begin$' "$D/harness.log" || true)
+ends=$(grep -c '^mmuscope-dirtylog: \(vm=[0-9]* \)\{0,1\}phase=[a-z0-9_]* end$' "$D/harness.log" || true)
+stats=$(grep -c '^mmuscope-dirtylog: \(vm=[0-9]* \)\{0,1\}KVM stats after ' "$D/harness.log" || true)
 echo "phases: $begins begin, $ends end, $stats stats lines; trace.dat $(du -h "$D/trace.dat" | cut -f1)"
 [ "$begins" = "$ends" ] && [ "$begins" -gt 0 ] ||
 	{ echo "capture.sh: unbalanced or missing phase markers" >&2; exit 1; }
