@@ -6,7 +6,8 @@
 
 The truth of a capture is what the kernel or the workload said: the
 workload's step markers (phase=NAME begin/end: enable_dirty_logging,
-get_dirty_log_N, clear_dirty_log_N, disable_dirty_logging), or, without
+get_dirty_log_N, clear_dirty_log_N, reset_dirty_rings_N (the dirty ring's),
+disable_dirty_logging), or, without
 markers, the KVM ioctls it traced (the phases they bound).  Each capture is
 then analysed as inference alone would see it, its ioctl and kprobe events
 left out of its text dump (`mmuscope dump` -> `import --text`), at its own
@@ -28,8 +29,9 @@ import subprocess
 import sys
 
 STEP = re.compile(r'^(enable_dirty_logging|disable_dirty_logging|get_dirty_log_\d+|'
-                  r'clear_dirty_log_\d+)$')
-KIND = {'enable': 'enable', 'disable': 'disable', 'get': 'harvest', 'clear': 'harvest'}
+                  r'clear_dirty_log_\d+|reset_dirty_rings_\d+)$')
+KIND = {'enable': 'enable', 'disable': 'disable', 'get': 'harvest', 'clear': 'harvest',
+        'reset': 'harvest'}
 DIRTY = ('enable', 'harvest', 'disable')
 SCALES = (1, 10, 0.01)
 

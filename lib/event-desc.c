@@ -294,6 +294,27 @@ static void derive_ioctl(const struct msc_event *ev, const struct msc_spte_layou
 	ret->null[0] = !ret->text[0];
 }
 
+/* the dirty ring (kvm/kvm_dirty_ring_*): one table, a row per event */
+#define RING_INDEXES                                                           \
+	FIELD(ring.ring, "ring", SDEC, "ring", "index", .flags = REQ),        \
+	FIELD(ring.dirty_index, "dirty", HEX, "dirty_index", "dirty_index",    \
+	      .flags = REQ),                                                   \
+	FIELD(ring.reset_index, "reset", HEX, "reset_index", "reset_index",    \
+	      .flags = REQ)
+
+static const struct msc_field ring_push_fields[] = {
+	RING_INDEXES,
+	FIELD(ring.slot, "slot", HEX, "slot", "slot", .flags = REQ),
+	FIELD(ring.offset, "offset", HEX, "\"offset\"", "offset", .flags = REQ),
+};
+static const struct msc_field ring_reset_fields[] = { RING_INDEXES };
+static const struct msc_field ring_exit_fields[] = {
+	FIELD(ring.ring, "vcpu", SDEC, "vcpu", "vcpu_id", .flags = REQ),
+};
+static const struct msc_tracepoint ring_push_tps[] = { { "kvm", "kvm_dirty_ring_push" } };
+static const struct msc_tracepoint ring_reset_tps[] = { { "kvm", "kvm_dirty_ring_reset" } };
+static const struct msc_tracepoint ring_exit_tps[] = { { "kvm", "kvm_dirty_ring_exit" } };
+
 const struct msc_event_desc msc_event_descs[MSC_EV_NR] = {
 	[MSC_EV_SPTE_CHANGED] = { "spte_change", .runs = "spte_change_run", PAYLOAD(spte),
 				  FIELDS(spte_fields), TRACEPOINTS(spte_tps) },
@@ -338,6 +359,12 @@ const struct msc_event_desc msc_event_descs[MSC_EV_NR] = {
 			     TRACEPOINTS(harvest_tps) },
 	[MSC_EV_IOCTL] = { "ioctl", PAYLOAD(ioctl), FIELDS(ioctl_fields), TRACEPOINTS(ioctl_tps),
 			   .derived = ioctl_columns, .derive = derive_ioctl },
+	[MSC_EV_RING_PUSH] = { "dirty_ring", "op", "push", PAYLOAD(ring),
+			       FIELDS(ring_push_fields), TRACEPOINTS(ring_push_tps) },
+	[MSC_EV_RING_RESET] = { "dirty_ring", "op", "reset", PAYLOAD(ring),
+				FIELDS(ring_reset_fields), TRACEPOINTS(ring_reset_tps) },
+	[MSC_EV_RING_EXIT] = { "dirty_ring", "op", "exit", PAYLOAD(ring),
+			       FIELDS(ring_exit_fields), TRACEPOINTS(ring_exit_tps) },
 };
 
 /** msc_field_fits - whether @v is a value of the field's width and sign */

@@ -47,6 +47,8 @@ static const struct {
 	{ 0x4010ae42, "KVM_GET_DIRTY_LOG", true },		/* struct kvm_dirty_log */
 	{ 0xc018aec0, "KVM_CLEAR_DIRTY_LOG", true },		/* struct kvm_clear_dirty_log */
 	{ 0x4068aea3, "KVM_ENABLE_CAP", false },		/* struct kvm_enable_cap */
+	{ 0xaec7, "KVM_RESET_DIRTY_RINGS", true },		/* the dirty ring's harvest */
+	{ 0xae03, "KVM_CHECK_EXTENSION", false },		/* on /dev/kvm or a VM fd */
 };
 
 /**

@@ -48,7 +48,10 @@
 	X(SPLIT_SPAN, "split_span")                                            \
 	X(COLLAPSE_SPAN, "collapse_span")                                      \
 	X(HARVEST, "harvest")                                                  \
-	X(IOCTL, "ioctl")
+	X(IOCTL, "ioctl")                                                      \
+	X(RING_PUSH, "dirty_ring_push")                                        \
+	X(RING_RESET, "dirty_ring_reset")                                      \
+	X(RING_EXIT, "dirty_ring_exit")
 
 enum msc_event_type {
 #define X(name, str) MSC_EV_##name,
@@ -270,6 +273,22 @@ struct msc_ev_ioctl {
 	uint8_t exit;		/* 1: sys_exit_ioctl */
 };
 
+/*
+ * kvm:kvm_dirty_ring_push, kvm_dirty_ring_reset and kvm_dirty_ring_exit
+ * (every kernel since 5.11): a page pushed to a vCPU's dirty ring, a ring's
+ * entries handed back (KVM_RESET_DIRTY_RINGS), a vCPU leaving for user
+ * space with its ring full.  The indexes count entries from the ring's
+ * creation, free running.
+ */
+struct msc_ev_dirty_ring {
+	uint64_t offset;	/* push: page offset in the memslot */
+	uint32_t dirty_index;	/* push, reset: next entry KVM fills */
+	uint32_t reset_index;	/* push, reset: next entry to reset */
+	uint32_t slot;		/* push: as_id << 16 | memslot id */
+	int32_t ring;		/* push, reset: the ring's index (the vCPU's);
+				 * exit: the vCPU id */
+};
+
 const char *msc_kvm_ioctl_name(uint32_t cmd);
 int msc_kvm_ioctl_filter(char *buf, size_t size);
 
@@ -298,6 +317,7 @@ struct msc_event {
 		struct msc_ev_span span;
 		struct msc_ev_harvest harvest;
 		struct msc_ev_ioctl ioctl;
+		struct msc_ev_dirty_ring ring;
 	};
 };
 

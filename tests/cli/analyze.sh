@@ -106,7 +106,8 @@ for dir in "$TRACES"/*/; do
 			AND NOT EXISTS (SELECT 1 FROM phase w WHERE w.kind = 'workload'
 			  AND d.start_ts >= w.start_ts AND d.end_ts <= w.end_ts
 			  AND ((d.kind = 'enable' AND w.name LIKE 'enable%')
-			    OR (d.kind = 'harvest' AND (w.name LIKE 'get_dirty_log%' OR w.name LIKE 'clear_dirty_log%'))
+			    OR (d.kind = 'harvest' AND (w.name LIKE 'get_dirty_log%' OR w.name LIKE 'clear_dirty_log%'
+			      OR w.name LIKE 'reset_dirty_rings%'))
 			    OR (d.kind = 'enable' AND w.name LIKE 'clear_dirty_log%')
 			    OR (d.kind = 'disable' AND w.name LIKE 'disable%')))")
 		check_eq "$name: $mode phases line up with the workload's markers" "$bad" 0

@@ -110,14 +110,16 @@ check_match "... and so does the full report" "$("$MSC" report "$T/none.db" 2>&1
 check_fails "--brief and --json exclude each other" "$MSC" report --brief --json "$db"
 
 # a database of schema 10: no split sizes, region_state a table (schema 15
-# makes it runs), no phase bounds (16); analyze upgrades it and starts over
+# makes it runs), no phase bounds (16), no dirty ring (17); analyze upgrades
+# it and starts over
 cp "$T/k612-npt_tdp_1g_hugetlb.db" "$T/old.db"
 sqlite3 "$T/old.db" "ALTER TABLE phase DROP COLUMN pages_split_2m;
 	ALTER TABLE phase DROP COLUMN pages_split_1g; DROP TABLE task_activity;
 	ALTER TABLE phase DROP COLUMN bounds; ALTER TABLE phase DROP COLUMN slack_start_ns;
 	ALTER TABLE phase DROP COLUMN slack_end_ns;
 	CREATE TABLE rs AS SELECT * FROM region_state; DROP VIEW region_state;
-	DROP TABLE region_state_run; ALTER TABLE rs RENAME TO region_state; PRAGMA user_version = 10"
+	DROP TABLE region_state_run; ALTER TABLE rs RENAME TO region_state; DROP TABLE dirty_ring;
+	PRAGMA user_version = 10"
 check "analyze upgrades a schema 10 database" "$MSC" analyze -q "$T/old.db"
 check_eq "... and, its resume state dropped, knows the split sizes" \
 	"$(sqlite3 "$T/old.db" "SELECT pages_split_1g, pages_split_2m FROM phase WHERE kind = 'enable'")" "1|512"

@@ -77,6 +77,8 @@ for t in dirty_log_perf_test dirty_log_page_splitting_test dirty_log_page_splitt
 	 kvm_ioctls.txt; do
 	[ -s "$OUT/$t" ] || cached=0
 done
+# a kvm_ioctls.txt from before KVM_RESET_DIRTY_RINGS was listed is stale
+grep -q '^KVM_RESET_DIRTY_RINGS ' "$OUT/kvm_ioctls.txt" 2>/dev/null || cached=0
 if [ "$FORCE" = 0 ] && [ "$cached" = 1 ]; then
 	msg "selftests of $KVER cached in $OUT"
 	echo "$OUT"
@@ -194,6 +196,7 @@ int main(void)
 #endif
 	P(KVM_GET_DIRTY_LOG);
 	P(KVM_CLEAR_DIRTY_LOG);
+	P(KVM_RESET_DIRTY_RINGS);
 	P(KVM_RUN);
 	return 0;
 }

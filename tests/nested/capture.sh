@@ -26,7 +26,8 @@
 #   -I               also record the KVM ioctls: syscalls:sys_enter_ioctl
 #                    filtered on cmd to KVM_CREATE_VM, KVM_ENABLE_CAP,
 #                    KVM_SET_USER_MEMORY_REGION(2), KVM_GET_DIRTY_LOG,
-#                    KVM_CLEAR_DIRTY_LOG and KVM_RUN (numbers from the
+#                    KVM_CLEAR_DIRTY_LOG, KVM_RESET_DIRTY_RINGS and
+#                    KVM_RUN (numbers from the
 #                    release's headers: kvm_ioctls.txt of build-selftests.sh,
 #                    copied to DIR/NAME/), and syscalls:sys_exit_ioctl
 #                    unfiltered (it has no cmd; pair it with the enter of
@@ -310,9 +311,9 @@ if [ -n "$PROG" ]; then
 	exit 0
 fi
 grep 'KVM stats after' "$D/harness.log" | sed 's/^mmuscope-dirtylog: /  /'
-begins=$(grep -c '^mmuscope-dirtylog: phase=[a-z0-9_]* begin$' "$D/harness.log" || true)
-ends=$(grep -c '^mmuscope-dirtylog: phase=[a-z0-9_]* end$' "$D/harness.log" || true)
-stats=$(grep -c '^mmuscope-dirtylog: KVM stats after ' "$D/harness.log" || true)
+begins=$(grep -c '^mmuscope-dirtylog: \(vm=[0-9]* \)\{0,1\}phase=[a-z0-9_]* begin$' "$D/harness.log" || true)
+ends=$(grep -c '^mmuscope-dirtylog: \(vm=[0-9]* \)\{0,1\}phase=[a-z0-9_]* end$' "$D/harness.log" || true)
+stats=$(grep -c '^mmuscope-dirtylog: \(vm=[0-9]* \)\{0,1\}KVM stats after ' "$D/harness.log" || true)
 echo "phases: $begins begin, $ends end, $stats stats lines; trace.dat $(du -h "$D/trace.dat" | cut -f1)"
 [ "$begins" = "$ends" ] && [ "$begins" -gt 0 ] ||
 	{ echo "capture.sh: unbalanced or missing phase markers" >&2; exit 1; }

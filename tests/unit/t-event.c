@@ -86,6 +86,14 @@ static void t_every_type(void)
 		{ .type = MSC_EV_IOCTL, .ts = 22, .pid = 329, .ioctl = { .fd = 9, .cmd = 0xc018aec0,
 		  .arg = 0x7f0012345000 } },
 		{ .type = MSC_EV_IOCTL, .ts = 23, .pid = 329, .ioctl = { .exit = 1, .fd = -1, .ret = -4 } },
+		{ .type = MSC_EV_RING_PUSH, .ts = 24, .pid = 331, .ring = { .ring = 0,
+		  .dirty_index = 1, .reset_index = 0, .slot = 1, .offset = 0 } },
+		{ .type = MSC_EV_RING_PUSH, .ts = 25, .pid = 331, .ring = { .ring = 1,
+		  .dirty_index = 0xffffffff, .reset_index = 0xfffffe00, .slot = 1 << 16 | 3,
+		  .offset = 0xfff } },	/* free-running indexes; address space 1 */
+		{ .type = MSC_EV_RING_RESET, .ts = 26, .pid = 330, .ring = { .ring = 0,
+		  .dirty_index = 0x1000, .reset_index = 0x1000 } },
+		{ .type = MSC_EV_RING_EXIT, .ts = 27, .pid = 331, .ring = { .ring = 1 } },
 	};
 	char line[MSC_EVENT_LINE_MAX], again[MSC_EVENT_LINE_MAX];
 	int seen[MSC_EV_NR] = { 0 };

@@ -78,6 +78,8 @@ static void t_filter_sign_extended(void)
 		{ 0xc018aec0, true },			/* KVM_CLEAR_DIRTY_LOG, unsigned */
 		{ 0xffffffffc018aec0ULL, true },	/* the same from QEMU's int */
 		{ 0x4010ae42, true },			/* KVM_GET_DIRTY_LOG */
+		{ 0xaec7, true },			/* KVM_RESET_DIRTY_RINGS */
+		{ 0xae03, false },			/* KVM_CHECK_EXTENSION */
 		{ 0xae80, false },			/* KVM_RUN: too frequent */
 		{ 0xffffffff4010ae42ULL, false },	/* no int sign-extends bit 31 clear */
 		{ 0x5401, false },			/* TCGETS */

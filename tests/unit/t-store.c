@@ -91,6 +91,11 @@ static const struct msc_event events[] = {
 	  .arg = 0x7ffd12345000 } },			/* KVM_GET_DIRTY_LOG */
 	{ .type = MSC_EV_IOCTL, .ts = 33, .pid = 328, .ioctl = { .exit = 1, .fd = -1, .ret = -14 } },
 	{ .type = MSC_EV_IOCTL, .ts = 34, .pid = 328, .ioctl = { .fd = 3, .cmd = 0x5401 } },
+	{ .type = MSC_EV_RING_PUSH, .ts = 35, .pid = 329, .ring = { .ring = 0, .dirty_index = 1,
+	  .slot = 1, .offset = 0x7ff } },
+	{ .type = MSC_EV_RING_EXIT, .ts = 36, .pid = 329, .ring = { .ring = 0 } },
+	{ .type = MSC_EV_RING_RESET, .ts = 37, .pid = 328, .ring = { .ring = 0, .dirty_index = 1,
+	  .reset_index = 1 } },
 };
 
 #define NR_EVENTS (sizeof(events) / sizeof(events[0]))
