@@ -109,8 +109,9 @@ static void t_guess_ept_73(void)
 }
 
 /*
- * 7.3 without A/D bits: SPTE_TDP_AD_DISABLED is bit 60 (type 1 in 61:60);
- * a table entry carries nothing but it, XU and RWX (the x86 format's
+ * 7.3 without A/D bits (tests/data/traces/k73ept-eptad0_8m, kvm_intel
+ * eptad=0): SPTE_TDP_AD_DISABLED is bit 60 (type 1 in 61:60); a table
+ * entry carries nothing but it, XU, present and RWX (the x86 format's
  * bit 10 must not make it NPT).
  */
 static void t_guess_ept_73_no_ad(void)
@@ -120,8 +121,8 @@ static void t_guess_ept_73_no_ad(void)
 	char note[128];
 
 	msc_host_init(&h);
-	feed(&g, 0x8000000000000000ULL, 0x9000000000000d07ULL, 20);
-	feed(&g, 0x8000000000000000ULL, 0x90a0000000000c77ULL, 4);
+	feed(&g, 0x8000000000000000ULL, 0x9000000000000c07ULL, 20);
+	feed(&g, 0x90a0000000000f77ULL, 0x90a0000000000f75ULL, 4);	/* write-protect */
 	check_int(msc_host_guess_apply(&g, &h, note, sizeof(note)), ==, 0);
 	check_int(h.vendor, ==, MSC_VENDOR_EPT);
 	check(!h.ept_ad);
