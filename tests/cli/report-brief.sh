@@ -110,8 +110,8 @@ check_match "... and so does the full report" "$("$MSC" report "$T/none.db" 2>&1
 check_fails "--brief and --json exclude each other" "$MSC" report --brief --json "$db"
 
 # a database of schema 10: no split sizes, region_state a table (schema 15
-# makes it runs), no phase bounds (16), no dirty ring (17); analyze upgrades
-# it and starts over
+# makes it runs), no phase bounds (16), no dirty ring (17), no EPT software
+# bits and dirty rate (18); analyze upgrades it and starts over
 cp "$T/k612-npt_tdp_1g_hugetlb.db" "$T/old.db"
 sqlite3 "$T/old.db" "ALTER TABLE phase DROP COLUMN pages_split_2m;
 	ALTER TABLE phase DROP COLUMN pages_split_1g; DROP TABLE task_activity;
@@ -119,6 +119,8 @@ sqlite3 "$T/old.db" "ALTER TABLE phase DROP COLUMN pages_split_2m;
 	ALTER TABLE phase DROP COLUMN slack_end_ns;
 	CREATE TABLE rs AS SELECT * FROM region_state; DROP VIEW region_state;
 	DROP TABLE region_state_run; ALTER TABLE rs RENAME TO region_state; DROP TABLE dirty_ring;
+	ALTER TABLE capture DROP COLUMN ept_sw; ALTER TABLE capture DROP COLUMN ept_sw_from;
+	ALTER TABLE phase DROP COLUMN dirtied_pages; ALTER TABLE phase DROP COLUMN dirty_window_ns;
 	PRAGMA user_version = 10"
 check "analyze upgrades a schema 10 database" "$MSC" analyze -q "$T/old.db"
 check_eq "... and, its resume state dropped, knows the split sizes" \
