@@ -39,7 +39,7 @@ rec=$!
 # recording has begun once record says how to stop it (kprobe registration
 # alone takes seconds under TCG; the instance exists long before)
 n=0
-while ! grep -q 'Ctrl-C stops' "$OUT"/record.out && [ $n -lt 600 ]; do
+while ! grep -q 'Ctrl-C stops' "$OUT"/record.out && [ $n -lt 3000 ]; do
 	sleep 0.1
 	n=$((n + 1))
 done
