@@ -10,6 +10,8 @@
 #                $NESTED_DIR/kernel/current, the 6.12 one); fetched first
 #                when it is not unpacked. 7.x needs -a clearcpuid=avx512f
 #   -m MiB       guest memory (default 1024)
+#   -s N         guest CPUs (default 1); Bochs runs them all in its one
+#                thread, so more CPUs are no faster
 #   -c MODEL     Bochs CPU model (default corei7_skylake_x)
 #   -a ARGS      extra kernel command line, e.g. "msc.pml=0",
 #                "msc.eptad=0", "clearcpuid=avx512f" (may be repeated)
@@ -38,6 +40,7 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 MEM=1024
+SMP=1
 CPU=corei7_skylake_x
 APPEND=""
 SCRIPT=""
@@ -52,10 +55,11 @@ usage() {
 	exit 2
 }
 
-while getopts "k:m:c:a:S:e:o:t:D:h" opt; do
+while getopts "k:m:s:c:a:S:e:o:t:D:h" opt; do
 	case $opt in
 	k) KOPT=$OPTARG ;;
 	m) MEM=$OPTARG ;;
+	s) SMP=$OPTARG ;;
 	c) CPU=$OPTARG ;;
 	a) APPEND="$APPEND $OPTARG" ;;
 	S) SCRIPT=$OPTARG ;;
@@ -69,8 +73,8 @@ done
 shift $((OPTIND - 1))
 [ -z "$SCRIPT" ] || [ $# = 0 ] || die "give either -S SCRIPT or a COMMAND, not both"
 [ -z "$SCRIPT" ] || [ -f "$SCRIPT" ] || die "no script $SCRIPT"
-case $MEM$DISK_MB$TIMEOUT in
-*[!0-9]*) die "-m, -D and -t take numbers" ;;
+case $MEM$SMP$DISK_MB$TIMEOUT in
+*[!0-9]*) die "-m, -s, -D and -t take numbers" ;;
 esac
 
 need bochs-bin:bochs xorriso:xorriso timeout:coreutils tar:tar dpkg-deb:dpkg \
@@ -194,7 +198,7 @@ cat > "$W/bochsrc" <<EOF
 # for (Debian's build has no nogui); serial console to a file
 display_library: rfb, options="timeout=0"
 memory: guest=$MEM, host=$MEM
-cpu: model=$CPU, count=1, ips=100000000, reset_on_triple_fault=0, ignore_bad_msrs=1
+cpu: model=$CPU, count=$SMP, ips=100000000, reset_on_triple_fault=0, ignore_bad_msrs=1
 clock: sync=none, time0=utc
 romimage: file=/usr/share/bochs/BIOS-bochs-latest, options=fastboot
 vgaromimage: file=/usr/share/vgabios/vgabios.bin
@@ -224,13 +228,13 @@ BOCHS=(bochs-bin -q -f bochsrc -rc debugger.rc)
 		echo "kernel: linux-image-$KVER-unsigned (Debian)"
 	fi
 	echo "bochs: $(dpkg-query -W -f '${Package} ${Version}' bochs 2>/dev/null || echo unknown)," \
-	     "cpu model $CPU, $MEM MiB, 1 CPU"
+	     "cpu model $CPU, $MEM MiB, $SMP CPU(s)"
 	printf '%q ' timeout -k 10 "$TIMEOUT" "${BOCHS[@]}"
 	echo
 } > "$OUTDIR/bochs_cmd.txt"
 
 # --- boot, bounded; once the guest says MSC-DONE it is stopped (our PID) -----
-msg "booting $KVER under Bochs ($CPU, $MEM MiB), bound ${TIMEOUT}s, output in $OUTDIR"
+msg "booting $KVER under Bochs ($CPU x $SMP, $MEM MiB), bound ${TIMEOUT}s, output in $OUTDIR"
 T0=$(date +%s.%N)
 (cd "$W" && exec timeout -k 10 "$TIMEOUT" "${BOCHS[@]}" < /dev/null > bochs.stdout 2>&1) &
 BPID=$!

@@ -1,10 +1,12 @@
 #!/bin/sh
 # record-guest.sh - the guest half of `make check-kernel`: `mmuscope record`
-# records the dirtylog workload on the guest's real KVM (6.12, SVM + NPT,
-# TDP MMU), then the database comes out over the share.
+# records the dirtylog workload on the guest's real KVM (SVM + NPT under
+# QEMU, VMX + EPT under Bochs; TDP MMU), then the database comes out over
+# the share (under Bochs: the results disk).
 #
-# Run by guest-init.sh (run.sh -S) in the share directory $OUT, with
-# /usr/bin/mmuscope added to the initramfs (run.sh -e build/mmuscope).
+# Run by guest-init.sh (run.sh -S, bochs.sh -S) in the share directory $OUT,
+# with /usr/bin/mmuscope added to the initramfs (-e build/mmuscope).
+# DIRTYLOG_ARGS (check-kernel.sh prepends it) default to "-m 32 -i 2".
 # Leaves in $OUT: vm.db, record.out (record's output), harness.log (the
 # workload's stdout), record.rc, after.txt (instances and kprobe events
 # left after record exited: both must be empty of ours).
