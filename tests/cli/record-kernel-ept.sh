@@ -6,7 +6,8 @@
 # checks as record-kernel.sh's NPT runs (zero lost events, KVM's counters
 # equal to the census after every phase, phases seen), with the EPT layout
 # read live and, PML being on, no fast page fault in the dirty passes.
-# About 5-7 min (Bochs emulates about 50 M instructions per host second).
+# 2-6 min (Bochs emulates about 50 M instructions per host second; 119 s
+# with the host idle).
 # Skipped, with the reason, where Bochs or the kernel package cannot be
 # installed, without root, or with MSC_SKIP_KERNEL=1 or MSC_SKIP_EPT=1.
 . "$(dirname "$0")/lib.sh"

@@ -25,7 +25,7 @@
 #
 # With -E the guest boots under Bochs instead (bochs.sh: Intel VMX + EPT,
 # EPT A/D and PML, one CPU): kvm_intel ept=Y, the EPT layout read live, and
-# the workload is dirtylog -m 8 -i 2 (Bochs is slow: about 5 min); with PML
+# the workload is dirtylog -m 8 -i 2 (Bochs is slow: 2-6 min); with PML
 # on (the default; -a msc.pml=0 turns it off) KVM clears dirty bits instead
 # of write-protecting, so the dirty passes take no fast page fault at all.
 #

@@ -11,7 +11,7 @@
 #                        (check-kernel.sh; needs build/mmuscope)
 #   check-kernel-ept     check-kernel under Bochs: Intel VMX + EPT (+ A/D
 #                        bits, PML), kvm_intel ept=Y (check-kernel.sh -E,
-#                        bochs.sh; about 5-7 min; needs build/mmuscope)
+#                        bochs.sh; 2-6 min; needs build/mmuscope)
 #   nested-selftests     the KVM selftests dirty_log_perf_test and
 #                        x86/dirty_log_page_splitting_test of the series'
 #                        linux-source, static (build-selftests.sh)
