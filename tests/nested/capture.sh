@@ -3,9 +3,16 @@
 # guest (Debian 6.12 by default, any release fetch-kernel.sh unpacked with
 # -k) and store it as test data.
 #
-# Host:   capture.sh [-k RELEASE] [-m MiB] [-s N] [-a KERNEL_ARGS] [-b KB]
-#                    [-t SECONDS] [-d DIR] [-K] [-e EVENT]... [-x PROGRAM]
-#                    [-I] NAME [DIRTYLOG_ARGS... | PROGRAM_ARGS...]
+# Host:   capture.sh [-E] [-k RELEASE] [-m MiB] [-s N] [-a KERNEL_ARGS]
+#                    [-b KB] [-t SECONDS] [-d DIR] [-K] [-e EVENT]...
+#                    [-x PROGRAM] [-I] NAME [DIRTYLOG_ARGS... | PROGRAM_ARGS...]
+#   -E               Intel EPT: boot under Bochs (bochs.sh, VMX + EPT, EPT
+#                    A/D, PML; one CPU, default 1024 MiB, bound 1800 s)
+#                    instead of QEMU's SVM + NPT; -a msc.pml=0,
+#                    msc.eptad=0, msc.vmx=a=1,b=2 set kvm_intel parameters;
+#                    a 7.x kernel needs -a clearcpuid=avx512f. NAME/ gets
+#                    bochs_cmd.txt, bochsrc and kernel_cmdline.txt instead
+#                    of qemu_cmd.txt
 #   -k, -m, -s, -a, -t  as run.sh (kernel release, guest memory, vCPUs,
 #                    kernel command line, time bound); -a may be repeated
 #   -b KB            per-CPU trace buffer (default 65536)
@@ -113,7 +120,8 @@ guest() {
 		return 1
 	fi
 	{
-		for m in kvm kvm_amd; do
+		for m in kvm kvm_amd kvm_intel; do
+			[ -d /sys/module/$m ] || continue
 			echo "$m srcversion=$(cat /sys/module/$m/srcversion 2>/dev/null)" \
 			     "taint=$(cat /sys/module/$m/taint 2>/dev/null)"
 		done
@@ -196,18 +204,20 @@ case $NESTED_DIR in
 esac
 export NESTED_DIR
 
-MEM=2048
+MEM=""
 SMP=2
 BUF_KB=65536
 PROG=""
 IOCTLS=0
-TIMEOUT=900
+TIMEOUT=""
+EPT=0
 DEST=$TOP/tests/data/traces
 APPEND=""
 GUEST_OPTS=""
 KVER=${NESTED_KVER:-}
-while getopts "k:m:s:a:b:t:d:Ke:x:Ih" opt; do
+while getopts "Ek:m:s:a:b:t:d:Ke:x:Ih" opt; do
 	case $opt in
+	E) EPT=1 ;;
 	k) KVER=$OPTARG ;;
 	m) MEM=$OPTARG ;;
 	s) SMP=$OPTARG ;;
@@ -227,6 +237,7 @@ shift $((OPTIND - 1))
 NAME=$1
 shift
 RUN=$NESTED_DIR/runs/$NAME
+[ -n "$TIMEOUT" ] || { [ "$EPT" = 1 ] && TIMEOUT=1800 || TIMEOUT=900; }
 
 # the release: for the selftests' cache and the ioctl numbers
 rel() {
@@ -272,17 +283,23 @@ fi
 PROG_CMD=""
 [ -z "$PROG" ] || PROG_CMD="/usr/bin/$(basename "$PROG")${*:+ $*}"
 # shellcheck disable=SC2086
-set -- ${KVER:+-k "$KVER"} -m "$MEM" -s "$SMP" -t "$TIMEOUT" -o "$RUN" \
+set -- ${KVER:+-k "$KVER"} -t "$TIMEOUT" -o "$RUN" \
 	${APPEND:+-a "$APPEND"} $RUN_OPTS -- msc-capture --guest $GUEST_OPTS \
 	${IOCTL_FILTER:+-i "$IOCTL_FILTER"} "$BUF_KB" "$@"
-"$TOP/tests/nested/run.sh" "$@"
+if [ "$EPT" = 1 ]; then
+	"$TOP/tests/nested/bochs.sh" -m "${MEM:-1024}" "$@"
+	HOST_FILES="bochs_cmd.txt bochsrc kernel_cmdline.txt"
+else
+	"$TOP/tests/nested/run.sh" -m "${MEM:-2048}" -s "$SMP" "$@"
+	HOST_FILES=qemu_cmd.txt
+fi
 
 D=$DEST/$NAME
 rm -rf "$D"
 mkdir -p "$D"
 LOG=harness.log
 [ -z "$PROG" ] || LOG=selftest.log
-for f in trace.dat $LOG uname qemu_cmd.txt kvm_params.txt kprobes.txt modules.txt \
+for f in trace.dat $LOG uname $HOST_FILES kvm_params.txt kprobes.txt modules.txt \
 	record.log; do
 	[ -e "$RUN/$f" ] || { echo "capture.sh: $RUN/$f missing" >&2; exit 1; }
 	cp "$RUN/$f" "$D/"

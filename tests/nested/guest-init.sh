@@ -6,11 +6,21 @@
 # parameters given on the kernel command line, mounts tracefs, runs the job,
 # leaves the results on the share and always powers off.
 #
+# Under Bochs (bochs.sh, Intel VMX + EPT) there is no 9p: with msc.out=disk
+# the output directory is /tmp/out, filled first with what the initramfs
+# holds in /etc/msc/share/ (the job script, as the share would), and at the
+# end written as one tar, raw, onto the first IDE disk (ata_piix + sd_mod),
+# then "msc-init[UPTIME]: MSC-DONE" is printed for the host.
+#
 # Kernel command line (all optional):
 #   msc.npt=0|1          kvm_amd npt= (kvm_intel ept=), default 1
 #   msc.tdp_mmu=0|1      kvm tdp_mmu=, default 1
 #   msc.eager_split=0|1  kvm eager_page_split=, default 1
 #   msc.kvm=a=1,b=2      more kvm module parameters
+#   msc.pml=0|1          kvm_intel pml= (default: the module's, Y with PML)
+#   msc.eptad=0|1        kvm_intel eptad= (default: the module's)
+#   msc.vmx=a=1,b=2      more kvm_intel parameters
+#   msc.out=9p|disk      where the results go (default 9p)
 #   msc.cmd=prog,arg,..  command to run (commas become spaces)
 #   msc.script=FILE      script on the share to run (default guest.sh)
 # msc.cmd wins over msc.script; with neither, only the probe runs.
@@ -55,6 +65,37 @@ mount_share() {
 	mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 out $OUT
 }
 
+# the results disk of msc.out=disk: the first sd disk (ata_piix, sd_mod)
+find_disk() {
+	modprobe ata_piix && modprobe sd_mod || return 1
+	i=0
+	while [ $i -lt 30 ]; do
+		for d in /dev/sd[a-z]; do
+			[ -b "$d" ] && { DISK=$d; return 0; }
+		done
+		sleep 1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# save_disk: the output directory as one tar, raw, on $DISK
+save_disk() {
+	if [ -z "$DISK" ]; then
+		log "no results disk: results lost"
+		return 1
+	fi
+	(cd $OUT && tar cf /tmp/results.tar .) || { log "tar failed"; return 1; }
+	size=$(wc -c < /tmp/results.tar)
+	disk=$(( $(cat /sys/class/block/"${DISK#/dev/}"/size) * 512 ))
+	if [ "$size" -gt "$disk" ]; then
+		log "results ($size bytes) larger than $DISK ($disk bytes): lost"
+		return 1
+	fi
+	dd if=/tmp/results.tar of="$DISK" bs=64k conv=fsync 2>/dev/null &&
+	log "results written to $DISK: $size bytes"
+}
+
 load_kvm() {
 	npt=$(getarg msc.npt 1)
 	tdp=$(getarg msc.tdp_mmu 1)
@@ -68,8 +109,12 @@ load_kvm() {
 		log "modprobe kvm_amd npt=$npt"
 		modprobe kvm_amd npt="$npt"
 	else
-		log "modprobe kvm_intel ept=$npt"
-		modprobe kvm_intel ept="$npt"
+		pml=$(getarg msc.pml "")
+		eptad=$(getarg msc.eptad "")
+		vmx=$(getarg msc.vmx "" | tr ',' ' ')
+		log "modprobe kvm_intel ept=$npt${pml:+ pml=$pml}${eptad:+ eptad=$eptad}${vmx:+ $vmx}"
+		# shellcheck disable=SC2086
+		modprobe kvm_intel ept="$npt" ${pml:+pml="$pml"} ${eptad:+eptad="$eptad"} $vmx
 	fi
 }
 
@@ -89,8 +134,10 @@ probe() {
 		echo "cpu_vendor=$(sed -n 's/^vendor_id[^:]*: //p' /proc/cpuinfo | head -n 1)"
 		echo "cpu_model=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -n 1)"
 		echo "cpu_virt_flags=$(grep -m 1 '^flags' /proc/cpuinfo | tr ' ' '\n' |
-			grep -E '^(svm|npt|vmx|ept|nrip_save|vgif|pdpe1gb|flushbyasid|decodeassists)$' |
+			grep -E '^(svm|npt|vmx|ept|ept_ad|vpid|nrip_save|vgif|pdpe1gb|flushbyasid|decodeassists)$' |
 			tr '\n' ' ')"
+		vmxf=$(sed -n 's/^vmx flags[^:]*: //p' /proc/cpuinfo | head -n 1)
+		[ -z "$vmxf" ] || echo "vmx_flags=$vmxf"
 		echo "nproc=$(nproc)"
 		echo "mem_total_kb=$(sed -n 's/^MemTotal: *\([0-9]*\).*/\1/p' /proc/meminfo)"
 		echo "hugepages_1g=$(cat /sys/kernel/mm/hugepages/hugepages-1048576kB/nr_hugepages 2>/dev/null || echo 0)"
@@ -148,13 +195,23 @@ main() {
 }
 
 mount_all
-if ! mount_share; then
+DISK=""
+if [ "$(getarg msc.out 9p)" = disk ]; then
+	OUT=/tmp/out
+	mkdir -p $OUT
+	[ ! -d /etc/msc/share ] || cp -a /etc/msc/share/. $OUT/
+	find_disk || log "no IDE disk for the results"
+elif ! mount_share; then
 	echo "msc-init: 9p share not available; results are lost"
 	OUT=/tmp/out
 	mkdir -p $OUT
 fi
 # A subshell, so that nothing in main can end init without a power off.
 ( main ) 2>&1 | tee $OUT/guest.log
+if [ "$(getarg msc.out 9p)" = disk ]; then
+	save_disk
+	log "MSC-DONE"
+fi
 log "powering off"
 sync
 umount $OUT 2>/dev/null

@@ -1,10 +1,12 @@
 #!/bin/sh
 # record-guest.sh - the guest half of `make check-kernel`: `mmuscope record`
-# records the dirtylog workload on the guest's real KVM (6.12, SVM + NPT,
-# TDP MMU), then the database comes out over the share.
+# records the dirtylog workload on the guest's real KVM (SVM + NPT under
+# QEMU, VMX + EPT under Bochs; TDP MMU), then the database comes out over
+# the share (under Bochs: the results disk).
 #
-# Run by guest-init.sh (run.sh -S) in the share directory $OUT, with
-# /usr/bin/mmuscope added to the initramfs (run.sh -e build/mmuscope).
+# Run by guest-init.sh (run.sh -S, bochs.sh -S) in the share directory $OUT,
+# with /usr/bin/mmuscope added to the initramfs (-e build/mmuscope).
+# DIRTYLOG_ARGS (check-kernel.sh prepends it) default to "-m 32 -i 2".
 # Leaves in $OUT: vm.db, record.out (record's output), harness.log (the
 # workload's stdout), record.rc, after.txt (instances and kprobe events
 # left after record exited: both must be empty of ours).
@@ -39,7 +41,7 @@ rec=$!
 # recording has begun once record says how to stop it (kprobe registration
 # alone takes seconds under TCG; the instance exists long before)
 n=0
-while ! grep -q 'Ctrl-C stops' "$OUT"/record.out && [ $n -lt 600 ]; do
+while ! grep -q 'Ctrl-C stops' "$OUT"/record.out && [ $n -lt 3000 ]; do
 	sleep 0.1
 	n=$((n + 1))
 done
