@@ -964,10 +964,11 @@ static bool is_teardown(const struct msc_history *h, const struct msc_event *ev)
 }
 
 /*
- * An inferred enable that splits after it write-protected is a
- * KVM_CLEAR_DIRTY_LOG under manual protect: an enable splits the whole slot
- * first and write-protects it after, a clear splits and protects one 64-page
- * mask after the other (kvm_arch_mmu_enable_log_dirty_pt_masked()).  The
+ * An inferred enable that splits after it write-protected (with PML:
+ * cleared D bits) is a KVM_CLEAR_DIRTY_LOG under manual protect: an enable
+ * splits the whole slot first and write-protects it after, a clear splits
+ * and protects one 64-page mask after the other
+ * (kvm_arch_mmu_enable_log_dirty_pt_masked()).  The
  * enable itself did no MMU work and left no trace.  An enable of several
  * memslots splits again after it protected the first, but it protected
  * that one below its splits (walk_reach()).
@@ -978,8 +979,7 @@ static bool clear_not_enable(struct msc_history *h)
 
 	if (!ph || ph->p.kind != MSC_PHASE_ENABLE || ph->p.source != MSC_PHASE_SRC_INFERRED ||
 	    h->st.ioctl_open || h->st.sweep_whole ||
-	    !(ph->cost.count.by_class[MSC_CLASS_WRITE_PROTECT] +
-	      ph->pending.count.by_class[MSC_CLASS_WRITE_PROTECT]))
+	    !(ph->cost.count.pages_collected + ph->pending.count.pages_collected))
 		return false;
 	h->sweep_hit = true;
 	h->st.faults_since_sweep = 0;
