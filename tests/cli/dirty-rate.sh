@@ -48,9 +48,9 @@ check_match "report --json: a harvest's dirtied pages and rate" "$(cat "$T/s.jso
 	'"kind": "harvest".*"dirtied_pages": 1024, "dirty_window_ns": [1-9][0-9]*, "dirty_pages_per_s": [1-9]'
 check_match "report --json: a workload phase has none" "$(grep '"kind": "workload"' "$T/s.json")" \
 	'"dirtied_pages": null, "dirty_window_ns": null, "dirty_pages_per_s": null'
-check_match "report --brief: the pages and pages/s under a harvest" \
+check_match "report --brief: each harvest's pages and the pages/s, a line per cycle" \
 	"$("$MSC" report --brief "$T/s.db")" \
-	'^  1,024 pages dirtied \(4\.0 MiB\) over [0-9.]+ ms: [0-9,]+ pages/s$'
+	'^  dirtied per harvest: 4,096 \(all\) / 1,024 / 1,024 pages, [0-9,]+ pages/s$'
 check_match "report: the phase says it too" "$("$MSC" report "$T/s.db")" \
 	'^    harvest: 1,024 pages dirtied \(4\.0 MiB\) over [0-9.]+ ms: [0-9,]+ pages/s$'
 check_match "report: the first collection of manual protect has no window" \
