@@ -973,13 +973,19 @@ static bool is_teardown(const struct msc_history *h, const struct msc_event *ev)
  * memslots splits again after it protected the first, but it protected
  * that one below its splits (walk_reach()).
  */
+/* Did the counts protect a leaf, or clear its D bit (PML)?  (Stored, so kept on resume.) */
+static bool protected(const struct msc_phase_counts *c)
+{
+	return c->by_class[MSC_CLASS_WRITE_PROTECT] || c->by_class[MSC_CLASS_CLEAR_DIRTY];
+}
+
 static bool clear_not_enable(struct msc_history *h)
 {
 	struct hphase *ph = cur_dirty(h);
 
 	if (!ph || ph->p.kind != MSC_PHASE_ENABLE || ph->p.source != MSC_PHASE_SRC_INFERRED ||
 	    h->st.ioctl_open || h->st.sweep_whole ||
-	    !(ph->cost.count.pages_collected + ph->pending.count.pages_collected))
+	    !(protected(&ph->cost.count) || protected(&ph->pending.count)))
 		return false;
 	h->sweep_hit = true;
 	h->st.faults_since_sweep = 0;
@@ -1676,7 +1682,7 @@ static void dirty_rate(struct msc_history *h)
 		 * reported dirty), has no window: its pages were not written in one.
 		 */
 		if (from && from->p.kind != MSC_PHASE_DISABLE &&
-		    (from->p.kind != MSC_PHASE_ENABLE || from->cost.count.pages_collected))
+		    (from->p.kind != MSC_PHASE_ENABLE || protected(&from->cost.count)))
 			q->dirty_window_ns = q->start_ts - from->p.end_ts;
 	}
 }
