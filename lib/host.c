@@ -210,8 +210,6 @@ static void vote(struct msc_host_guess *g, uint64_t spte)
 		return;
 	}
 	if (spte & EPT_ONLY) {
-		bool ad_on = true;
-
 		g->ept_votes++;
 		for (unsigned int i = 0; i < MSC_EPT_SW_NR; i++) {
 			const struct msc_ept_sw *sw = msc_ept_sw_layout(i);
@@ -221,9 +219,8 @@ static void vote(struct msc_host_guess *g, uint64_t spte)
 			g->sw_votes[i] += (spte & writable) == writable;
 			/* type 1 is SPTE_TDP_AD_DISABLED, 0 SPTE_TDP_AD_ENABLED */
 			g->ad_off_votes[i] += type == 1;
-			ad_on &= !type;
+			g->ad_on_votes[i] += !type;
 		}
-		g->ad_on_votes += ad_on;
 	} else if (spte & NPT_ONLY) {
 		g->npt_votes++;
 	}
@@ -337,8 +334,8 @@ static void learn_ept(const struct msc_host_guess *g, struct msc_host *host)
 	for (unsigned int i = 0; i < MSC_EPT_SW_NR; i++)
 		if (msc_ept_sw_layout(i)->mmu_writable == l.mmu_writable)
 			best = i;
-	if (host->source < MSC_HOST_OVERRIDE && (g->ad_on_votes || g->ad_off_votes[best]))
-		host->ept_ad = g->ad_on_votes > g->ad_off_votes[best];
+	if (host->source < MSC_HOST_OVERRIDE && (g->ad_on_votes[best] || g->ad_off_votes[best]))
+		host->ept_ad = g->ad_on_votes[best] > g->ad_off_votes[best];
 }
 
 /**

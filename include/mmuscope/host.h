@@ -53,8 +53,8 @@ struct msc_host_guess {
 	uint64_t role3_votes;	/* new direct tables with role.access ACC_ALL in 3 bits */
 	uint64_t role4_votes;	/* ... in 4 bits (MBEC) */
 	uint64_t sw_votes[MSC_EPT_SW_NR];	/* EPT SPTEs with that layout's writable bits */
-	uint64_t ad_on_votes;	/* EPT SPTEs with A/D type 0 in every layout (hardware A/D) */
-	uint64_t ad_off_votes[MSC_EPT_SW_NR];	/* ... type 1 (SPTE_TDP_AD_DISABLED) there */
+	uint64_t ad_on_votes[MSC_EPT_SW_NR];	/* EPT SPTEs with that layout's A/D type 0 */
+	uint64_t ad_off_votes[MSC_EPT_SW_NR];	/* ... type 1 (SPTE_TDP_AD_DISABLED) */
 	uint64_t tdp_events;	/* kvm_tdp_mmu_spte_changed seen */
 	uint64_t shadow_events;	/* kvm_mmu_set_spte seen */
 };
