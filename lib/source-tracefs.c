@@ -49,10 +49,13 @@
 /*
  * kvm events mmuscope uses (the rest of kvm, e.g. kvm_exit, is noise here);
  * kvm_flush_remote_tlbs and kvm_dirty_log_harvest exist with the companion
- * kernel patch only.
+ * kernel patch only; the dirty ring's fire only where a VMM uses the ring
+ * (one push per dirtied page, as its protection is one SPTE change).
  */
 static const char *const kvm_events[] = { "kvm_page_fault", "kvm_unmap_hva_range", "kvm_age_hva",
-					  "kvm_flush_remote_tlbs", "kvm_dirty_log_harvest" };
+					  "kvm_flush_remote_tlbs", "kvm_dirty_log_harvest",
+					  "kvm_dirty_ring_push", "kvm_dirty_ring_reset",
+					  "kvm_dirty_ring_exit" };
 
 static const char *const mode_names[] = {
 	[MSC_LIVE_INFERRED] = "inferred",
