@@ -241,7 +241,16 @@ int msc_event_format(const struct msc_event *ev, char *buf, size_t size)
 	return o.len > INT32_MAX ? -EOVERFLOW : (int)o.len;
 }
 
-static int unescape(const char *s, char *dst, size_t size)
+/**
+ * msc_text_unescape - @s, up to its newline, as msc_text_escape() wrote it
+ * @s: the escaped text
+ * @dst: output, NUL-terminated, cut to @size - 1 bytes
+ * @size: its size, > 0
+ *
+ * Returns the length of the whole unescaped text (as snprintf() does: @dst
+ * was cut when it is @size or more) or MSC_ERR_PARSE for a bad escape.
+ */
+int msc_text_unescape(const char *s, char *dst, size_t size)
 {
 	size_t n = 0;
 
@@ -267,12 +276,12 @@ static int unescape(const char *s, char *dst, size_t size)
 				return MSC_ERR_PARSE;
 			}
 		}
-		if (n + 1 >= size)
-			return MSC_ERR_PARSE;
-		dst[n++] = c;
+		if (n + 1 < size)
+			dst[n] = c;
+		n++;
 	}
-	dst[n] = '\0';
-	return 0;
+	dst[min(n, size - 1)] = '\0';
+	return n > INT32_MAX ? MSC_ERR_PARSE : (int)n;
 }
 
 static int parse_number(const char *s, const char **end, bool sign, uint64_t *ret)
@@ -305,7 +314,8 @@ static int parse_field(const struct msc_field *f, const char *s, const char **en
 	switch (f->kind) {
 	case MSC_K_TEXT:
 		*end = s + strlen(s);
-		return unescape(s, dst, f->size);
+		r = msc_text_unescape(s, dst, f->size);
+		return r < 0 || (size_t)r >= f->size ? MSC_ERR_PARSE : 0;
 	case MSC_K_NAME:
 		sp = s + strcspn(s, " \n");
 		if (sp == s || (size_t)(sp - s) >= f->size)

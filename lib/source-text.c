@@ -10,7 +10,6 @@
  */
 #include "mmuscope/source.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,34 +46,6 @@ static struct text_source *to_text(const struct msc_source *src)
 	return container_of(src, struct text_source, base);
 }
 
-/* @s, up to its newline, as msc_text_escape() wrote it; 0 or MSC_ERR_PARSE. */
-static int unescape(const char *s, char *dst, size_t size)
-{
-	size_t n = 0;
-
-	for (; *s && *s != '\n'; s++) {
-		char c = *s;
-
-		if (c == '\\' && s[1] == '\\') {
-			s++;
-		} else if (c == '\\' && s[1] == 'n') {
-			c = '\n';
-			s++;
-		} else if (c == '\\') {
-			char hex[3] = { s[1] == 'x' ? s[2] : 0, s[2] ? s[3] : 0, 0 };
-
-			if (!isxdigit((unsigned char)hex[0]) || !isxdigit((unsigned char)hex[1]))
-				return MSC_ERR_PARSE;
-			c = (char)strtoul(hex, NULL, 16);
-			s += 3;
-		}
-		if (n + 1 < size)	/* longer than a task's name: cut */
-			dst[n++] = c;
-	}
-	dst[n] = '\0';
-	return 0;
-}
-
 /* "#@ task <pid> <tgid|-> <comm>"; the last line of a pid says (text_get_task()) */
 static int task_header(struct text_source *t, const char *line)
 {
@@ -87,7 +58,8 @@ static int task_header(struct text_source *t, const char *line)
 		return MSC_ERR_PARSE;
 	if (strcmp(tgid, "-") && (sscanf(tgid, "%d", &e.task.tgid) != 1 || e.task.tgid < 0))
 		return MSC_ERR_PARSE;
-	if (line[n] == ' ' && unescape(line + n + 1, e.task.comm, sizeof(e.task.comm)))
+	/* a name longer than the room is cut */
+	if (line[n] == ' ' && msc_text_unescape(line + n + 1, e.task.comm, sizeof(e.task.comm)) < 0)
 		return MSC_ERR_PARSE;
 	p = realloc(t->tasks, (t->nr_tasks + 1) * sizeof(*p));
 	if (!p)

@@ -325,6 +325,7 @@ struct msc_event {
 #define MSC_EVENT_LINE_MAX (2 * MSC_EVENT_TEXT_MAX + 256)
 
 char *msc_text_escape(const char *s, char *buf, size_t size);
+int msc_text_unescape(const char *s, char *dst, size_t size);
 const char *msc_event_type_name(enum msc_event_type type);
 int msc_event_type_lookup(const char *name);
 const char *msc_spte_class_name(enum msc_spte_class class);
