@@ -21,6 +21,13 @@ ok() { _n=$((_n + 1)); echo "ok $_n - $*"; }
 not_ok() { _n=$((_n + 1)); _failed=$((_failed + 1)); echo "not ok $_n - $*"; }
 diag() { echo "# $*"; }
 
+# skip_all REASON: the whole script is skipped, saying why
+skip_all() {
+	echo "ok 1 - # SKIP $*"
+	echo "1..1"
+	exit 0
+}
+
 # check DESC CMD...: the command exits 0
 check() {
 	_d=$1
