@@ -381,8 +381,33 @@ static void text_vm(struct report *rp, const struct msc_vm *vm)
 			"counts both\n", vm->id - 1);
 }
 
+/* Do the regions and KVM's counters name more than one VM? */
+static bool several_vms(const struct report *rp)
+{
+	int64_t first = rp->l.nr_regions ? rp->l.regions[0].vm :
+			rp->l.nr_stats ? rp->l.stats[0].vm : 0;
+
+	for (size_t i = 0; i < rp->l.nr_regions; i++)
+		if (rp->l.regions[i].vm != first)
+			return true;
+	for (size_t i = 0; i < rp->l.nr_stats; i++)
+		if (rp->l.stats[i].vm != first)
+			return true;
+	return false;
+}
+
+/* "VM n, " before what is one VM's, where the capture's tables are several VMs'; else "" */
+static const char *vm_tag(const struct report *rp, int64_t vm, char *buf, size_t size)
+{
+	if (!several_vms(rp))
+		return "";
+	snprintf(buf, size, "VM %" PRId64 ", ", vm);
+	return buf;
+}
+
 static void text_report(struct report *rp)
 {
+	char tag[32];
 	const struct msc_history_summary *s = &rp->l.sum;
 	unsigned int equal = 0, checked = 0;
 	char origin[32];
@@ -407,15 +432,20 @@ static void text_report(struct report *rp)
 			"them is marked\n", s->lost_marks, s->lost_events);
 	if (s->census_flags & MSC_CENSUS_PARTIAL)
 		fprintf(rp->f, "PARTIAL: the trace began after SPTEs were installed\n");
+	if (s->unplaced)
+		fprintf(rp->f, "UNPLACED: %" PRIu64 " events of VMs at once that nothing placed in "
+			"a VM went to the first (KVM_RUN or KVM_CREATE_VCPU not traced)\n",
+			s->unplaced);
 	if (!s->spte_events && !s->intervals)
 		fprintf(rp->f, "NOTHING TO REBUILD: no SPTE changes in this capture (shadow paging or "
 			"PVM, or no KVM activity): every census below is empty\n");
 
 	fprintf(rp->f, "\nregions:\n");
 	for (size_t i = 0; i < rp->l.nr_regions; i++)
-		fprintf(rp->f, "  %" PRId64 ": as %u gfn %#" PRIx64 "-%#" PRIx64 " (%" PRIu64
-			" MiB, %s)\n", rp->l.regions[i].id, rp->l.regions[i].as_id,
-			rp->l.regions[i].gfn_first, rp->l.regions[i].gfn_end - 1,
+		fprintf(rp->f, "  %" PRId64 ": %sas %u gfn %#" PRIx64 "-%#" PRIx64 " (%" PRIu64
+			" MiB, %s)\n", rp->l.regions[i].id, vm_tag(rp, rp->l.regions[i].vm, tag,
+			sizeof(tag)), rp->l.regions[i].as_id, rp->l.regions[i].gfn_first,
+			rp->l.regions[i].gfn_end - 1,
 			(rp->l.regions[i].gfn_end - rp->l.regions[i].gfn_first) / 256,
 			rp->l.regions[i].exact ? "memslot" : "inferred from GFNs seen");
 
@@ -438,9 +468,10 @@ static void text_report(struct report *rp)
 			same &= k->kvm[l] < 0 || k->kvm[l] == k->census[l];
 		checked++;
 		equal += same;
-		fprintf(rp->f, "  after %-24s kvm %" PRId64 " %" PRId64 " %" PRId64 "  rebuilt %"
-			PRId64 " %" PRId64 " %" PRId64 "  %s", ESC(k->phase), k->kvm[1], k->kvm[2],
-			k->kvm[3], k->census[1], k->census[2], k->census[3], same ? "equal" : "DIFFER:");
+		fprintf(rp->f, "  %safter %-24s kvm %" PRId64 " %" PRId64 " %" PRId64 "  rebuilt %"
+			PRId64 " %" PRId64 " %" PRId64 "  %s", vm_tag(rp, k->vm, tag, sizeof(tag)),
+			ESC(k->phase), k->kvm[1], k->kvm[2], k->kvm[3], k->census[1], k->census[2],
+			k->census[3], same ? "equal" : "DIFFER:");
 		if (!same)
 			fprintf(rp->f, " %+" PRId64 " %+" PRId64 " %+" PRId64,
 				k->census[1] - k->kvm[1], k->census[2] - k->kvm[2],
@@ -497,10 +528,10 @@ static void json_report(struct report *rp)
 		PRIu64 ", \"frozen_completed\": %" PRIu64 ", \"resyncs\": %" PRIu64
 		", \"ad_resyncs\": %" PRIu64 ", \"out_of_order\": %" PRIu64 ", \"lost_marks\": %"
 		PRIu64 ", \"lost_events\": %" PRIu64 ", \"anomalies\": %" PRIu64
-		", \"duration_ns\": %" PRIu64 "},\n", s->events, s->spte_events, s->intervals,
-		s->synthesized, s->fast_applied, s->frozen_completed, s->resyncs, s->ad_resyncs,
-		s->out_of_order, s->lost_marks, s->lost_events, s->anomalies,
-		s->last_ts - s->first_ts);
+		", \"unplaced\": %" PRIu64 ", \"duration_ns\": %" PRIu64 "},\n", s->events,
+		s->spte_events, s->intervals, s->synthesized, s->fast_applied, s->frozen_completed,
+		s->resyncs, s->ad_resyncs, s->out_of_order, s->lost_marks, s->lost_events,
+		s->anomalies, s->unplaced, s->last_ts - s->first_ts);
 	fprintf(f, " \"vms\": [");
 	for (size_t i = 0; i < rp->l.nr_vms; i++) {
 		const struct msc_vm *vm = &rp->l.vms[i];
@@ -581,7 +612,7 @@ static void json_report(struct report *rp)
 	for (size_t i = 0; i < rp->l.nr_stats; i++) {
 		const struct msc_kvm_stats *k = &rp->l.stats[i];
 
-		fprintf(f, "%s\n  {\"after\": ", i ? "," : "");
+		fprintf(f, "%s\n  {\"vm\": %" PRId64 ", \"after\": ", i ? "," : "", k->vm);
 		report_json_str(f, k->phase);
 		fprintf(f, ", \"kvm\": [%" PRId64 ", %" PRId64 ", %" PRId64 "], \"census\": [%" PRId64
 			", %" PRId64 ", %" PRId64 "]}", k->kvm[1], k->kvm[2], k->kvm[3], k->census[1],
@@ -591,9 +622,9 @@ static void json_report(struct report *rp)
 	for (size_t i = 0; i < rp->l.nr_anomalies; i++) {
 		const struct msc_anomaly *a = &rp->l.anomalies[i];
 
-		fprintf(f, "%s\n  {\"seq\": %" PRId64 ", \"kind\": \"%s\", \"gfn\": %" PRIu64
-			", \"level\": %u, \"detail\": ", i ? "," : "", a->seq,
-			msc_anomaly_kind_name(a->kind), a->gfn, a->level);
+		fprintf(f, "%s\n  {\"seq\": %" PRId64 ", \"vm\": %" PRId64 ", \"kind\": \"%s\", "
+			"\"gfn\": %" PRIu64 ", \"level\": %u, \"detail\": ", i ? "," : "", a->seq,
+			a->vm, msc_anomaly_kind_name(a->kind), a->gfn, a->level);
 		report_json_str(f, a->detail);
 		fprintf(f, "}");
 	}

@@ -182,6 +182,21 @@ static void print_step(void *ctx, const struct report_step *s)
 	dirty_add(b, s);
 }
 
+static void count_step(void *ctx, const struct report_step *s)
+{
+	(void)s;
+	(*(unsigned int *)ctx)++;
+}
+
+/* How many step lines VM @vm has */
+static unsigned int vm_steps(const struct report_brief_in *in, int64_t vm)
+{
+	unsigned int n = 0;
+
+	report_steps(in->phases, in->nr_phases, vm, count_step, &n);
+	return n;
+}
+
 /**
  * report_brief - one capture on one screen
  * @f: where to print
@@ -192,7 +207,7 @@ void report_brief(FILE *f, const struct report_brief_in *in)
 	const struct msc_history_summary *s = in->sum;
 	struct brief b = { .f = f, .in = in, .first_ts = s->first_ts };
 	char a[32], t[32];
-	unsigned int equal = 0;
+	unsigned int equal = 0, with_steps = 0;
 
 	fprintf(f, "capture %" PRId64 ": kernel %s, %s, %s\n", s->capture_id, in->kernel,
 		in->vendor, s->tdp_mmu ? "TDP MMU" : "shadow MMU");
@@ -213,9 +228,13 @@ void report_brief(FILE *f, const struct report_brief_in *in)
 	}
 	fprintf(f, "\n" STEP_FMT, "step", "took (ms)", "huge split", "flush", "faults s/f/sp",
 		"huge");
-	for (size_t v = 0; v < in->nr_vms; v++) {
-		if (in->nr_vms > 1)
-			fprintf(f, "%sVM %" PRId64 ":\n", v ? "\n" : "", in->vms[v].id);
+	for (size_t v = 0; v < in->nr_vms; v++)
+		with_steps += vm_steps(in, in->vms[v].id) > 0;
+	for (size_t v = 0, shown = 0; v < in->nr_vms; v++) {
+		if (!vm_steps(in, in->vms[v].id))
+			continue;	/* a VM the capture began in, gone before any step */
+		if (with_steps > 1)
+			fprintf(f, "%sVM %" PRId64 ":\n", shown++ ? "\n" : "", in->vms[v].id);
 		b.cycle = 0;
 		report_steps(in->phases, in->nr_phases, in->vms[v].id, print_step, &b);
 		dirty_line(&b);

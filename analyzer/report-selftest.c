@@ -34,6 +34,14 @@
 struct iteration {
 	struct report_step dirty, get, clear;
 	bool got;			/* its get was seen */
+	/*
+	 * Its vCPUs' own resets of their full dirty rings (phase name
+	 * "ring_full_reset"): part of the dirty pass, the pages they took
+	 * back the harvest's, with the windows they were written in.
+	 */
+	bool ring_reset;		/* the last phase was one: the pass goes on */
+	int64_t ring_dirtied;
+	uint64_t ring_window_ns;
 };
 
 /* Where a VM's phases are in the cycles of dirty logging. */
@@ -162,7 +170,13 @@ static void emit_iteration(const struct walk *w, struct iteration *it)
 {
 	static const char *const what[] = { "dirty memory", "get dirty log", "clear dirty log" };
 	struct report_step *steps[] = { &it->dirty, &it->get, &it->clear };
+	struct report_step *harvest = it->clear.seen ? &it->clear : &it->get;
 	char line[48];
+
+	if (it->ring_dirtied > 0) {
+		harvest->dirtied = max(harvest->dirtied, 0) + it->ring_dirtied;
+		harvest->dirty_window_ns += it->ring_window_ns;
+	}
 
 	for (size_t i = 0; i < 3; i++) {
 		snprintf(line, sizeof(line), "Iteration %u %s", w->n, what[i]);
@@ -319,10 +333,19 @@ static void walk_phase(struct walk *w, size_t i)
 	case MSC_PHASE_DIRTY_PASS:
 		if (!w->c.in || w->c.off)
 			break;
-		next(w);
+		if (!w->it.ring_reset)
+			next(w);
+		w->it.ring_reset = false;
 		step_add(&w->it.dirty, p);
 		break;
 	case MSC_PHASE_HARVEST:
+		if (!strcmp(p->name, "ring_full_reset") && w->n && w->it.dirty.seen) {
+			step_extend(&w->it.dirty, p);	/* the vCPU stopped in its pass */
+			w->it.ring_reset = true;
+			w->it.ring_dirtied += max(p->dirtied, (int64_t)0);
+			w->it.ring_window_ns += p->dirty_window_ns;
+			break;
+		}
 		clear = is_clear(w, p);
 		if (!w->n || (!w->passes && next_iteration(&w->it, p, clear, w->manual)))
 			next(w);

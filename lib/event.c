@@ -40,7 +40,7 @@ static const struct {
 	bool record;		/* live recording asks for it (KVM_RUN is too frequent) */
 } kvm_ioctls[] = {
 	{ 0xae01, "KVM_CREATE_VM", true },
-	{ 0xae41, "KVM_CREATE_VCPU", false },
+	{ 0xae41, "KVM_CREATE_VCPU", true },		/* a vCPU fd to its VM fd */
 	{ 0xae80, "KVM_RUN", false },
 	{ 0x4020ae46, "KVM_SET_USER_MEMORY_REGION", true },	/* struct kvm_userspace_memory_region */
 	{ 0x40a0ae49, "KVM_SET_USER_MEMORY_REGION2", true },	/* ..._region2, 160 bytes */

@@ -75,7 +75,7 @@ int msc_cell_states(struct msc_store *s, int64_t capture_id, int64_t *io_pos,
 
 	if (max < MSC_CELL_STATES_MIN)
 		return -EINVAL;
-	r = msc_store_prepare(s, "SELECT rowid, ts, as_id, gfn, kind, n, at FROM region_state_run "
+	r = msc_store_prepare(s, "SELECT rowid, ts, as_id, gfn, kind, n, at, vm FROM region_state_run "
 			      "NOT INDEXED WHERE rowid > ?1 AND capture_id = ?2 ORDER BY rowid",
 			      &st);
 	if (r)
@@ -88,6 +88,7 @@ int msc_cell_states(struct msc_store *s, int64_t capture_id, int64_t *io_pos,
 			.as_id = (uint8_t)sqlite3_column_int(st, 2),
 			.gfn = column_u64(st, 3),
 			.kind = (uint8_t)sqlite3_column_int(st, 4),
+			.vm = sqlite3_column_int64(st, 7),
 		};
 
 		if (n >= 1 && (uint64_t)n > max - nr)

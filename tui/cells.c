@@ -26,6 +26,7 @@ struct cell_entry {
 /* One 2M cell and its states; key 0 marks a free slot. */
 struct cell_line {
 	uint64_t key;			/* (as_id << 52 | gfn >> 9) + 1 */
+	int64_t vm;			/* ... of this VM's tables */
 	struct cell_entry *e;
 	uint32_t nr, alloc;
 };
@@ -37,18 +38,19 @@ static uint64_t cell_key(uint8_t as_id, uint64_t gfn)
 	return ((uint64_t)as_id << 52 | gfn >> 9) + 1;
 }
 
-static size_t slot_of(const struct tui_cells *c, uint64_t key)
+static size_t slot_of(const struct tui_cells *c, uint64_t key, int64_t vm)
 {
 	/* Fibonacci hashing: neighbouring cells spread over the table */
-	return (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 32) & (c->cap - 1);
+	return (size_t)(((key + (uint64_t)vm * 0x2545f4914f6cdd1dULL) *
+			 0x9e3779b97f4a7c15ULL) >> 32) & (c->cap - 1);
 }
 
-static struct cell_line *find(const struct tui_cells *c, uint64_t key)
+static struct cell_line *find(const struct tui_cells *c, uint64_t key, int64_t vm)
 {
 	if (!c->cap)
 		return NULL;
-	for (size_t i = slot_of(c, key);; i = (i + 1) & (c->cap - 1)) {
-		if (c->lines[i].key == key)
+	for (size_t i = slot_of(c, key, vm);; i = (i + 1) & (c->cap - 1)) {
+		if (c->lines[i].key == key && c->lines[i].vm == vm)
 			return &c->lines[i];
 		if (!c->lines[i].key)
 			return NULL;
@@ -70,7 +72,7 @@ static int grow(struct tui_cells *c)
 
 		if (!old[i].key)
 			continue;
-		for (j = slot_of(c, old[i].key); lines[j].key; j = (j + 1) & (cap - 1))
+		for (j = slot_of(c, old[i].key, old[i].vm); lines[j].key; j = (j + 1) & (cap - 1))
 			;
 		lines[j] = old[i];
 	}
@@ -78,18 +80,19 @@ static int grow(struct tui_cells *c)
 	return 0;
 }
 
-static struct cell_line *find_or_add(struct tui_cells *c, uint64_t key)
+static struct cell_line *find_or_add(struct tui_cells *c, uint64_t key, int64_t vm)
 {
-	struct cell_line *l = find(c, key);
+	struct cell_line *l = find(c, key, vm);
 	size_t i;
 
 	if (l)
 		return l;
 	if ((c->nr + 1) * 2 > c->cap && grow(c))
 		return NULL;
-	for (i = slot_of(c, key); c->lines[i].key; i = (i + 1) & (c->cap - 1))
+	for (i = slot_of(c, key, vm); c->lines[i].key; i = (i + 1) & (c->cap - 1))
 		;
 	c->lines[i].key = key;
+	c->lines[i].vm = vm;
 	c->nr++;
 	return &c->lines[i];
 }
@@ -135,7 +138,8 @@ static int append(struct cell_line *l, const struct msc_cell_state *row)
 int tui_cells_add(struct tui_cells *c, const struct msc_cell_state *rows, size_t nr)
 {
 	for (size_t i = 0; i < nr; i++) {
-		struct cell_line *l = find_or_add(c, cell_key(rows[i].as_id, rows[i].gfn));
+		struct cell_line *l = find_or_add(c, cell_key(rows[i].as_id, rows[i].gfn),
+						  rows[i].vm);
 
 		if (!l || append(l, &rows[i]))
 			return -ENOMEM;
@@ -187,17 +191,17 @@ double tui_cells_progress(const struct tui_cells *c)
 }
 
 /**
- * tui_cells_at - the 2M cell of (@as_id, @gfn) at @ts
+ * tui_cells_at - the 2M cell of (@as_id, @gfn) of VM @vm at @ts
  *
  * A cell with no state at or before @ts is unmapped.
  */
-void tui_cells_at(const struct tui_cells *c, uint8_t as_id, uint64_t gfn, uint64_t ts,
-		  struct msc_region_cell *ret)
+void tui_cells_at(const struct tui_cells *c, int64_t vm, uint8_t as_id, uint64_t gfn,
+		  uint64_t ts, struct msc_region_cell *ret)
 {
-	const struct cell_line *l = find(c, cell_key(as_id, gfn));
+	const struct cell_line *l = find(c, cell_key(as_id, gfn), vm);
 	uint32_t lo = 0, hi;
 
-	*ret = (struct msc_region_cell){ .gfn = gfn & ~511ULL, .as_id = as_id };
+	*ret = (struct msc_region_cell){ .gfn = gfn & ~511ULL, .as_id = as_id, .vm = vm };
 	if (!l)
 		return;
 	/* the last entry with e.ts <= ts: lo ends one past it */
@@ -238,7 +242,7 @@ void tui_cells_region(const struct tui_cells *c, const struct msc_region *g, uns
 	for (uint64_t i = 0; i < nr; i++) {
 		struct msc_region_cell rc;
 
-		tui_cells_at(c, g->as_id, first + i * 512, ts, &rc);
+		tui_cells_at(c, g->vm, g->as_id, first + i * 512, ts, &rc);
 		fmt_cell_add(&ret[i / k], &rc);
 	}
 }

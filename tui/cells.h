@@ -7,7 +7,7 @@
  * Filled from the region_state rows of the analysis, read in chunks
  * (tui_cells_load(); the TUI reads a chunk per idle turn so the screen
  * never freezes) and followed while the analysis grows.  A cell is keyed by
- * (as_id, 2M-aligned gfn) in an open-addressing hash; each cell's states
+ * (VM, as_id, 2M-aligned gfn) in an open-addressing hash; each cell's states
  * are sorted by time.  No curses, no SQL (the rows come through
  * hview-extra.h).
  */
@@ -40,8 +40,8 @@ void tui_cells_free(struct tui_cells *c);
 int tui_cells_add(struct tui_cells *c, const struct msc_cell_state *rows, size_t nr);
 int tui_cells_load(struct tui_cells *c, struct msc_store *s, int64_t capture_id, size_t max_rows);
 double tui_cells_progress(const struct tui_cells *c);
-void tui_cells_at(const struct tui_cells *c, uint8_t as_id, uint64_t gfn, uint64_t ts,
-		  struct msc_region_cell *ret);
+void tui_cells_at(const struct tui_cells *c, int64_t vm, uint8_t as_id, uint64_t gfn,
+		  uint64_t ts, struct msc_region_cell *ret);
 
 struct fmt_cell;
 uint64_t tui_region_cells(const struct msc_region *g, unsigned int k);

@@ -159,6 +159,7 @@ struct tui {
 	/* the GFN inspector's target */
 	bool gfn_set;
 	uint8_t gfn_as;
+	int64_t gfn_vm;			/* ... of this VM; 0: any */
 	uint64_t gfn;
 
 	/* the prompt: a GFN ('g'), or where to jump ('/': a time, a phase, a GFN) */
@@ -255,7 +256,7 @@ uint64_t tui_time_step(const struct tui *t);
 unsigned int tui_chart_cols(int cols);
 void tui_tick(struct tui *t);
 void tui_message(struct tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void tui_open_gfn(struct tui *t, uint8_t as_id, uint64_t gfn);
+void tui_open_gfn(struct tui *t, int64_t vm, uint8_t as_id, uint64_t gfn);
 void tui_prompt_key(struct tui *t, int key);
 void draw_line(int y, int attr, const char *text);
 void draw_axis(struct tui *t, int y);

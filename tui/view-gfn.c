@@ -22,6 +22,8 @@ struct gfn_view {
 	size_t nr;
 	bool loaded;
 	uint8_t as_id;			/* what iv holds */
+	int64_t vm;
+	char vm_text[32];
 	uint64_t gfn;
 	unsigned long gen;
 	size_t sel, scroll;
@@ -32,14 +34,24 @@ static bool covers(const struct msc_interval *iv, uint64_t ts)
 	return iv->start_ts <= ts && (iv->end_ts == MSC_TS_OPEN || ts < iv->end_ts);
 }
 
+/* ", VM n" of the GFN's VM, in a capture of several; "" otherwise */
+static const char *vm_of(struct gfn_view *g, const struct tui *t)
+{
+	g->vm_text[0] = '\0';
+	if (t->data->l.nr_vms > 1 && g->vm)
+		snprintf(g->vm_text, sizeof(g->vm_text), ", VM %" PRId64, g->vm);
+	return g->vm_text;
+}
+
 static void load(struct gfn_view *g, struct tui *t)
 {
 	free(g->iv);
 	g->iv = NULL;
 	g->nr = 0;
-	if (msc_hview_gfn_history(t->data->v, t->gfn_as, t->gfn, &g->iv, &g->nr))
+	if (msc_hview_gfn_history(t->data->v, t->gfn_vm, t->gfn_as, t->gfn, &g->iv, &g->nr))
 		tui_message(t, "cannot read the history of gfn %#" PRIx64, t->gfn);
 	g->as_id = t->gfn_as;
+	g->vm = t->gfn_vm;
 	g->gfn = t->gfn;
 	g->gen = t->data->gen;
 	g->loaded = true;
@@ -82,10 +94,12 @@ static void gfn_draw(struct view *v, struct tui *t, int top, int lines)
 			  "cell on the memory map (2) and press Enter.");
 		return;
 	}
-	if (!g->loaded || g->gfn != t->gfn || g->as_id != t->gfn_as || g->gen != t->data->gen)
+	if (!g->loaded || g->gfn != t->gfn || g->as_id != t->gfn_as || g->vm != t->gfn_vm ||
+	    g->gen != t->data->gen)
 		load(g, t);
-	snprintf(line, sizeof(line), "GFN %#" PRIx64 " (GPA %#" PRIx64 ", as %u): %zu intervals of "
-		 "the entries covering it", g->gfn, g->gfn << 12, g->as_id, g->nr);
+	snprintf(line, sizeof(line), "GFN %#" PRIx64 " (GPA %#" PRIx64 ", as %u%s): %zu intervals "
+		 "of the entries covering it", g->gfn, g->gfn << 12, g->as_id,
+		 vm_of(g, t), g->nr);
 	draw_line(y++, display_attr(t, ATTR_HEAD), line);
 	draw_now(g, t, y++);
 	snprintf(line, sizeof(line), "  %s", fmt_interval_header(row, (size_t)w));

@@ -163,8 +163,12 @@ static void draw_row(struct map *m, struct tui *t, const struct map_row *row, in
 
 	if (row->first == SIZE_MAX) {
 		fmt_bytes_4k(size, sizeof(size), g->gfn_end - g->gfn_first);
-		snprintf(line, sizeof(line), "region %" PRId64 ": as %u gfn %#" PRIx64 "-%#" PRIx64
-			 ", %s (%s)", g->id, g->as_id, g->gfn_first, g->gfn_end - 1, size,
+		char vm[32] = "";
+
+		if (d->l.nr_vms > 1)
+			snprintf(vm, sizeof(vm), "VM %" PRId64 ", ", g->vm);
+		snprintf(line, sizeof(line), "region %" PRId64 ": %sas %u gfn %#" PRIx64 "-%#"
+			 PRIx64 ", %s (%s)", g->id, vm, g->as_id, g->gfn_first, g->gfn_end - 1, size,
 			 g->exact ? "memslot" : "inferred from the GFNs seen");
 		draw_line(y, display_attr(t, ATTR_HEAD), line);
 		return;
@@ -309,7 +313,9 @@ static unsigned int map_handle(struct view *v, struct tui *t, enum msc_request r
 		m->scroll = 0;
 		break;
 	case REQ_ENTER:
-		tui_open_gfn(t, d->l.regions[region_of(m, d, m->sel)].as_id, cell_gfn(m, d, m->sel));
+		const struct msc_region *g = &d->l.regions[region_of(m, d, m->sel)];
+
+		tui_open_gfn(t, g->vm, g->as_id, cell_gfn(m, d, m->sel));
 		break;
 	default:
 		return IGNORED;

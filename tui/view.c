@@ -341,10 +341,11 @@ int tui_switch_view(struct tui *t, enum tui_view_id id)
 	return r;
 }
 
-/** tui_open_gfn - show one GFN in the inspector */
-void tui_open_gfn(struct tui *t, uint8_t as_id, uint64_t gfn)
+/** tui_open_gfn - show one GFN of VM @vm (0: of any) in the inspector */
+void tui_open_gfn(struct tui *t, int64_t vm, uint8_t as_id, uint64_t gfn)
 {
 	t->gfn_set = true;
+	t->gfn_vm = vm;
 	t->gfn_as = as_id;
 	t->gfn = gfn;
 	t->views[VIEW_GFN].opened = false;	/* reload its intervals */
@@ -604,7 +605,7 @@ static void open_gfn_text(struct tui *t, const char *text)
 	if (fmt_parse_gfn(text, &gfn))
 		tui_message(t, "'%s' is not a GFN (hex, e.g. 40000 or 0x40000)", text);
 	else
-		tui_open_gfn(t, 0, gfn);
+		tui_open_gfn(t, 0, 0, gfn);
 }
 
 /* "163.9" (ms), "163.9ms", "1.5s", "250us", "1200ns": ns, or false */

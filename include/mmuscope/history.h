@@ -278,6 +278,7 @@ enum msc_region_kind {
 
 struct msc_region_cell {
 	uint64_t gfn;			/* first GFN, 2M aligned */
+	int64_t vm;			/* the VM whose tables these are */
 	uint8_t as_id;
 	uint8_t kind;			/* enum msc_region_kind */
 	uint16_t mapped;		/* 4K pages mapped (512 for 2M/1G) */
@@ -290,6 +291,7 @@ struct msc_region {
 	uint8_t as_id;
 	uint64_t gfn_first, gfn_end;	/* [first, end) */
 	bool exact;			/* from memslot events; false: inferred */
+	int64_t vm;			/* the VM whose memory it is */
 };
 
 /* Leaf coverage of one region at one time. */
@@ -351,6 +353,7 @@ struct msc_anomaly {
 	uint8_t level;
 	uint64_t gfn;
 	uint64_t old_spte, new_spte;	/* or model value / event value for a resync */
+	int64_t vm;			/* the VM whose tables it is of (struct msc_vm.id) */
 	char detail[128];
 };
 
@@ -369,6 +372,7 @@ struct msc_kvm_stats {
 	int64_t kvm[MSC_HISTORY_MAX_LEVEL + 1];		/* pages_4k/2m/1g as KVM said */
 	int64_t census[MSC_HISTORY_MAX_LEVEL + 1];	/* the rebuilt census there */
 	unsigned int census_flags;	/* enum msc_census_flags */
+	int64_t vm;			/* the VM of the marker's task: whose census */
 };
 
 /* What an analysis of a capture did, and how far it got. */
@@ -386,6 +390,7 @@ struct msc_history_summary {
 	uint64_t lost_marks, lost_events;
 	uint64_t anomalies;
 	uint64_t intervals;		/* mapping rows */
+	uint64_t unplaced;		/* events of several VMs at once placed in none */
 	bool tdp_mmu;			/* false: shadow MMU, census approximate */
 	unsigned int census_flags;	/* flags of the last census */
 	uint64_t steady;		/* events of this run taken in steady stretches (not stored) */
@@ -453,7 +458,7 @@ int msc_hview_phase_coverage(struct msc_hview *v, int64_t phase_id, struct msc_c
 int msc_hview_phase_harvest(struct msc_hview *v, const struct msc_phase *p,
 			    struct msc_harvest_sum *ret);
 
-int msc_hview_gfn_history(struct msc_hview *v, uint8_t as_id, uint64_t gfn,
+int msc_hview_gfn_history(struct msc_hview *v, int64_t vm, uint8_t as_id, uint64_t gfn,
 			  struct msc_interval **ret, size_t *ret_nr);
 int msc_hview_counters(struct msc_hview *v, uint64_t t0, uint64_t t1, struct msc_counters *ret);
 int msc_hview_task_counters(struct msc_hview *v, int32_t pid, uint64_t t0, uint64_t t1,

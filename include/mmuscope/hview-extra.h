@@ -27,6 +27,7 @@ struct msc_store;
 struct msc_cell_state {
 	uint64_t ts;
 	uint64_t gfn;			/* 2M aligned */
+	int64_t vm;
 	uint8_t as_id;
 	uint8_t kind;			/* enum msc_region_kind */
 	uint16_t mapped;		/* 4K pages mapped (512 for a huge leaf) */

@@ -22,7 +22,7 @@ int hanomaly(struct msc_history *h, enum msc_anomaly_kind kind, unsigned int as_
 	struct msc_anomaly a = {
 		.ts = h->last_ts, .seq = h->cur_seq, .kind = (uint8_t)kind,
 		.as_id = (uint8_t)as_id, .level = (uint8_t)level, .gfn = gfn,
-		.old_spte = old_spte, .new_spte = new_spte,
+		.old_spte = old_spte, .new_spte = new_spte, .vm = h->vm_id,
 	};
 	va_list ap;
 

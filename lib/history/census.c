@@ -70,8 +70,8 @@ int hcensus_flush(struct msc_history *h, uint64_t now)
 	for (unsigned int a = 0; a < HMAX_AS && !r; a++) {
 		if (!h->census_dirty[a])
 			continue;
-		r = hstore_add_census(h->hs, h->capture_id, a, h->last_ts, h->cur_seq, h->pages[a],
-				      census_flags(h));
+		r = hstore_add_census(h->hs, h->capture_id, h->vm_id, a, h->last_ts, h->cur_seq,
+				      h->pages[a], census_flags(h));
 		h->census_dirty[a] = false;
 		h->census_row_ts = h->last_ts;
 	}
@@ -153,6 +153,7 @@ int hcensus_marker(struct msc_history *h, const struct msc_event *ev)
 	hcensus_total(h, &c);
 	memcpy(k.census, c.pages, sizeof(k.census));
 	k.census_flags = c.flags;
+	k.vm = h->vm_id;
 	colon = strchr(strstr(ev->marker.text, "KVM stats after "), ':');
 	colon++;
 	while (isspace((unsigned char)*colon))
@@ -176,7 +177,9 @@ int hcensus_cell_update(struct msc_history *h, unsigned int as_id, struct hnode 
 {
 	const struct msc_spte_layout *l = &h->layout;
 	uint64_t e2 = hnode_spte(n2, i), e3 = l->nonpresent;
-	struct msc_region_cell rc = { .gfn = n2->base + i * 512ULL, .as_id = (uint8_t)as_id };
+	struct msc_region_cell rc = {
+		.gfn = n2->base + i * 512ULL, .as_id = (uint8_t)as_id, .vm = h->vm_id,
+	};
 	struct hcell *c;
 
 	c = hmodel_own_cell(h, n2, i);
@@ -238,7 +241,7 @@ static int exact_cell(struct msc_history *h, struct hnode *n2, unsigned int i, s
 		      void *ctx)
 {	struct msc_region_cell rc = {
 		.gfn = n2->base + i * 512ULL, .as_id = n2->as_id, .kind = c->kind,
-		.mapped = c->mapped, .writable = c->writable,
+		.mapped = c->mapped, .writable = c->writable, .vm = h->vm_id,
 	};
 
 	if (!(c->flags & HCELL_STALE))

@@ -145,11 +145,55 @@ static int resume(struct msc_history *h)
 		r = hstore_load_was_huge(h->hs, h->capture_id, h);
 	if (!r)
 		r = hphase_resume(h);
+	for (size_t i = 0; i < h->nr_vms; i++)
+		h->vm_seq = max(h->vm_seq, h->vms[i].id);
+	if (h->st.cur_vm >= 0 && (size_t)h->st.cur_vm < h->nr_vms)
+		h->vm_id = h->vms[h->st.cur_vm].id;
+	h->fed_seq = h->sum.last_seq;
 	h->loading = false;
 	memset(h->census_dirty, 0, sizeof(h->census_dirty));
 	if (!r)
 		r = hstore_delete_open(h->hs, h->capture_id);
 	return r;
+}
+
+/* A part with nothing analyzed yet, of the front @f's capture */
+static void part_init(struct msc_history *h, struct msc_history *f)
+{
+	h->store = f->store;
+	h->hs = f->hs;
+	h->front = f;
+	h->capture_id = f->capture_id;
+	h->opts = f->opts;
+	h->layout = f->layout;
+	h->tdp_mmu = f->tdp_mmu;
+	h->kver = f->kver;
+	h->st.size = sizeof(h->st);
+	h->st.cur_dirty = h->st.cur_repromote = h->st.last_dirty = -1;
+	h->st.cur_pass = h->st.cur_vm = -1;
+	h->sum.capture_id = f->capture_id;
+	h->sum.last_seq = -1;
+	h->sum.tdp_mmu = h->tdp_mmu;
+	h->cur_seq = -1;
+	h->ended = f->ended;
+}
+
+/* A part for a VM created while every other part's runs: *@ret its index */
+static int part_new(struct msc_history *f, int *ret)
+{
+	struct msc_history **v = realloc(f->parts, (f->nr_parts + 1) * sizeof(*v));
+	struct msc_history *h;
+
+	if (!v)
+		return -ENOMEM;
+	f->parts = v;
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	part_init(h, f);
+	*ret = (int)f->nr_parts;
+	v[f->nr_parts++] = h;
+	return 0;
 }
 
 /**
@@ -190,14 +234,15 @@ int msc_history_open(struct msc_store *s, int64_t capture_id, const struct msc_h
 	msc_spte_layout_init(&h->layout, host);
 	h->tdp_mmu = host->tdp_mmu || cap.tdp_mmu;
 	h->kver = host->kver;
-	h->st.size = sizeof(h->st);
-	h->st.cur_dirty = h->st.cur_repromote = h->st.last_dirty = -1;
-	h->st.cur_pass = h->st.cur_vm = -1;
-	h->sum.capture_id = cap.id;
-	h->sum.last_seq = -1;
-	h->sum.tdp_mmu = h->tdp_mmu;
-	h->cur_seq = -1;
-	r = hstore_open(s, &h->hs);
+	part_init(h, h);
+	h->fed_seq = -1;
+	h->parts = malloc(sizeof(*h->parts));
+	r = h->parts ? hplace_new(&h->place) : -ENOMEM;
+	if (!r) {
+		h->parts[0] = h;
+		h->nr_parts = 1;
+		r = hstore_open(s, &h->hs);
+	}
 	if (!r && h->opts.rebuild)
 		r = hstore_drop(h->hs, h->capture_id);
 	if (!r)
@@ -215,7 +260,7 @@ int msc_history_open(struct msc_store *s, int64_t capture_id, const struct msc_h
 /** msc_history_resume_seq - the first seq not analyzed yet */
 int64_t msc_history_resume_seq(const struct msc_history *h)
 {
-	return h->sum.last_seq + 1;
+	return h->fed_seq + 1;
 }
 
 static unsigned int split_cause(const struct msc_history *h, const struct msc_event *ev)
@@ -732,6 +777,27 @@ static int feed(struct msc_history *h, const struct msc_event *ev)
 	return 0;
 }
 
+/* @ev to the part (or parts) it is of: the front's placement (place.c) */
+static __attribute__((noinline)) int feed_placed(struct msc_history *h,
+						 const struct msc_event *ev)
+{
+	int part = hplace_event(h->place, h->parts, h->nr_parts, ev);
+	int r = 0;
+
+	if (part == HPLACE_NEW) {
+		r = part_new(h, &part);
+		if (!r)
+			hplace_created(h->place, ev, (uint32_t)part);
+	}
+	if (part == HPLACE_ALL) {
+		for (uint32_t i = 0; i < h->nr_parts && !r; i++)
+			r = feed(h->parts[i], ev);
+		h->dup_events += h->nr_parts - 1;
+		return r;
+	}
+	return r ?: part < 0 ? part : feed(h->parts[part], ev);
+}
+
 /**
  * msc_history_feed - apply one event
  * @h: the history
@@ -746,9 +812,14 @@ int msc_history_feed(struct msc_history *h, const struct msc_event *ev)
 
 	if (h->err)
 		return h->err;
-	if ((int64_t)ev->seq <= h->sum.last_seq)
+	if ((int64_t)ev->seq <= h->fed_seq)
 		return 0;
-	r = feed(h, ev);
+	h->fed_seq = (int64_t)ev->seq;
+	/* one part: only an ioctl can make another */
+	if (h->nr_parts == 1 && ev->type != MSC_EV_IOCTL)
+		r = feed(h, ev);
+	else
+		r = feed_placed(h, ev);
 	if (r)
 		h->err = r;
 	return r;
@@ -762,7 +833,8 @@ int msc_history_feed(struct msc_history *h, const struct msc_event *ev)
  */
 void msc_history_capture_ended(struct msc_history *h)
 {
-	h->ended = true;
+	for (uint32_t i = 0; i < h->nr_parts; i++)
+		h->parts[i]->ended = true;
 }
 
 /**
@@ -773,13 +845,13 @@ void msc_history_capture_ended(struct msc_history *h)
  * transaction is left open for import's own commit) -- msc_history_analyze()
  * does.  Returns 0 or a negative error.
  */
-int msc_history_finish(struct msc_history *h)
+/* What one part has in memory, settled: its phases ready to write. */
+static int part_finish(struct msc_history *h)
 {
 	int r;
 
 	extended_count(h);
-	r = h->err ?: range_apply(h);
-
+	r = range_apply(h);
 	hphase_stretch_end(h);
 	if (!r && h->ended) {
 		npf_flush(h);
@@ -790,13 +862,95 @@ int msc_history_finish(struct msc_history *h)
 	if (!r)
 		r = hphase_tick(h, h->last_ts + hact_bucket_ns(h), NULL);
 	if (!r)
-		r = hphase_finish(h);
+		hphase_finish(h);
+	return r ?: hmodel_close_all(h);
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct hphase *x = a, *y = b;
+
+	if (x->p.start_seq != y->p.start_seq)
+		return x->p.start_seq < y->p.start_seq ? -1 : 1;
+	return x->p.vm < y->p.vm ? -1 : x->p.vm > y->p.vm;
+}
+
+static int by_id(const void *a, const void *b)
+{
+	const struct msc_vm *x = a, *y = b;
+
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/*
+ * The phases and VMs of every part.  Several parts' phases are numbered
+ * again in the order they began (ids are a part's own while it runs).
+ */
+static int put_phases(struct msc_history *f)
+{
+	struct hphase *ph;
+	struct msc_vm *vm;
+	size_t nr_ph = 0, nr_vm = 0;
+	int r;
+
+	if (f->nr_parts == 1)
+		return hstore_put_phases(f->hs, f->capture_id, f->phases, f->nr_phases) ?:
+		       hstore_put_vms(f->hs, f->capture_id, f->vms, f->nr_vms);
+	for (uint32_t i = 0; i < f->nr_parts; i++) {
+		nr_ph += f->parts[i]->nr_phases;
+		nr_vm += f->parts[i]->nr_vms;
+	}
+	ph = malloc((nr_ph ?: 1) * sizeof(*ph));
+	vm = malloc((nr_vm ?: 1) * sizeof(*vm));
+	r = ph && vm ? 0 : -ENOMEM;
+	nr_ph = nr_vm = 0;
+	for (uint32_t i = 0; i < f->nr_parts && !r; i++) {
+		const struct msc_history *h = f->parts[i];
+
+		memcpy(ph + nr_ph, h->phases, h->nr_phases * sizeof(*ph));
+		memcpy(vm + nr_vm, h->vms, h->nr_vms * sizeof(*vm));
+		nr_ph += h->nr_phases;
+		nr_vm += h->nr_vms;
+	}
+	if (!r) {
+		qsort(ph, nr_ph, sizeof(*ph), by_start);
+		for (size_t i = 0; i < nr_ph; i++)
+			ph[i].p.id = (int64_t)i + 1;
+		qsort(vm, nr_vm, sizeof(*vm), by_id);
+		r = hstore_put_phases(f->hs, f->capture_id, ph, nr_ph) ?:
+		    hstore_put_vms(f->hs, f->capture_id, vm, nr_vm);
+	}
+	free(ph);
+	free(vm);
+	return r;
+}
+
+/**
+ * msc_history_finish - write what is still in memory and the resume point
+ *
+ * Open intervals, phases, regions, the last census and activity rows, the
+ * analysis row, and the indexes.  The caller commits (the store's
+ * transaction is left open for import's own commit) -- msc_history_analyze()
+ * does.  An analysis of several VMs at once keeps no state to resume from:
+ * the next run starts over.  Returns 0 or a negative error.
+ */
+int msc_history_finish(struct msc_history *h)
+{
+	struct msc_history_summary sum;
+	int r = h->err;
+
+	for (uint32_t i = 0; i < h->nr_parts && !r; i++)
+		r = part_finish(h->parts[i]);
 	if (!r)
-		r = hmodel_close_all(h);
+		r = put_phases(h);
 	if (!r)
 		r = hstore_build_regions(h->hs, h->capture_id);
+	msc_history_get_summary(h, &sum);
+	sum.census_flags = 0;	/* as the parts keep it: their last rows' */
+	for (uint32_t i = 0; i < h->nr_parts; i++)
+		sum.census_flags |= h->parts[i]->sum.census_flags;
 	if (!r)
-		r = hstore_save_analysis(h->hs, &h->sum, &h->st);
+		r = hstore_save_analysis(h->hs, &sum, h->nr_parts == 1 ? &h->st : NULL);
 	if (!r)
 		r = hstore_finish(h->hs, !h->opts.defer_indexes);
 	if (r)
@@ -804,12 +958,53 @@ int msc_history_finish(struct msc_history *h)
 	return r;
 }
 
-/** msc_history_get_summary - what the analysis counted so far */
-void msc_history_get_summary(const struct msc_history *h, struct msc_history_summary *ret)
+static void part_summary(const struct msc_history *h, struct msc_history_summary *ret)
 {
 	*ret = h->sum;
 	ret->census_flags = h->census_flags | (h->tdp_mmu ? 0 : MSC_CENSUS_APPROX) |
 			    (h->after_lost ? MSC_CENSUS_AFTER_LOST : 0);
+}
+
+/*
+ * msc_history_get_summary - what the analysis counted so far: its parts'
+ * counts added up (a gap in the trace, which each part has, once)
+ */
+void msc_history_get_summary(const struct msc_history *h, struct msc_history_summary *ret)
+{
+	part_summary(h, ret);
+	for (uint32_t i = 1; i < h->nr_parts; i++) {
+		struct msc_history_summary s;
+
+		part_summary(h->parts[i], &s);
+		if (s.events && (!ret->events || s.first_ts < ret->first_ts))
+			ret->first_ts = s.first_ts;
+		ret->last_ts = max(ret->last_ts, s.last_ts);
+		ret->events += s.events;
+		ret->spte_events += s.spte_events;
+		ret->resyncs += s.resyncs;
+		ret->ad_resyncs += s.ad_resyncs;
+		ret->synthesized += s.synthesized;
+		ret->fast_applied += s.fast_applied;
+		ret->frozen_completed += s.frozen_completed;
+		ret->out_of_order += s.out_of_order;
+		ret->anomalies += s.anomalies;
+		ret->intervals += s.intervals;
+		ret->tdp_mmu |= s.tdp_mmu;
+		ret->census_flags |= s.census_flags;
+		ret->steady += s.steady;
+		ret->ranged += s.ranged;
+	}
+	ret->events -= h->dup_events;
+	ret->last_seq = h->fed_seq;
+	ret->unplaced = hplace_unplaced(h->place);
+}
+
+/* Free part @h's memory (not the store writer). */
+static void part_free(struct msc_history *h)
+{
+	hmodel_free(h);
+	free(h->phases);
+	free(h->vms);
 }
 
 /** msc_history_close - free the history; NULL is fine.  Nothing is written. */
@@ -817,10 +1012,14 @@ void msc_history_close(struct msc_history *h)
 {
 	if (!h)
 		return;
-	hmodel_free(h);
+	for (uint32_t i = 1; i < h->nr_parts; i++) {
+		part_free(h->parts[i]);
+		free(h->parts[i]);
+	}
+	free(h->parts);
+	hplace_free(h->place);
+	part_free(h);
 	hstore_close(h->hs);
-	free(h->phases);
-	free(h->vms);
 	free(h);
 }
 

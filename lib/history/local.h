@@ -167,6 +167,7 @@ struct hrun_entry {
  */
 struct hrun {
 	struct hnode *node;		/* level, as_id and base GFN */
+	int64_t vm;			/* the VM its intervals are of (h->vm_id then) */
 	struct hrun *next;		/* in node->runs, or in the free list */
 	struct hrun *older, *newer;	/* in the list of pending runs, by last use */
 	uint64_t spte, pfn;		/* of entry @first */
@@ -225,6 +226,7 @@ struct hphase {
 	uint64_t cell_mark;		/* h->cell_updates when its end was settled */
 	struct hcost cost;		/* attributed so far */
 	struct hcost pending;		/* since the last activity (dirty-log phases) */
+	int32_t pid;			/* a marker's: the task that began it; 0 unknown */
 };
 
 /* What must survive between two analyze runs besides the tables. */
@@ -344,10 +346,28 @@ struct hstate {
 };
 
 struct hstore;
+struct hplace;
 
+/*
+ * One part of an analysis: the page tables, census and phases of one VM at
+ * a time.  VMs that follow one another share a part; a VM created while
+ * another still runs gets a part of its own (lib/history/place.c).  The
+ * part msc_history_open() returns is the front: it places every event in
+ * its part, owns the store writer the parts share, and writes what they
+ * share (phases, VMs, regions, the analysis row).
+ */
 struct msc_history {
 	struct msc_store *store;	/* borrowed */
-	struct hstore *hs;
+	struct hstore *hs;		/* the front's */
+	struct msc_history *front;	/* the front (itself for the front) */
+	int64_t vm_id;			/* the VM the part's tables are of now (vm.c) */
+	/* the front only */
+	struct msc_history **parts;	/* parts[0] is the front */
+	uint32_t nr_parts;
+	struct hplace *place;		/* where each event goes */
+	int64_t vm_seq;			/* VM ids given so far */
+	int64_t fed_seq;		/* the last event fed; -1 none */
+	uint64_t dup_events;		/* fed to more parts than one: counted once */
 	int64_t capture_id;
 	struct msc_history_opts opts;
 	struct msc_spte_layout layout;
@@ -475,6 +495,8 @@ int hmodel_drop_range(struct msc_history *h, unsigned int as_id, uint64_t gfn, u
 int hmodel_detach(struct msc_history *h, unsigned int as_id, uint64_t gfn, unsigned int level);
 int hmodel_find_leaf(struct msc_history *h, unsigned int as_id, uint64_t gfn,
 		     unsigned int *ret_level);
+bool hmodel_holds(struct msc_history *h, unsigned int as_id, uint64_t gfn, unsigned int level,
+		  uint64_t spte);
 int hmodel_chunk_new(struct msc_history *h, struct hnode *n, struct hchunk **slot);
 
 /*
@@ -544,7 +566,7 @@ int hphase_tick(struct msc_history *h, uint64_t ts, const struct msc_event *ev);
 int hphase_capture_end(struct msc_history *h);
 int hphase_commit(struct msc_history *h);
 int hphase_resume(struct msc_history *h);
-int hphase_finish(struct msc_history *h);
+void hphase_finish(struct msc_history *h);
 bool hphase_in_disable(const struct msc_history *h);
 bool hphase_is_vcpu(const struct msc_history *h, int32_t pid);
 bool hphase_vcpus_full(const struct msc_history *h);
@@ -555,6 +577,18 @@ int hvm_event(struct msc_history *h, const struct msc_event *ev);
 void hvm_commit(struct msc_history *h, const struct msc_event *ev);
 void hvm_census(struct msc_history *h);
 int64_t hvm_current(const struct msc_history *h);
+
+/* lib/history/place.c: which part each event goes to */
+#define HPLACE_ALL (-1)		/* every part */
+#define HPLACE_NEW (-2)		/* a part of its own: a VM created beside others */
+
+int hplace_new(struct hplace **ret);
+void hplace_free(struct hplace *p);
+int hplace_event(struct hplace *p, struct msc_history *const *parts, uint32_t nr_parts,
+		 const struct msc_event *ev);
+void hplace_created(struct hplace *p, const struct msc_event *ev, uint32_t part);
+uint64_t hplace_unplaced(const struct hplace *p);
+bool hvm_free(const struct msc_history *h);
 
 /* What hphase_cost() counts. */
 enum {
@@ -639,8 +673,8 @@ int hstore_load_was_huge(struct hstore *hs, int64_t capture_id, struct msc_histo
 int hstore_delete_open(struct hstore *hs, int64_t capture_id);
 int hstore_add_run(struct hstore *hs, int64_t capture_id, const struct hrun *run,
 		   bool ends_known);
-int hstore_add_census(struct hstore *hs, int64_t capture_id, unsigned int as_id, uint64_t ts,
-		      int64_t seq, const int64_t *pages, unsigned int flags);
+int hstore_add_census(struct hstore *hs, int64_t capture_id, int64_t vm, unsigned int as_id,
+		      uint64_t ts, int64_t seq, const int64_t *pages, unsigned int flags);
 int hstore_add_kvm_stats(struct hstore *hs, int64_t capture_id,
 			 const struct msc_kvm_stats *k, const char *text);
 int hstore_add_region_state(struct hstore *hs, int64_t capture_id,

@@ -356,15 +356,17 @@ static bool run_fits(const struct msc_history *h, const struct hrun *r, unsigned
 	int64_t d = (int64_t)i - r->first;
 
 	/* equal bits outside the address: equal leaf, writable, dirty */
-	return iv->leaf && r->start_cause == iv->start_cause && r->end_cause == iv->end_cause &&
+	return iv->leaf && r->vm == h->vm_id && r->start_cause == iv->start_cause &&
+	       r->end_cause == iv->end_cause &&
 	       r->flags == iv->flags && !((iv->spte ^ r->spte) & ~h->layout.addr) &&
 	       iv->pfn == r->pfn + (uint64_t)(d * (int64_t)msc_level_pages(iv->level));
 }
 
-static void run_init(struct hrun *r, struct hnode *n, unsigned int i,
-		     const struct msc_interval *iv)
+static void run_init(const struct msc_history *h, struct hrun *r, struct hnode *n,
+		     unsigned int i, const struct msc_interval *iv)
 {
 	r->node = n;
+	r->vm = h->vm_id;
 	r->first = (uint16_t)i;
 	r->spte = iv->spte;
 	r->pfn = iv->pfn;
@@ -444,7 +446,7 @@ static int run_add(struct msc_history *h, struct hnode *n, unsigned int i,
 		struct hrun_entry e = { iv->start_ts, iv->end_ts, (uint16_t)i };
 		struct hrun one = { 0 };
 
-		run_init(&one, n, i, iv);
+		run_init(h, &one, n, i, iv);
 		one.e = &e;
 		one.n = 1;
 		one.exact = false;	/* not appended: unchecked */
@@ -464,7 +466,7 @@ static int run_add(struct msc_history *h, struct hnode *n, unsigned int i,
 	err = run_get(h, &r);
 	if (err)
 		return err;
-	run_init(r, n, i, iv);
+	run_init(h, r, n, i, iv);
 	r->next = n->runs;
 	n->runs = r;
 	lru_push(h, r);
@@ -1303,6 +1305,31 @@ int hmodel_find_leaf(struct msc_history *h, unsigned int as_id, uint64_t gfn,
 		}
 	}
 	return 0;
+}
+
+/**
+ * hmodel_holds - does the level-@level entry of @gfn hold a present SPTE of
+ *	@spte's frame (the pending range's value, where it has one)?
+ *
+ * A frame is its VM's alone (a page of its memory or of its page tables),
+ * so the tables that hold it are that VM's: the front places a change by
+ * the value it replaces (place.c).
+ */
+bool hmodel_holds(struct msc_history *h, unsigned int as_id, uint64_t gfn, unsigned int level,
+		  uint64_t spte)
+{
+	struct hnode *n = hmodel_node(h, as_id, gfn, level, false);
+	unsigned int i;
+	uint64_t v;
+
+	if (!n)
+		return false;
+	i = idx_of(gfn, level);
+	v = hnode_spte(n, i);
+	if (h->range.node == n && i - h->range.first < h->range.nr)
+		v = h->range.spte[i - h->range.first];
+	return msc_spte_present(&h->layout, v) &&
+	       msc_spte_pfn(&h->layout, v) == msc_spte_pfn(&h->layout, spte);
 }
 
 /** hmodel_cell - the counters of the 2M cell of @gfn, to read; NULL: no such cell */

@@ -890,17 +890,22 @@ static int workload_marker(struct msc_history *h, const struct msc_event *ev)
 			return -ENOMEM;
 		ph->p.start_ts = ev->ts;
 		ph->p.exact = MSC_EXACT_START | MSC_EXACT_END;	/* the workload's own */
+		ph->pid = ev->pid;
 		return 0;
 	}
 	if (strncmp(sp, "end", 3))
 		return 0;
-	for (size_t i = h->nr_phases; i-- > 0;) {
-		struct hphase *ph = &h->phases[i];
+	/* the latest open one of the name: its task's own if it has one */
+	for (int own = 1; own >= 0; own--) {
+		for (size_t i = h->nr_phases; i-- > 0;) {
+			struct hphase *ph = &h->phases[i];
 
-		if (ph->open && ph->p.kind == MSC_PHASE_WORKLOAD && !strcmp(ph->p.name, name)) {
-			phase_settle(h, ph);
-			ph->p.end_seq = (int64_t)ev->seq;
-			return phase_closed(h, ph);
+			if (ph->open && ph->p.kind == MSC_PHASE_WORKLOAD &&
+			    !strcmp(ph->p.name, name) && (!own || ph->pid == ev->pid)) {
+				phase_settle(h, ph);
+				ph->p.end_seq = (int64_t)ev->seq;
+				return phase_closed(h, ph);
+			}
 		}
 	}
 	return 0;
@@ -993,8 +998,16 @@ static bool clear_not_enable(struct msc_history *h)
 }
 
 /* A harvest's step name, as the selftests and QEMU name the steps. */
+/*
+ * A vCPU's own KVM_RESET_DIRTY_RINGS: its ring filled (KVM_EXIT_DIRTY_RING_FULL),
+ * and it took back what user space had collected before running on.
+ */
+#define HARVEST_RING_FULL "ring_full_reset"
+
 static const char *harvest_name(const char *ioctl)
 {
+	if (strstr(ioctl, "RESET"))
+		return "reset_dirty_rings";
 	return strstr(ioctl, "CLEAR") ? "clear_dirty_log" : "get_dirty_log";
 }
 
@@ -1003,7 +1016,8 @@ static enum msc_phase_kind ioctl_kind(const char *name)
 {
 	if (!name)
 		return MSC_PHASE_WORKLOAD;
-	if (!strcmp(name, "KVM_GET_DIRTY_LOG") || !strcmp(name, "KVM_CLEAR_DIRTY_LOG"))
+	if (!strcmp(name, "KVM_GET_DIRTY_LOG") || !strcmp(name, "KVM_CLEAR_DIRTY_LOG") ||
+	    !strcmp(name, "KVM_RESET_DIRTY_RINGS"))
 		return MSC_PHASE_HARVEST;
 	if (!strncmp(name, "KVM_SET_USER_MEMORY_REGION", 26))
 		return MSC_PHASE_MEMSLOT;
@@ -1157,7 +1171,8 @@ static int ioctl_event(struct msc_history *h, const struct msc_event *ev)
 		ph = cur_dirty(h);
 		ph->p.start_ts = ev->ts;
 		if (kind == MSC_PHASE_HARVEST)
-			snprintf(ph->p.name, sizeof(ph->p.name), "%s", harvest_name(name));
+			snprintf(ph->p.name, sizeof(ph->p.name), "%s",
+				 hphase_is_vcpu(h, ev->pid) ? HARVEST_RING_FULL : harvest_name(name));
 	}
 	h->st.ioctl_open = 1;
 	h->st.ioctl_pid = ev->pid;
@@ -1229,7 +1244,13 @@ static int walk_event(struct msc_history *h, const struct msc_event *ev)
 
 static int phase_event(struct msc_history *h, const struct msc_event *ev)
 {
-	bool ioctl = !hphase_is_vcpu(h, ev->pid);
+	/*
+	 * A vCPU's thread inside a dirty-log ioctl does that ioctl's work, in
+	 * the ioctl (a full dirty ring's KVM_RESET_DIRTY_RINGS between two
+	 * KVM_RUNs): the task is no vCPU while it is there.
+	 */
+	bool ioctl = !hphase_is_vcpu(h, ev->pid) ||
+		     (h->st.ioctl_open && ev->pid == h->st.ioctl_pid);
 	struct hphase *open = cur_dirty(h);
 	int r;
 
@@ -1687,8 +1708,8 @@ static void dirty_rate(struct msc_history *h)
 	}
 }
 
-/** hphase_finish - write every phase (open ones as they are now) */
-int hphase_finish(struct msc_history *h)
+/** hphase_finish - settle every phase (open ones as they are now) for writing */
+void hphase_finish(struct msc_history *h)
 {
 	for (size_t i = 0; i < h->nr_phases; i++) {
 		struct hphase *ph = &h->phases[i];
@@ -1698,6 +1719,4 @@ int hphase_finish(struct msc_history *h)
 		phase_bounds(ph);
 	}
 	dirty_rate(h);
-	return hstore_put_phases(h->hs, h->capture_id, h->phases, h->nr_phases) ?:
-	       hstore_put_vms(h->hs, h->capture_id, h->vms, h->nr_vms);
 }

@@ -4,9 +4,10 @@
  * region, phase_region), built once the capture's region_state rows are
  * written.
  *
- * A region is an island of consecutive 2M cells of one address space, the
- * cells being those region_state has rows for; regions are numbered from 1
- * in (as_id, gfn) order.  A phase's coverage of a region sums, over its
+ * A region is an island of consecutive 2M cells of one address space of one
+ * VM, the cells being those region_state has rows for; regions are numbered
+ * from 1 in (vm, as_id, gfn) order.  A phase's coverage of a region of its
+ * VM sums, over its
  * cells, the state each was in at the phase's end: the cell's last row with
  * ts <= end_ts, the last written of equal ones (schema/README.md,
  * "region_state").  A cell with no such row adds nothing, and a region
@@ -40,10 +41,17 @@ struct cell_row {
 	uint64_t gfn;
 	int64_t ts;
 	uint32_t order;
+	int32_t vm;
 	uint16_t mapped;
 	uint8_t as_id;
 	uint8_t kind;
 };
+
+/* The address space of one VM a row is of: the order of regions */
+static uint64_t space_of(const struct cell_row *r)
+{
+	return (uint64_t)(uint32_t)r->vm << 8 | r->as_id;
+}
 
 /* Rows in the table's order (v[i].order == i) until hregions_build() sorts them */
 struct hcell_log {
@@ -61,8 +69,8 @@ static int cmp_row(const void *a, const void *b)
 {
 	const struct cell_row *x = a, *y = b;
 
-	if (x->as_id != y->as_id)
-		return x->as_id < y->as_id ? -1 : 1;
+	if (space_of(x) != space_of(y))
+		return space_of(x) < space_of(y) ? -1 : 1;
 	if (x->gfn != y->gfn)
 		return x->gfn < y->gfn ? -1 : 1;
 	if (x->ts != y->ts)
@@ -92,14 +100,14 @@ static uint64_t gfn_key(const struct cell_row *r)
 	return r->gfn;
 }
 
-static uint64_t as_key(const struct cell_row *r)
+static uint64_t space_key(const struct cell_row *r)
 {
-	return r->as_id;
+	return space_of(r);
 }
 
 /*
  * Sort @l's rows into cmp_row()'s order.  They are in the order written
- * (v[i].order == i): a stable radix sort by gfn, then by address space,
+ * (v[i].order == i): a stable radix sort by gfn, then by VM and address space,
  * keeps each cell's rows in that order, which is time order unless a row
  * was written with an earlier time than one before it; a cell whose rows
  * are not in time order is sorted whole.  Only the digits some rows differ
@@ -107,7 +115,7 @@ static uint64_t as_key(const struct cell_row *r)
  */
 static int sort_rows(struct hcell_log *l)
 {
-	static uint64_t (*const keys[])(const struct cell_row *) = { gfn_key, as_key };
+	static uint64_t (*const keys[])(const struct cell_row *) = { gfn_key, space_key };
 	struct cell_row *tmp = malloc(l->nr * sizeof(*tmp)), *src = l->v, *dst = tmp;
 	size_t n = l->nr;
 
@@ -134,8 +142,8 @@ static int sort_rows(struct hcell_log *l)
 	for (size_t i = 0, j; i < n; i = j) {
 		bool sorted = true;
 
-		for (j = i + 1; j < n && l->v[j].gfn == l->v[i].gfn && l->v[j].as_id == l->v[i].as_id;
-		     j++)
+		for (j = i + 1; j < n && l->v[j].gfn == l->v[i].gfn &&
+		     space_of(&l->v[j]) == space_of(&l->v[i]); j++)
 			sorted &= l->v[j].ts >= l->v[j - 1].ts;
 		if (!sorted)
 			qsort(&l->v[i], j - i, sizeof(*l->v), cmp_row);
@@ -191,6 +199,7 @@ int hcell_log_put(struct hcell_log *l, const struct msc_region_cell *c, uint64_t
 	row->ts = (int64_t)ts;
 	row->mapped = c->mapped;
 	row->as_id = c->as_id;
+	row->vm = (int32_t)c->vm;
 	row->kind = c->kind;
 	return 0;
 }
@@ -208,6 +217,7 @@ static int read_rows(struct msc_store *s, int64_t capture_id, struct hcell_log *
 		for (size_t i = 0; i < nr && !r; i++) {
 			struct msc_region_cell c = {
 				.as_id = rows[i].as_id,
+				.vm = rows[i].vm,
 				.gfn = rows[i].gfn,
 				.kind = rows[i].kind,
 				.mapped = rows[i].mapped,
@@ -229,6 +239,8 @@ static void cover_cell(const struct cell_row *row, size_t n, const struct msc_ph
 	for (size_t p = 0; p < nr_phases; p++) {
 		const struct cell_row *last = NULL;
 
+		if (ph[p].vm != row->vm)
+			continue;	/* another VM's tables */
 		/* rows are few per cell: a walk, as the SQL's seek did */
 		for (size_t k = 0; k < n && row[k].ts <= (int64_t)ph[p].end_ts; k++)
 			last = &row[k];
@@ -256,6 +268,7 @@ static int put_region(struct msc_store *s, sqlite3_stmt *reg, sqlite3_stmt *pr,
 	sqlite3_bind_int64(reg, 3, first->as_id);
 	sqlite3_bind_int64(reg, 4, (int64_t)first->gfn);
 	sqlite3_bind_int64(reg, 5, (int64_t)gfn_end);
+	sqlite3_bind_int64(reg, 6, first->vm);
 	r = msc_store_step(s, reg);
 	sqlite3_reset(reg);
 	for (size_t p = 0; p < nr_phases && r >= 0; p++) {
@@ -305,7 +318,7 @@ int hregions_build(struct msc_store *s, int64_t capture_id, struct hcell_log *lo
 		r = -ENOMEM;
 	if (!r)
 		r = msc_store_prepare(s, "INSERT INTO region (capture_id, id, as_id, gfn_first, "
-				      "gfn_end, exact) VALUES (?1, ?2, ?3, ?4, ?5, 0)", &reg);
+				      "gfn_end, exact, vm) VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6)", &reg);
 	if (!r)
 		r = msc_store_prepare(s, "INSERT INTO phase_region VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
 				      &pr);
@@ -318,11 +331,11 @@ int hregions_build(struct msc_store *s, int64_t capture_id, struct hcell_log *lo
 		for (;;) {
 			size_t k = i;
 
-			while (k < nr_rows && row[k].as_id == first->as_id && row[k].gfn == gfn)
+			while (k < nr_rows && space_of(&row[k]) == space_of(first) && row[k].gfn == gfn)
 				k++;
 			cover_cell(&row[i], k - i, ph, nr_phases, cov);
 			i = k;
-			if (i == nr_rows || row[i].as_id != first->as_id ||
+			if (i == nr_rows || space_of(&row[i]) != space_of(first) ||
 			    row[i].gfn / HNODE_ENTRIES != gfn / HNODE_ENTRIES + 1)
 				break;
 			gfn = row[i].gfn;

@@ -38,8 +38,8 @@ enum {
 };
 
 static const char *const write_sql[ST_NR] = {
-	[ST_KVM_STATS] = "INSERT OR REPLACE INTO kvm_stats VALUES (?,?,?,?,?,?,?,?,?,?,?,?)",
-	[ST_ANOMALY] = "INSERT INTO anomaly VALUES (?,?,?,?,?,?,?,?,?,?)",
+	[ST_KVM_STATS] = "INSERT OR REPLACE INTO kvm_stats VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_ANOMALY] = "INSERT INTO anomaly VALUES (?,?,?,?,?,?,?,?,?,?,?)",
 };
 
 /*
@@ -53,6 +53,7 @@ enum { B_RUN, B_CENSUS, B_REGION_STATE, B_ACTIVITY, B_TASK_ACTIVITY, B_NR };
 #define RUN_E0_COL 18		/* mapping_run.e0 */
 #define RUN_ID_COL 20		/* mapping_run.id */
 #define RUN_PREV_COL 21		/* mapping_run.prev */
+#define RUN_VM_COL 22		/* mapping_run.vm */
 #define CELL_AT_COL 6		/* region_state_run.at */
 
 static const struct {
@@ -62,11 +63,11 @@ static const struct {
 } batch_def[B_NR] = {
 	[B_RUN] = { "INSERT INTO mapping_run (capture_id, as_id, gfn, level, leaf, first, spte, "
 		    "pfn, writable, dirty, start_cause, end_cause, flags, n, entries, idx0, t0, "
-		    "start_step, e0, end_step, id, prev) VALUES", 22, RUN_ENTRIES_COL },
+		    "start_step, e0, end_step, id, prev, vm) VALUES", 23, RUN_ENTRIES_COL },
 	[B_CENSUS] = { "INSERT INTO census (capture_id, as_id, ts, seq, pages_4k, pages_2m, "
-		       "pages_1g, flags) VALUES", 8 },
+		       "pages_1g, flags, vm) VALUES", 9 },
 	[B_REGION_STATE] = { "INSERT INTO region_state_run (capture_id, as_id, gfn, ts, kind, n, "
-			     "at) VALUES", 7, CELL_AT_COL },
+			     "at, vm) VALUES", 8, CELL_AT_COL },
 	/* the counters in enum hact order */
 	[B_ACTIVITY] = { "INSERT INTO activity (capture_id, ts, spte_changes, maps, splits, "
 			 "promotions, zaps, write_protects, faults_slow, faults_fast, flushes) VALUES",
@@ -277,7 +278,7 @@ int hstore_drop(struct hstore *hs, int64_t capture_id)
 static const char analysis_cols[] =
 	"last_seq, first_ts, last_ts, events, spte_events, resyncs, ad_resyncs, synthesized, "
 	"fast_applied, frozen_completed, out_of_order, lost_marks, lost_events, anomalies, "
-	"intervals, tdp_mmu, census_flags";
+	"intervals, tdp_mmu, census_flags, unplaced";
 
 /** hstore_mark_running - an analysis is under way: an interrupted one restarts */
 int hstore_mark_running(struct hstore *hs, int64_t capture_id)
@@ -310,6 +311,7 @@ static void read_summary(sqlite3_stmt *st, int col, struct msc_history_summary *
 	s->intervals = column_u64(st, col++);
 	s->tdp_mmu = sqlite3_column_int(st, col++);
 	s->census_flags = (unsigned int)sqlite3_column_int(st, col++);
+	s->unplaced = column_u64(st, col++);
 }
 
 static int load_summary(struct msc_store *s, int64_t capture_id, struct msc_history_summary *sum,
@@ -332,11 +334,11 @@ static int load_summary(struct msc_store *s, int64_t capture_id, struct msc_hist
 		sum->capture_id = capture_id;
 		read_summary(st, 0, sum);
 		if (state) {
-			int n = sqlite3_column_bytes(st, 17);
+			int n = sqlite3_column_bytes(st, 18);
 
 			memset(state, 0, sizeof(*state));
 			if (n == (int)sizeof(*state))
-				memcpy(state, sqlite3_column_blob(st, 17), sizeof(*state));
+				memcpy(state, sqlite3_column_blob(st, 18), sizeof(*state));
 		}
 	}
 	sqlite3_finalize(st);
@@ -358,7 +360,7 @@ int hstore_save_analysis(struct hstore *hs, const struct msc_history_summary *su
 	int r = msc_store_begin(hs->s);
 
 	snprintf(sql, sizeof(sql), "INSERT OR REPLACE INTO analysis (capture_id, %s, state) "
-		 "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", analysis_cols);
+		 "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", analysis_cols);
 	if (!r)
 		r = msc_store_prepare(hs->s, sql, &st);
 	if (r)
@@ -381,7 +383,9 @@ int hstore_save_analysis(struct hstore *hs, const struct msc_history_summary *su
 	bind_u64(st, 16, sum->intervals);
 	sqlite3_bind_int(st, 17, sum->tdp_mmu);
 	sqlite3_bind_int(st, 18, (int)sum->census_flags);
-	sqlite3_bind_blob(st, 19, state, sizeof(*state), SQLITE_TRANSIENT);
+	bind_u64(st, 19, sum->unplaced);
+	if (state)
+		sqlite3_bind_blob(st, 20, state, sizeof(*state), SQLITE_TRANSIENT);
 	r = msc_store_step(hs->s, st);
 	sqlite3_finalize(st);
 	return r < 0 ? r : 0;
@@ -597,6 +601,7 @@ int hstore_add_run(struct hstore *hs, int64_t capture_id, const struct hrun *run
 	v[19] = st.end_step;
 	v[RUN_ID_COL] = id;
 	v[RUN_PREV_COL] = prev;
+	v[RUN_VM_COL] = run->vm;
 	if (prev) {
 		nulls |= 1u << RUN_ENTRIES_COL;
 		return msc_store_rows_put_text(hs->s, b, nulls, p, 0);
@@ -739,8 +744,8 @@ int hstore_delete_open(struct hstore *hs, int64_t capture_id)
 			    capture_id);
 }
 
-int hstore_add_census(struct hstore *hs, int64_t capture_id, unsigned int as_id, uint64_t ts,
-		      int64_t seq, const int64_t *pages, unsigned int flags)
+int hstore_add_census(struct hstore *hs, int64_t capture_id, int64_t vm, unsigned int as_id,
+		      uint64_t ts, int64_t seq, const int64_t *pages, unsigned int flags)
 {
 	struct msc_store_rows *b = &hs->batch[B_CENSUS];
 	int64_t *v = msc_store_rows_slot(b);
@@ -752,6 +757,7 @@ int hstore_add_census(struct hstore *hs, int64_t capture_id, unsigned int as_id,
 	for (int l = 1; l <= MSC_HISTORY_MAX_LEVEL; l++)
 		v[3 + l] = pages[l];
 	v[7] = flags;
+	v[8] = vm;
 	return msc_store_rows_put(hs->s, b, 0);
 }
 
@@ -771,6 +777,7 @@ int hstore_add_kvm_stats(struct hstore *hs, int64_t capture_id,
 	}
 	sqlite3_bind_int(st, 11, (int)k->census_flags);
 	sqlite3_bind_text(st, 12, text, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 13, k->vm);
 	return put(hs, st);
 }
 
@@ -813,6 +820,7 @@ static int cell_run_new(struct hstore *hs, struct msc_store_rows *b, int64_t cap
 	v[3] = (int64_t)ts;
 	v[4] = c->kind;
 	v[5] = 1;
+	v[7] = c->vm;
 	r = msc_store_rows_hold_text(hs->s, b, 0, "[", 1);
 	return r ?: cell_run_put(hs, b, v, 1, false, c, ts);
 }
@@ -830,7 +838,8 @@ int hstore_add_region_state(struct hstore *hs, int64_t capture_id,
 {
 	struct msc_store_rows *b = &hs->batch[B_REGION_STATE];
 	int64_t *v = msc_store_rows_last(b);
-	bool open = v && v[0] == capture_id && v[1] == c->as_id && v[2] == (int64_t)c->gfn;
+	bool open = v && v[0] == capture_id && v[1] == c->as_id && v[2] == (int64_t)c->gfn &&
+		    v[7] == c->vm;
 	bool same = open && hs->cell_ts == ts;
 	int r = 0;
 
@@ -925,6 +934,7 @@ int hstore_add_anomaly(struct hstore *hs, int64_t capture_id, const struct msc_a
 		bind_u64(st, 9, a->new_spte);
 	}
 	sqlite3_bind_text(st, 10, a->detail, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 11, a->vm);
 	return put(hs, st);
 }
 
@@ -1286,8 +1296,12 @@ int msc_history_merge(struct msc_store *dst, const char *analysis_path)
 struct msc_hview {
 	struct msc_store *s;	/* borrowed */
 	int64_t capture_id;
-	unsigned int nr_as;	/* address spaces with census rows */
-	uint8_t as_ids[HMAX_AS];
+	/* the address spaces of each VM with census rows */
+	struct {
+		int64_t vm;
+		uint8_t as_id;
+	} *spaces;
+	size_t nr_spaces;
 	sqlite3_stmt *census_at;
 };
 
@@ -1325,17 +1339,26 @@ int msc_hview_open(struct msc_store *s, int64_t capture_id, struct msc_hview **r
 		return -ENOMEM;
 	v->s = s;
 	v->capture_id = capture_id;
-	r = msc_store_prepare(s, "SELECT DISTINCT as_id FROM census WHERE capture_id = ?", &st);
+	r = msc_store_prepare(s, "SELECT DISTINCT vm, as_id FROM census WHERE capture_id = ?",
+			      &st);
 	if (!r) {
 		sqlite3_bind_int64(st, 1, capture_id);
-		while ((r = msc_store_step(s, st)) == 1)
-			if (v->nr_as < HMAX_AS)
-				v->as_ids[v->nr_as++] = (uint8_t)sqlite3_column_int(st, 0);
+		while ((r = msc_store_step(s, st)) == 1) {
+			void *p = realloc(v->spaces, (v->nr_spaces + 1) * sizeof(*v->spaces));
+
+			if (!p) {
+				r = -ENOMEM;
+				break;
+			}
+			v->spaces = p;
+			v->spaces[v->nr_spaces].vm = sqlite3_column_int64(st, 0);
+			v->spaces[v->nr_spaces++].as_id = (uint8_t)sqlite3_column_int(st, 1);
+		}
 		sqlite3_finalize(st);
 	}
 	if (r >= 0)
 		r = msc_store_prepare(s, "SELECT ts, pages_4k, pages_2m, pages_1g, flags FROM census "
-				      "WHERE capture_id = ? AND as_id = ? AND ts <= ? "
+				      "WHERE capture_id = ? AND as_id = ? AND ts <= ? AND vm = ? "
 				      "ORDER BY ts DESC, seq DESC LIMIT 1", &v->census_at);
 	if (r < 0) {
 		msc_hview_close(v);
@@ -1350,6 +1373,7 @@ void msc_hview_close(struct msc_hview *v)
 	if (!v)
 		return;
 	sqlite3_finalize(v->census_at);
+	free(v->spaces);
 	free(v);
 }
 
@@ -1365,21 +1389,23 @@ int msc_hview_summary(struct msc_hview *v, struct msc_history_summary *ret)
 }
 
 /**
- * msc_hview_census_at - the census after the changes up to @ts
+ * msc_hview_census_at - the census after the changes up to @ts, every VM's
  *
- * One index lookup per address space.  Returns 0 or a negative error.
+ * One index lookup per address space of each VM: a VM's census is its own
+ * tables' (a VM gone has none left).  Returns 0 or a negative error.
  */
 int msc_hview_census_at(struct msc_hview *v, uint64_t ts, struct msc_census *ret)
 {
 	memset(ret, 0, sizeof(*ret));
 	ret->ts = ts;
-	for (unsigned int a = 0; a < v->nr_as; a++) {
+	for (size_t a = 0; a < v->nr_spaces; a++) {
 		sqlite3_stmt *st = v->census_at;
 		int r;
 
 		sqlite3_bind_int64(st, 1, v->capture_id);
-		sqlite3_bind_int(st, 2, v->as_ids[a]);
+		sqlite3_bind_int(st, 2, v->spaces[a].as_id);
 		bind_u64(st, 3, ts);
+		sqlite3_bind_int64(st, 4, v->spaces[a].vm);
 		r = msc_store_step(v->s, st);
 		if (r == 1) {
 			for (int l = 1; l <= MSC_HISTORY_MAX_LEVEL; l++)
@@ -1456,7 +1482,7 @@ static void fill_region(sqlite3_stmt *st, void *row)
 	*(struct msc_region *)row = (struct msc_region){
 		.id = sqlite3_column_int64(st, 0), .as_id = (uint8_t)sqlite3_column_int(st, 1),
 		.gfn_first = column_u64(st, 2), .gfn_end = column_u64(st, 3),
-		.exact = sqlite3_column_int(st, 4),
+		.exact = sqlite3_column_int(st, 4), .vm = sqlite3_column_int64(st, 5),
 	};
 }
 
@@ -1465,8 +1491,8 @@ int msc_hview_regions(struct msc_hview *v, struct msc_region **ret, size_t *ret_
 {
 	int r;
 
-	*ret = capture_rows(v->s, v->capture_id, "SELECT id, as_id, gfn_first, gfn_end, exact "
-			    "FROM region WHERE capture_id = ? ORDER BY id", sizeof(**ret),
+	*ret = capture_rows(v->s, v->capture_id, "SELECT id, as_id, gfn_first, gfn_end, exact, "
+			    "vm FROM region WHERE capture_id = ? ORDER BY id", sizeof(**ret),
 			    fill_region, ret_nr, &r);
 	return r;
 }
@@ -1569,25 +1595,25 @@ static int cmp_interval(const void *pa, const void *pb)
 }
 
 /**
- * msc_hview_gfn_history - what happened to one GFN: the intervals of the
- *	4K, 2M and 1G entries covering it, by start time
+ * msc_hview_gfn_history - what happened to one GFN of VM @vm (0: of any):
+ *	the intervals of the 4K, 2M and 1G entries covering it, by start time
  *
  * Per level, two seeks on mapping_run_gfn in the page table holding the
  * entry: the entry's runs of one, and the table's runs of more (the
  * table's single rows of other entries, e.g. the 512 page-table entries
  * of a 2M table, are never read).
  */
-int msc_hview_gfn_history(struct msc_hview *v, uint8_t as_id, uint64_t gfn,
+int msc_hview_gfn_history(struct msc_hview *v, int64_t vm, uint8_t as_id, uint64_t gfn,
 			  struct msc_interval **ret, size_t *ret_nr)
 {
 	struct gfn_rows g = { 0 };
 	sqlite3_stmt *st;
 	int r = msc_store_prepare(v->s, "SELECT " RUN_COLS " FROM " RUN_FROM " "
 				  "WHERE r.gfn = ?3 AND r.level = ?4 AND r.n = 1 AND r.first = ?5 "
-				  "AND r.capture_id = ?1 AND r.as_id = ?2 "
+				  "AND r.capture_id = ?1 AND r.as_id = ?2 AND (?6 = 0 OR r.vm = ?6) "
 				  "UNION ALL SELECT " RUN_COLS " FROM " RUN_FROM " "
 				  "WHERE r.gfn = ?3 AND r.level = ?4 AND r.n > 1 "
-				  "AND r.capture_id = ?1 AND r.as_id = ?2", &st);
+				  "AND r.capture_id = ?1 AND r.as_id = ?2 AND (?6 = 0 OR r.vm = ?6)", &st);
 
 	if (r)
 		return r;
@@ -1599,6 +1625,7 @@ int msc_hview_gfn_history(struct msc_hview *v, uint8_t as_id, uint64_t gfn,
 		bind_u64(st, 3, gfn & ~(msc_level_pages(l + 1) - 1));
 		sqlite3_bind_int(st, 4, (int)l);
 		sqlite3_bind_int(st, 5, index);
+		sqlite3_bind_int64(st, 6, vm);
 		while ((r = msc_store_step(v->s, st)) == 1) {
 			r = run_intervals(st, index, gfn_row, &g);
 			if (r) {
@@ -1747,6 +1774,7 @@ static void fill_anomaly(sqlite3_stmt *st, void *row)
 	a->old_spte = column_u64(st, 6);
 	a->new_spte = column_u64(st, 7);
 	snprintf(a->detail, sizeof(a->detail), "%s", (const char *)sqlite3_column_text(st, 8));
+	a->vm = sqlite3_column_int64(st, 9);
 }
 
 /** msc_hview_anomalies - the first @max anomaly rows, by seq */
@@ -1755,7 +1783,7 @@ int msc_hview_anomalies(struct msc_hview *v, size_t max, struct msc_anomaly **re
 {
 	sqlite3_stmt *st;
 	int r = msc_store_prepare(v->s, "SELECT seq, ts, kind, as_id, gfn, level, old_spte, new_spte, "
-				  "detail FROM anomaly WHERE capture_id = ? ORDER BY seq, rowid LIMIT ?",
+				  "detail, vm FROM anomaly WHERE capture_id = ? ORDER BY seq, rowid LIMIT ?",
 				  &st);
 
 	if (r)
@@ -1779,6 +1807,7 @@ static void fill_kvm_stats(sqlite3_stmt *st, void *row)
 		k->census[l] = sqlite3_column_int64(st, 5 + l);
 	}
 	k->census_flags = (unsigned int)sqlite3_column_int(st, 9);
+	k->vm = sqlite3_column_int64(st, 10);
 }
 
 #define VM_COLS "id, source, overlap, pid, fd, kernel_vm_id, kernel_vm_pid, start_ts, end_ts, " \
@@ -1872,7 +1901,7 @@ int msc_hview_kvm_stats(struct msc_hview *v, struct msc_kvm_stats **ret, size_t 
 	int r;
 
 	*ret = capture_rows(v->s, v->capture_id, "SELECT seq, ts, phase, pages_4k, pages_2m, "
-			    "pages_1g, census_4k, census_2m, census_1g, census_flags FROM kvm_stats "
+			    "pages_1g, census_4k, census_2m, census_1g, census_flags, vm FROM kvm_stats "
 			    "WHERE capture_id = ? ORDER BY seq", sizeof(**ret), fill_kvm_stats,
 			    ret_nr, &r);
 	return r;

@@ -14,9 +14,12 @@
  * one), which a KVM_CREATE_VM before any MMU work takes over.  A VM ends
  * where the next begins.
  *
- * The MMU events of a stock kernel name no VM, so two VMs running at once
- * cannot be told apart: a VM created while the one before still has memory
- * mapped is marked overlap (their census is the sum of both).
+ * These are the VMs of one part (local.h): a VM created by an ioctl while
+ * this part's still runs goes to another part (place.c).  Without the
+ * ioctls the MMU events of a stock kernel name no VM, so two VMs running at
+ * once cannot be told apart: a VM inferred while the one before still has
+ * memory mapped is marked overlap (their census is the sum of both).  VM
+ * ids are the front's, in the order the VMs began.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -52,10 +55,11 @@ static struct msc_vm *vm_new(struct msc_history *h, enum msc_phase_source source
 	}
 	vm = &h->vms[h->nr_vms];
 	*vm = (struct msc_vm){
-		.id = (int64_t)h->nr_vms + 1, .source = (uint8_t)source, .pid = -1, .fd = -1,
+		.id = ++h->front->vm_seq, .source = (uint8_t)source, .pid = -1, .fd = -1,
 		.kernel_pid = -1, .start_ts = ts, .end_ts = ts, .start_seq = seq, .end_seq = seq,
 	};
 	h->st.cur_vm = (int32_t)h->nr_vms++;
+	h->vm_id = vm->id;
 	h->st.vm_used = 0;
 	h->st.vm_gone = 0;
 	return vm;
@@ -137,6 +141,23 @@ static int create_vm(struct msc_history *h, const struct msc_event *ev)
 	vm->pid = h->st.create_pid;
 	vm->fd = (int32_t)ev->ioctl.ret;
 	return 0;
+}
+
+/**
+ * hvm_free - may a VM created now take this part: is its VM gone, or one
+ *	the capture began in (not an ioctl's) with nothing mapped?
+ */
+bool hvm_free(const struct msc_history *h)
+{
+	const struct msc_vm *vm = h->st.cur_vm >= 0 ? &h->vms[h->st.cur_vm] : NULL;
+	struct msc_census c;
+
+	if (!vm || h->st.vm_gone)
+		return true;
+	if (vm->source == MSC_PHASE_SRC_IOCTL)
+		return false;
+	hcensus_total(h, &c);
+	return !msc_census_mapped(&c);
 }
 
 /**

@@ -190,7 +190,7 @@ check_eq "vcpu-passes-kvm-run: report --selftest: the test's lines, a dirty pass
 	"$(grep -c . "$T/selftest.out") $(grep 'Iteration 2 dirty memory' "$T/selftest.out")" \
 	"7 Iteration 2 dirty memory time: 0.000009000s"
 
-for f in two-vms two-vms-inferred two-vms-overlap; do
+for f in two-vms two-vms-inferred two-vms-overlap two-vms-unplaced; do
 	check "$f: imports" imp "$f"
 done
 check_eq "two-vms: a VM per KVM_CREATE_VM, its fd" \
@@ -222,9 +222,25 @@ check_eq "$f: the second VM begins at its first fault after the teardown" \
 check_eq "$f: the census of each VM at its end" \
 	"$(q "$f" "SELECT group_concat(vm || ':' || pages_4k || ':' || pages_2m, ' ') FROM (SELECT vm, pages_4k, pages_2m, max(seq) FROM vm_census GROUP BY vm)")" \
 	"1:0:0 2:0:2"
-check_eq "two-vms-overlap: created while the first still runs: marked, its census both VMs'" \
-	"$(q two-vms-overlap "SELECT group_concat(id || ':' || overlap, ' ') FROM vm") $(q two-vms-overlap "SELECT after_2m FROM phase WHERE vm = 2")" \
-	"1:0 2:1 3"
+f=two-vms-overlap
+check_eq "$f: created while the first still runs: its own tables, census and phases" \
+	"$(q "$f" "SELECT group_concat(id || ':' || overlap, ' ') FROM vm") $(q "$f" "SELECT group_concat(vm || ':' || kind || ':' || after_2m, ' ') FROM phase")" \
+	"1:0 2:0 1:populate:1 2:populate:2"
+check_eq "$f: the same GFNs in two VMs: each VM's rows, nothing resynced or unplaced" \
+	"$(q "$f" "SELECT group_concat(vm || ':' || n, ' ') FROM (SELECT vm, count(*) AS n FROM mapping WHERE gfn = 0x40000 AND level = 2 GROUP BY vm)") $(q "$f" "SELECT resyncs || ' ' || anomalies || ' ' || unplaced FROM analysis")" \
+	"1:1 2:1 0 0 0"
+check_eq "$f: KVM's counters of each VM equal its census" \
+	"$(q "$f" "SELECT group_concat(vm || ':' || pages_2m || '=' || census_2m, ' ') FROM kvm_stats")" \
+	"1:1=1 2:2=2"
+check_match "$f: report names each region's and counter's VM" "$("$MSC" report "$T/$f.db")" \
+	'VM 2, after populate_vm2 +kvm 0 2 0  rebuilt 0 2 0  equal'
+f=two-vms-unplaced
+check_eq "$f: no KVM_RUN nor KVM_CREATE_VCPU: the second VM's vCPU events are counted unplaced" \
+	"$(q "$f" "SELECT unplaced FROM analysis") $(q "$f" "SELECT census_2m FROM kvm_stats WHERE vm = 2")" \
+	"7 0"
+check_match "$f: ... and the report says so" "$("$MSC" report "$T/$f.db")" \
+	'^UNPLACED: 7 events of VMs at once'
+check_match "$f: ... and --json" "$("$MSC" report --json "$T/$f.db")" '"unplaced": 7,'
 f=resync
 check "$f: imports" imp "$f"
 check_eq "$f: one resync, counted and named with both values" \

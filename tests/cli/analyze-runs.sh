@@ -10,9 +10,12 @@
 . "$(dirname "$0")/lib.sh"
 
 q() { sqlite3 "$1" "$2"; }
-# every interval of DB in a total order, as "count cksum"
+# every interval of DB in a total order, as "count cksum" (the columns the
+# table had: schema 19's vm is new)
 digest() {
-	sqlite3 "$1" "SELECT * FROM mapping ORDER BY capture_id, as_id, level, gfn, start_ts,
+	sqlite3 "$1" "SELECT capture_id, as_id, gfn, level, leaf, start_ts, end_ts, spte, pfn,
+		writable, dirty, start_cause, end_cause, flags FROM mapping
+		ORDER BY capture_id, as_id, level, gfn, start_ts,
 		end_ts IS NULL, end_ts, spte, start_cause, end_cause, flags" >"$T/digest"
 	echo "$(wc -l <"$T/digest" | tr -d ' ') $(cksum <"$T/digest" | cut -d' ' -f1)"
 }

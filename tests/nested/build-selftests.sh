@@ -77,8 +77,8 @@ for t in dirty_log_perf_test dirty_log_page_splitting_test dirty_log_page_splitt
 	 kvm_ioctls.txt; do
 	[ -s "$OUT/$t" ] || cached=0
 done
-# a kvm_ioctls.txt from before KVM_RESET_DIRTY_RINGS was listed is stale
-grep -q '^KVM_RESET_DIRTY_RINGS ' "$OUT/kvm_ioctls.txt" 2>/dev/null || cached=0
+# a kvm_ioctls.txt from before KVM_RESET_DIRTY_RINGS or KVM_CREATE_VCPU was listed is stale
+grep -q '^KVM_CREATE_VCPU ' "$OUT/kvm_ioctls.txt" 2>/dev/null || cached=0
 if [ "$FORCE" = 0 ] && [ "$cached" = 1 ]; then
 	msg "selftests of $KVER cached in $OUT"
 	echo "$OUT"
@@ -189,6 +189,7 @@ cat > "$OUT/kvm_ioctls.c" <<'EOC'
 int main(void)
 {
 	P(KVM_CREATE_VM);
+	P(KVM_CREATE_VCPU);
 	P(KVM_ENABLE_CAP);
 	P(KVM_SET_USER_MEMORY_REGION);
 #ifdef KVM_SET_USER_MEMORY_REGION2

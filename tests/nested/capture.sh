@@ -31,7 +31,8 @@
 #                    build-selftests.sh's cache of the release (built when
 #                    missing)
 #   -I               also record the KVM ioctls: syscalls:sys_enter_ioctl
-#                    filtered on cmd to KVM_CREATE_VM, KVM_ENABLE_CAP,
+#                    filtered on cmd to KVM_CREATE_VM, KVM_CREATE_VCPU,
+#                    KVM_ENABLE_CAP,
 #                    KVM_SET_USER_MEMORY_REGION(2), KVM_GET_DIRTY_LOG,
 #                    KVM_CLEAR_DIRTY_LOG, KVM_RESET_DIRTY_RINGS and
 #                    KVM_RUN (numbers from the

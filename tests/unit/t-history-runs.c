@@ -241,8 +241,8 @@ static void t_resume(void)
 			size_t na = 0, nb = 0;
 			bool same;
 
-			check_int(msc_hview_gfn_history(v1, regions[g].as_id, gfn, &a, &na), ==, 0);
-			check_int(msc_hview_gfn_history(v2, regions[g].as_id, gfn, &b, &nb), ==, 0);
+			check_int(msc_hview_gfn_history(v1, 0, regions[g].as_id, gfn, &a, &na), ==, 0);
+			check_int(msc_hview_gfn_history(v2, 0, regions[g].as_id, gfn, &b, &nb), ==, 0);
 			same = na == nb;
 			for (size_t i = 0; same && i < na; i++) {
 				same = same_interval(&a[i], &b[i]);
@@ -365,7 +365,7 @@ static uint64_t reader_is_view(const char *db, int64_t capture_id)
 			size_t na = 0, nb = 0;
 			bool same;
 
-			same = !msc_hview_gfn_history(v, 0, gfn, &a, &na) &&
+			same = !msc_hview_gfn_history(v, 0, 0, gfn, &a, &na) &&
 			       !view_gfn(st, capture_id, gfn, &b, &nb) && na == nb;
 			if (same) {
 				qsort(a, na, sizeof(*a), cmp_all);
@@ -406,7 +406,7 @@ static int history_after(const char *db, const char *sql, uint64_t gfn)
 	if (!r)
 		r = msc_hview_open(s, 0, &v);
 	if (!r)
-		r = msc_hview_gfn_history(v, 0, gfn, &iv, &nr);
+		r = msc_hview_gfn_history(v, 0, 0, gfn, &iv, &nr);
 	free(iv);
 	msc_hview_close(v);
 	msc_store_close(s);
@@ -552,7 +552,7 @@ static void t_refault(void)
 			struct msc_interval *iv = NULL;
 			size_t n = 0, n4k = 0;
 
-			check_int(msc_hview_gfn_history(v, 0, base[t] + k, &iv, &n), ==, 0);
+			check_int(msc_hview_gfn_history(v, 0, 0, base[t] + k, &iv, &n), ==, 0);
 			for (size_t j = 0; j < n; j++) {
 				if (iv[j].level != 1)
 					continue;

@@ -219,7 +219,7 @@ static void t_refuse(void)
 
 		check_int(sqlite3_open(db_path, &db), ==, SQLITE_OK);
 		snprintf(sql, sizeof(sql), "DELETE FROM region_state_run; INSERT INTO "
-			 "region_state_run VALUES (1, 0, 512, 100, 1, %d, '%s')", bad[i].n, bad[i].at);
+			 "region_state_run VALUES (1, 0, 512, 100, 1, %d, '%s', 1)", bad[i].n, bad[i].at);
 		check_int(sqlite3_exec(db, sql, NULL, NULL, NULL), ==, SQLITE_OK);
 		sqlite3_close(db);
 		check_int(msc_store_open(db_path, MSC_STORE_READONLY, &s), ==, 0);

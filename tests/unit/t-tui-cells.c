@@ -33,25 +33,25 @@ static void t_timeline(void)
 	check_int(tui_cells_add(&c, life, 5), ==, 0);
 	check_int(c.nr, ==, 1);
 	check_int(c.rows, ==, 5);
-	tui_cells_at(&c, 0, 0x40000, 10 * MS, &rc);
+	tui_cells_at(&c, 0, 0, 0x40000, 10 * MS, &rc);
 	check_int(rc.kind, ==, MSC_REGION_UNMAPPED);	/* before its first state */
-	tui_cells_at(&c, 0, 0x40000, 47 * MS, &rc);
+	tui_cells_at(&c, 0, 0, 0x40000, 47 * MS, &rc);
 	check_int(rc.kind, ==, MSC_REGION_2M);		/* from ts on */
-	tui_cells_at(&c, 0, 0x40000, 164 * MS - 1, &rc);
+	tui_cells_at(&c, 0, 0, 0x40000, 164 * MS - 1, &rc);
 	check_int(rc.kind, ==, MSC_REGION_2M);
-	tui_cells_at(&c, 0, 0x401ff, 164 * MS, &rc);	/* any GFN of the cell */
+	tui_cells_at(&c, 0, 0, 0x401ff, 164 * MS, &rc);	/* any GFN of the cell */
 	check_int(rc.kind, ==, MSC_REGION_4K);
 	check_uint(rc.gfn, ==, 0x40000);
 	check_int(rc.writable, ==, 512);
-	tui_cells_at(&c, 0, 0x40000, 500 * MS, &rc);
+	tui_cells_at(&c, 0, 0, 0x40000, 500 * MS, &rc);
 	check_int(rc.writable, ==, 0);
-	tui_cells_at(&c, 0, 0x40000, 760 * MS, &rc);
+	tui_cells_at(&c, 0, 0, 0x40000, 760 * MS, &rc);
 	check_int(rc.kind, ==, MSC_REGION_UNMAPPED);
-	tui_cells_at(&c, 0, 0x40000, UINT64_MAX, &rc);
+	tui_cells_at(&c, 0, 0, 0x40000, UINT64_MAX, &rc);
 	check_int(rc.kind, ==, MSC_REGION_2M);
-	tui_cells_at(&c, 1, 0x40000, 500 * MS, &rc);	/* another address space */
+	tui_cells_at(&c, 0, 1, 0x40000, 500 * MS, &rc);	/* another address space */
 	check_int(rc.kind, ==, MSC_REGION_UNMAPPED);
-	tui_cells_at(&c, 0, 0x40200, 500 * MS, &rc);	/* the next cell: never seen */
+	tui_cells_at(&c, 0, 0, 0x40200, 500 * MS, &rc);	/* the next cell: never seen */
 	check_int(rc.kind, ==, MSC_REGION_UNMAPPED);
 	tui_cells_free(&c);
 	check_int(c.nr, ==, 0);
@@ -71,7 +71,7 @@ static void t_late_rows(void)
 	check_int(tui_cells_add(&c, rows, 3), ==, 0);
 	check_int(tui_cells_add(&c, rows + 3, 2), ==, 0);
 	for (size_t i = 0; i < 5; i++) {
-		tui_cells_at(&c, 0, 0x40000, life[i].ts, &rc);
+		tui_cells_at(&c, 0, 0, 0x40000, life[i].ts, &rc);
 		check_int(rc.kind, ==, life[i].kind);
 		check_int(rc.writable, ==, life[i].writable);
 	}
@@ -100,7 +100,7 @@ static void t_many(void)
 	check_uint(c.nr, ==, n);
 	check(c.cap >= 2 * c.nr);
 	for (uint64_t i = 0; i < n; i++) {
-		tui_cells_at(&c, 0, 0x40000 + i * 512, 2 + n / 2, &rc);
+		tui_cells_at(&c, 0, 0, 0x40000 + i * 512, 2 + n / 2, &rc);
 		if (rc.kind != (i <= n / 2 ? MSC_REGION_4K : MSC_REGION_1G) ||
 		    (i <= n / 2 && rc.mapped != i % 513))
 			bad++;

@@ -171,7 +171,7 @@ def faults(name):
     out.append(phase(t, IOCTL, "faults", "end")); t += 100
     write(name, out)
 
-CREATE_VM, KVM_RUN = 0xae01, 0xae80
+CREATE_VM, CREATE_VCPU, KVM_RUN = 0xae01, 0xae41, 0xae80
 def create_vm(out, t, fd):
     out.append(ioctl(t, IOCTL, CREATE_VM)); t += 1000
     out.append(ioctl(t, IOCTL, ret=fd)); t += 100
@@ -241,11 +241,16 @@ def vcpu_passes(name, kvm_run):
 
 HOLE = range(200, 216)
 
-def two_vms(name, ioctls, overlap=False, small=False):
+def two_vms(name, ioctls, overlap=False, small=False, vcpu_fd=True):
     out = []
     head(out, ["Two VMs of one process, one after the other: each faults its memory in (the",
                "same GFNs), the first is destroyed (its root zapped) before the second "
-               + ("is created." if not overlap else "exists: here it is created while the first still runs."),
+               + ("is created." if not overlap else "exists: here it is created while the first still runs,"),
+               *((["its own tables, frames and memory at the same GFNs: its vCPU's",
+                   "KVM_CREATE_VCPU (fd 8) and KVM_RUN place its faults."] if vcpu_fd else
+                  ["its own tables, frames and memory at the same GFNs; its vCPU's ioctls not",
+                   "traced, nothing places its faults (unplaced, they go to the first VM)."])
+                 if overlap else []),
                ("KVM_CREATE_VM traced: the VMs begin there." if ioctls else
                 "No ioctls: the second VM begins at its first fault after the teardown."),
                *(["The first VM's memory is 496 4K pages of one table (a hole of 16): its",
@@ -293,18 +298,23 @@ def two_vms(name, ioctls, overlap=False, small=False):
         if ioctls:
             t = create_vm(out, t, 6)
     vcpu2 = VCPU + 1
+    if overlap and vcpu_fd:
+        out.append(ioctl(t, IOCTL, CREATE_VCPU, fd=6)); t += 100
+        out.append(ioctl(t, IOCTL, ret=8)); t += 100
+        out.append(ioctl(t, vcpu2, KVM_RUN, cpu=1, fd=8)); t += 100
     out.append(page(t, vcpu2, "get_page", 0, 0x3784)); t += 100
-    out.append(npf(t, vcpu2, (0x40000 + (1024 if overlap else 0)) << 12)); t += 100
-    if not overlap:
-        out.append(spte(t, vcpu2, 0, 4, NP, ROOT + 0x10000, cpu=1)); t += 100
-        out.append(spte(t, vcpu2, 0x40000, 3, NP, L3 + 0x10000, cpu=1)); t += 100
-    # overlapping, the model is one: the second VM's memory must not be the first's
-    base = 0x40000 + (1024 if overlap else 0)
+    out.append(npf(t, vcpu2, 0x40000 << 12)); t += 100
+    out.append(spte(t, vcpu2, 0, 4, NP, ROOT + 0x10000, cpu=1)); t += 100
+    out.append(spte(t, vcpu2, 0x40000, 3, NP, L3 + 0x10000, cpu=1)); t += 100
+    # at once, each VM's memory is its own frames
+    frames = 0x10000000 if overlap else 0
     for r in range(2):
-        g = base + r * 512
+        g = 0x40000 + r * 512
         if r: out.append(npf(t, vcpu2, g << 12)); t += 100
-        out.append(spte(t, vcpu2, g, 2, NP, (g << 12) | 0xee7, cpu=1)); t += 100
-    out.append(stats(t, IOCTL, "populate_vm2", 0, 3 if overlap else 2, 0)); t += 100
+        out.append(spte(t, vcpu2, g, 2, NP, ((g << 12) + frames) | 0xee7, cpu=1)); t += 100
+    if overlap and vcpu_fd:
+        out.append(ioctl(t, vcpu2, ret=0, cpu=1)); t += 100
+    out.append(stats(t, IOCTL, "populate_vm2", 0, 2, 0)); t += 100
     write(name, out)
 
 d = sys.argv[1]
@@ -314,10 +324,10 @@ preempted(f"{d}/disable-preempted.events")
 late_split(f"{d}/late-split.events")
 faults(f"{d}/fault-outcomes.events")
 
-def ioctl(ts, pid, cmd=None, ret=None, cpu=0):
+def ioctl(ts, pid, cmd=None, ret=None, cpu=0, fd=7):
     if ret is not None:
         return line(ts, cpu, pid, "ioctl", exit=1, fd=-1, cmd=0, arg=0, ret=ret)
-    return line(ts, cpu, pid, "ioctl", exit=0, fd=7, cmd=hx(cmd), arg="0x7ffd1000", ret=0)
+    return line(ts, cpu, pid, "ioctl", exit=0, fd=fd, cmd=hx(cmd), arg="0x7ffd1000", ret=0)
 SLOT, GET, CLEAR = 0x4020ae46, 0x4010ae42, 0xc018aec0
 
 def ioctl_phases(name, manual):
@@ -523,6 +533,7 @@ two_vms(f"{d}/two-vms.events", True)
 two_vms(f"{d}/two-vms-inferred.events", False)
 two_vms(f"{d}/two-vms-4k-inferred.events", False, small=True)
 two_vms(f"{d}/two-vms-overlap.events", True, overlap=True)
+two_vms(f"{d}/two-vms-unplaced.events", True, overlap=True, vcpu_fd=False)
 
 # Phases from what the kernel does (tests/cli/phase-rules.sh): steps 1 us apart,
 # far below any pause an emulator shows, told apart by the kernel's own order.
