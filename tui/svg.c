@@ -556,16 +556,22 @@ int svg_map(FILE *f, const struct svg_map *m)
 	int w = MAP_X0 + (int)g.per_row * g.cell + 30, h = map_height(m, &g);
 	double y = 70;
 
+	bool vms = false;	/* the regions are several VMs': each names its own */
+
+	for (size_t i = 1; i < m->nr; i++)
+		vms |= m->regions[i].region->vm != m->regions[0].region->vm;
 	header(f, max(w, 760), h, m->title, m->subtitle);
 	for (size_t i = 0; i < m->nr; i++) {
 		const struct svg_map_region *r = &m->regions[i];
 		const struct msc_region *rg = r->region;
-		char head[160], size[32], label[32];
+		char head[160], size[32], label[32], vm[32] = "";
 
 		fmt_bytes_4k(size, sizeof(size), rg->gfn_end - rg->gfn_first);
-		snprintf(head, sizeof(head), "region %" PRId64 ": as %u, gfn %#" PRIx64 "-%#" PRIx64
-			 ", %s (%s)", rg->id, rg->as_id, rg->gfn_first, rg->gfn_end - 1, size,
-			 rg->exact ? "memslot" : "inferred from the GFNs seen");
+		if (vms)
+			snprintf(vm, sizeof(vm), "VM %" PRId64 ", ", rg->vm);
+		snprintf(head, sizeof(head), "region %" PRId64 ": %sas %u, gfn %#" PRIx64 "-%#"
+			 PRIx64 ", %s (%s)", rg->id, vm, rg->as_id, rg->gfn_first, rg->gfn_end - 1,
+			 size, rg->exact ? "memslot" : "inferred from the GFNs seen");
 		text(f, 16, y + 12, "start", "font-weight=\"bold\"", head);
 		y += 20;
 		for (size_t c = 0; c < r->nr; c++) {

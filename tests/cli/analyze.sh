@@ -37,23 +37,25 @@ for dir in "$TRACES"/*/; do
 			sum(pages_1g) / 512 g FROM phase_region GROUP BY phase_id) c ON c.phase_id = p.id
 			WHERE c.k != p.after_4k OR c.m != p.after_2m OR c.g != p.after_1g")" 0
 	# store-regions.c builds both in C; schema/README.md defines them in SQL
+	# (of each VM's own tables: VMs at once map the same GFNs)
 	check_eq "$name: regions are the islands of 2M cells region_state has rows for" \
-		"$(q "$db" "WITH w AS (SELECT capture_id, as_id, min(gfn) f, max(gfn) + 512 e
-			FROM (SELECT capture_id, as_id, gfn, gfn / 512 - row_number() OVER
-			(PARTITION BY capture_id, as_id ORDER BY gfn) AS grp FROM (SELECT DISTINCT
-			capture_id, as_id, gfn FROM region_state)) GROUP BY capture_id, as_id, grp)
-			SELECT (SELECT count(*) FROM (SELECT * FROM w EXCEPT SELECT capture_id, as_id,
+		"$(q "$db" "WITH w AS (SELECT capture_id, vm, as_id, min(gfn) f, max(gfn) + 512 e
+			FROM (SELECT capture_id, vm, as_id, gfn, gfn / 512 - row_number() OVER
+			(PARTITION BY capture_id, vm, as_id ORDER BY gfn) AS grp FROM (SELECT DISTINCT
+			capture_id, vm, as_id, gfn FROM region_state)) GROUP BY capture_id, vm, as_id, grp)
+			SELECT (SELECT count(*) FROM (SELECT * FROM w EXCEPT SELECT capture_id, vm, as_id,
 			gfn_first, gfn_end FROM region)) + (SELECT count(*) FROM region) - (SELECT count(*) FROM w)")" 0
 	check_eq "$name: phase_region sums each cell's last region_state row by the phase's end" \
 		"$(q "$db" "WITH w AS (SELECT p.capture_id, p.id phase_id, r.id region_id,
 			sum(CASE WHEN s.kind = 1 THEN s.mapped ELSE 0 END) k,
 			sum(s.kind = 2) m, sum(s.kind = 3) g
-			FROM phase p JOIN region r ON r.capture_id = p.capture_id
-			JOIN (SELECT DISTINCT capture_id, as_id, gfn FROM region_state) c
-			ON c.capture_id = r.capture_id AND c.as_id = r.as_id AND c.gfn >= r.gfn_first
-			AND c.gfn < r.gfn_end JOIN region_state s ON s.capture_id = c.capture_id
-			AND s.as_id = c.as_id AND s.gfn = c.gfn AND s.ts = (SELECT max(y.ts)
-			FROM region_state y WHERE y.capture_id = c.capture_id AND y.as_id = c.as_id
+			FROM phase p JOIN region r ON r.capture_id = p.capture_id AND r.vm = p.vm
+			JOIN (SELECT DISTINCT capture_id, vm, as_id, gfn FROM region_state) c
+			ON c.capture_id = r.capture_id AND c.vm = r.vm AND c.as_id = r.as_id
+			AND c.gfn >= r.gfn_first AND c.gfn < r.gfn_end JOIN region_state s
+			ON s.capture_id = c.capture_id AND s.vm = c.vm AND s.as_id = c.as_id
+			AND s.gfn = c.gfn AND s.ts = (SELECT max(y.ts) FROM region_state y
+			WHERE y.capture_id = c.capture_id AND y.vm = c.vm AND y.as_id = c.as_id
 			AND y.gfn = c.gfn AND y.ts <= p.end_ts)
 			GROUP BY p.capture_id, p.id, r.id)
 			SELECT (SELECT count(*) FROM (SELECT * FROM w EXCEPT SELECT * FROM phase_region))
@@ -62,7 +64,7 @@ for dir in "$TRACES"/*/; do
 	# subtree leave one row at its time, the one "state at T" reads
 	check_eq "$name: one region_state row per 2M cell and time" \
 		"$(q "$db" "SELECT count(*) FROM (SELECT 1 FROM region_state
-			GROUP BY capture_id, as_id, gfn, ts HAVING count(*) > 1)")" 0
+			GROUP BY capture_id, vm, as_id, gfn, ts HAVING count(*) > 1)")" 0
 	check_eq "$name: a cell split 2M -> 4K reads all 512 pages mapped at the split" \
 		"$(q "$db" "SELECT count(*) FROM spte_change c JOIN region_state r ON r.gfn = c.gfn
 			AND r.ts = c.ts WHERE c.class = 'split' AND c.level = 2
@@ -109,6 +111,7 @@ for dir in "$TRACES"/*/; do
 			    OR (d.kind = 'harvest' AND (w.name LIKE 'get_dirty_log%' OR w.name LIKE 'clear_dirty_log%'
 			      OR w.name LIKE 'reset_dirty_rings%'))
 			    OR (d.kind = 'enable' AND w.name LIKE 'clear_dirty_log%')
+			    OR (d.kind = 'harvest' AND d.name = 'ring_full_reset' AND w.name LIKE 'dirty_pass%')
 			    OR (d.kind = 'disable' AND w.name LIKE 'disable%')))")
 		check_eq "$name: $mode phases line up with the workload's markers" "$bad" 0
 		n=$(q "$db" "SELECT count(*) FROM phase WHERE kind = 'disable'")
