@@ -577,6 +577,7 @@ int hvm_event(struct msc_history *h, const struct msc_event *ev);
 void hvm_commit(struct msc_history *h, const struct msc_event *ev);
 void hvm_census(struct msc_history *h);
 int64_t hvm_current(const struct msc_history *h);
+bool hvm_free(const struct msc_history *h);
 
 /* lib/history/place.c: which part each event goes to */
 #define HPLACE_ALL (-1)		/* every part */
@@ -588,7 +589,6 @@ int hplace_event(struct hplace *p, struct msc_history *const *parts, uint32_t nr
 		 const struct msc_event *ev);
 void hplace_created(struct hplace *p, const struct msc_event *ev, uint32_t part);
 uint64_t hplace_unplaced(const struct hplace *p);
-bool hvm_free(const struct msc_history *h);
 
 /* What hphase_cost() counts. */
 enum {

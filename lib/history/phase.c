@@ -997,13 +997,13 @@ static bool clear_not_enable(struct msc_history *h)
 	return true;
 }
 
-/* A harvest's step name, as the selftests and QEMU name the steps. */
 /*
  * A vCPU's own KVM_RESET_DIRTY_RINGS: its ring filled (KVM_EXIT_DIRTY_RING_FULL),
  * and it took back what user space had collected before running on.
  */
 #define HARVEST_RING_FULL "ring_full_reset"
 
+/* A harvest's step name, as the selftests and QEMU name the steps. */
 static const char *harvest_name(const char *ioctl)
 {
 	if (strstr(ioctl, "RESET"))

@@ -351,7 +351,10 @@ int hstore_load_analysis(struct hstore *hs, int64_t capture_id,
 	return load_summary(hs->s, capture_id, sum, st, ret_found);
 }
 
-/** hstore_save_analysis - the analysis reached sum->last_seq; keep its state */
+/**
+ * hstore_save_analysis - the analysis reached sum->last_seq; keep its state
+ * @state: what a later run resumes from; NULL: nothing (it starts over)
+ */
 int hstore_save_analysis(struct hstore *hs, const struct msc_history_summary *sum,
 			 const struct hstate *state)
 {
