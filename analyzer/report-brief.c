@@ -16,6 +16,7 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
@@ -141,9 +142,9 @@ static void huge_again(struct brief *b, const struct report_step *s)
 		fprintf(b->f, "  not huge again by the end of the capture\n");
 }
 
-static void print_step(void *ctx, const struct report_step *s)
+/* Step @s's line, @took_ns its time in the kernel */
+static void print_line(struct brief *b, const struct report_step *s, uint64_t took_ns)
 {
-	struct brief *b = ctx;
 	const struct msc_phase_counts *c = &s->count;
 	char took[32], sp[64], fl[32], slow[32], fast[32], spur[32], faults[100], h[16];
 
@@ -170,7 +171,7 @@ static void print_step(void *ctx, const struct report_step *s)
 		 cli_count(c->faults_spurious, spur, sizeof(spur)));
 	/* "~": a bound is not the kernel's (said once under the table) */
 	snprintf(took, sizeof(took), "%s%.3f", report_step_exact(s) ? "" : "~",
-		 (double)(s->end - s->start) / 1e6);
+		 (double)took_ns / 1e6);
 	if (!report_step_exact(s)) {
 		b->inexact = true;
 		b->slack = max(b->slack, report_step_slack(s));
@@ -182,19 +183,143 @@ static void print_step(void *ctx, const struct report_step *s)
 	dirty_add(b, s);
 }
 
-static void count_step(void *ctx, const struct report_step *s)
+/*
+ * A cycle of many iterations (a QEMU migration's, to convergence) shows its
+ * first ITER_HEAD and last ITER_TAIL; the ones between fold into a line per
+ * kind of step, their times and counts added up ("Iter. 3-14 ...").
+ */
+#define ITER_HEAD 2
+#define ITER_TAIL 2
+
+static const char *const iter_kinds[] = { "dirty memory", "get dirty log", "clear dirty log" };
+
+/* One VM's steps, kept to print (report_steps() hands them over one by one). */
+struct steps {
+	struct report_step *v;
+	size_t n, alloc;
+	bool oom;
+};
+
+static void keep_step(void *ctx, const struct report_step *s)
 {
-	(void)s;
-	(*(unsigned int *)ctx)++;
+	struct steps *st = ctx;
+
+	if (st->n == st->alloc) {
+		size_t n = st->alloc ? 2 * st->alloc : 32;
+		struct report_step *v = realloc(st->v, n * sizeof(*v));
+
+		if (!v) {
+			st->oom = true;
+			return;
+		}
+		st->v = v;
+		st->alloc = n;
+	}
+	st->v[st->n++] = *s;
 }
 
-/* How many step lines VM @vm has */
-static unsigned int vm_steps(const struct report_brief_in *in, int64_t vm)
+/* "Iteration N <kind>": N, and the kind's index in *@ret_kind; 0 for another step */
+static unsigned int iteration_of(const struct report_step *s, size_t *ret_kind)
 {
-	unsigned int n = 0;
+	unsigned int n;
+	int len = 0;
 
-	report_steps(in->phases, in->nr_phases, vm, count_step, &n);
-	return n;
+	if (sscanf(s->what, "Iteration %u %n", &n, &len) != 1 || !len)
+		return 0;
+	for (size_t k = 0; k < ARRAY_SIZE(iter_kinds); k++)
+		if (!strcmp(s->what + len, iter_kinds[k])) {
+			*ret_kind = k;
+			return n;
+		}
+	return 0;
+}
+
+/* The last iteration of @s's cycle among @st's steps */
+static unsigned int last_iteration(const struct steps *st, const struct report_step *s)
+{
+	unsigned int last = 0;
+	size_t k;
+
+	for (size_t i = 0; i < st->n; i++)
+		if (st->v[i].cycle == s->cycle)
+			last = max(last, iteration_of(&st->v[i], &k));
+	return last;
+}
+
+/* Folded iterations, per kind: their steps added up, and the time each took */
+struct fold {
+	unsigned int from, to;		/* 0: nothing folded */
+	struct report_step s[ARRAY_SIZE(iter_kinds)];
+	uint64_t took_ns[ARRAY_SIZE(iter_kinds)];
+	bool any[ARRAY_SIZE(iter_kinds)];
+};
+
+static void fold_add(struct fold *f, unsigned int it, size_t k, const struct report_step *s)
+{
+	struct report_step *d = &f->s[k];
+
+	if (!f->from)
+		f->from = it;
+	f->to = it;
+	if (!f->any[k] || !d->seen) {
+		uint64_t took = f->took_ns[k];
+
+		*d = *s;
+		f->took_ns[k] = took;
+		if (d->dirtied <= 0) {	/* what collected nothing has no window either */
+			d->dirtied = -1;
+			d->dirty_window_ns = 0;
+		}
+	} else if (s->seen) {
+		report_counts_add(&d->count, &s->count);
+		if (s->start < d->start) {
+			d->start = s->start;
+			d->first = s->first;
+		}
+		if (s->end > d->end) {
+			d->end = s->end;
+			d->last = s->last;
+		}
+		if (s->dirtied > 0) {
+			d->dirtied = max(d->dirtied, (int64_t)0) + s->dirtied;
+			d->dirty_window_ns += s->dirty_window_ns;
+		}
+	}
+	f->any[k] = true;
+	if (s->seen)
+		f->took_ns[k] += s->end - s->start;
+}
+
+static void fold_print(struct brief *b, struct fold *f)
+{
+	for (size_t k = 0; f->from && k < ARRAY_SIZE(iter_kinds); k++) {
+		if (!f->any[k])
+			continue;
+		snprintf(f->s[k].what, sizeof(f->s[k].what), "Iter. %u-%u %s", f->from, f->to,
+			 iter_kinds[k]);
+		print_line(b, &f->s[k], f->took_ns[k]);
+	}
+	memset(f, 0, sizeof(*f));
+}
+
+/* One VM's step lines, a long cycle's middle iterations folded */
+static void print_steps(struct brief *b, const struct steps *st)
+{
+	struct fold f = { 0 };
+
+	for (size_t i = 0; i < st->n; i++) {
+		const struct report_step *s = &st->v[i];
+		size_t k = 0;
+		unsigned int it = iteration_of(s, &k), last = it ? last_iteration(st, s) : 0;
+
+		if (it > ITER_HEAD && last > ITER_HEAD + ITER_TAIL + 1 && it <= last - ITER_TAIL) {
+			fold_add(&f, it, k, s);
+			continue;
+		}
+		fold_print(b, &f);
+		print_line(b, s, s->end - s->start);
+	}
+	fold_print(b, &f);
 }
 
 /**
@@ -208,6 +333,7 @@ void report_brief(FILE *f, const struct report_brief_in *in)
 	struct brief b = { .f = f, .in = in, .first_ts = s->first_ts };
 	char a[32], t[32];
 	unsigned int equal = 0, with_steps = 0;
+	struct steps *vm_steps;
 
 	fprintf(f, "capture %" PRId64 ": kernel %s, %s, %s\n", s->capture_id, in->kernel,
 		in->vendor, s->tdp_mmu ? "TDP MMU" : "shadow MMU");
@@ -226,19 +352,31 @@ void report_brief(FILE *f, const struct report_brief_in *in)
 		fprintf(f, "no dirty-log step in this capture\n");
 		return;
 	}
+	vm_steps = calloc(in->nr_vms ? in->nr_vms : 1, sizeof(*vm_steps));
+	if (!vm_steps) {
+		fprintf(f, "out of memory\n");
+		return;
+	}
 	fprintf(f, "\n" STEP_FMT, "step", "took (ms)", "huge split", "flush", "faults s/f/sp",
 		"huge");
-	for (size_t v = 0; v < in->nr_vms; v++)
-		with_steps += vm_steps(in, in->vms[v].id) > 0;
+	for (size_t v = 0; v < in->nr_vms; v++) {
+		vm_steps[v] = (struct steps){ 0 };
+		report_steps(in->phases, in->nr_phases, in->vms[v].id, keep_step, &vm_steps[v]);
+		with_steps += vm_steps[v].n > 0;
+	}
 	for (size_t v = 0, shown = 0; v < in->nr_vms; v++) {
-		if (!vm_steps(in, in->vms[v].id))
+		if (!vm_steps[v].n)
 			continue;	/* a VM the capture began in, gone before any step */
 		if (with_steps > 1)
 			fprintf(f, "%sVM %" PRId64 ":\n", shown++ ? "\n" : "", in->vms[v].id);
+		if (vm_steps[v].oom)
+			fprintf(f, "  (out of memory: some steps not shown)\n");
 		b.cycle = 0;
-		report_steps(in->phases, in->nr_phases, in->vms[v].id, print_step, &b);
+		print_steps(&b, &vm_steps[v]);
 		dirty_line(&b);
+		free(vm_steps[v].v);
 	}
+	free(vm_steps);
 	fprintf(f, "  huge: of the dirty-logged memory, after; faults: slow/fast path/spurious\n");
 	if (b.inexact)
 		fprintf(f, "  ~: a bound from the work, not the kernel: up to %.3f ms longer\n",

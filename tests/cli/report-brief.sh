@@ -143,4 +143,19 @@ check_eq "... and, its resume state dropped, knows the split sizes" \
 check_eq "... and each task's activity (schema 12)" \
 	"$(sqlite3 "$T/old.db" "SELECT total(spte_changes) FROM task_activity")" \
 	"$(sqlite3 "$T/old.db" "SELECT total(spte_changes) FROM activity")"
+
+# a cycle of many iterations (a migration's): the first two and the last two
+# shown, those between folded into a line per step, their times added up
+MSC_FORMATS_DIR=$MSC_TEST_DATA/formats "$MSC" synth -q -o "$T/many.dat" --kernel 6.12 \
+	--guest-mib 16 --passes 9 || not_ok "synth --passes 9"
+"$MSC" import -q -f "$T/many.dat" -o "$T/many.db" 2>/dev/null
+"$MSC" report --brief "$T/many.db" >"$T/many.txt"
+check_eq "9 iterations: 1, 2, 3-7 folded, 8, 9" \
+	"$(sed -n 's/^\(Iteration [0-9]*\|Iter\. [0-9-]*\) .*/\1/p' "$T/many.txt" | uniq | tr '\n' ',')" \
+	"Iteration 1,Iteration 2,Iter. 3-7,Iteration 8,Iteration 9,"
+check_eq "... the folded dirty memory is the sum of its passes' times" \
+	"$(awk '/^Iter\. 3-7 dirty memory/ { sub(/^~/, "", $5); print $5 }' "$T/many.txt")" \
+	"$(sqlite3 "$T/many.db" "SELECT printf('%.3f', sum(end_ts - start_ts) / 1e6) FROM (SELECT *
+		FROM phase WHERE kind = 'dirty-pass' ORDER BY start_ts LIMIT 5 OFFSET 2)")"
+check_match "... on one screen" "$(wc -l <"$T/many.txt")" '^([0-9]|[12][0-9]|3[0-2])$'
 done_testing
