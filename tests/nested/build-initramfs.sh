@@ -10,8 +10,17 @@
 #   /usr/bin/trace-cmd         the host's trace-cmd with its shared libraries
 #   /usr/bin/<name>            every EXTRA binary, with its shared libraries
 #
-# Usage: build-initramfs.sh [-f] [-k RELEASE] [EXTRA_BINARY...]
+# With -Q also QEMU as a VMM inside the guest (qemu-vmm.sh):
+#   /usr/bin/qemu-system-x86_64  the host's, with its shared libraries
+#   /usr/share/seabios/, /usr/share/qemu/  the firmware -kernel needs
+#   /usr/bin/msc-qemu-vmm      tests/nested/qemu-vmm.sh
+#   /usr/share/msc-l2/vmlinuz  the L2 kernel: the release's own vmlinuz
+#   /usr/share/msc-l2/initramfs.cpio.gz  busybox-static, /init =
+#                              tests/nested/l2-init.sh
+#
+# Usage: build-initramfs.sh [-f] [-Q] [-k RELEASE] [EXTRA_BINARY...]
 #   -f          rebuild even when the initramfs is up to date
+#   -Q          add QEMU, its firmware, the L2 kernel and initramfs (above)
 #   -k RELEASE  the kernel release (or $NESTED_KVER; default
 #               $NESTED_DIR/kernel/current); fetched with fetch-kernel.sh
 #               when it is not unpacked yet
@@ -22,10 +31,12 @@ set -euo pipefail
 . "$(dirname "$0")/common.sh"
 
 FORCE=0
+QEMU_VMM=0
 KVER=${NESTED_KVER:-}
 while [ $# -gt 0 ]; do
 	case $1 in
 	-f) FORCE=1; shift ;;
+	-Q) QEMU_VMM=1; shift ;;
 	-k) [ $# -ge 2 ] || die "-k needs a release"; KVER=$2; shift 2 ;;
 	*) break ;;
 	esac
@@ -65,10 +76,12 @@ fi
 
 # Up to date when nothing newer than the output and the same input list.
 inputs="kver=$KVER extra=${EXTRA[*]:-}"
+[ "$QEMU_VMM" = 0 ] || inputs="$inputs qemu-vmm"
 if [ "$FORCE" = 0 ] && [ -e "$OUT" ] && [ "$(cat "$STAMP" 2>/dev/null)" = "$inputs" ]; then
 	stale=0
 	for f in "$DIRTYLOG" "$NESTED_SRC/guest-init.sh" "$NESTED_SRC/capture.sh" \
-		 "$0" "$KDIR/.complete" "$(command -v trace-cmd)" ${EXTRA[@]+"${EXTRA[@]}"}; do
+		 "$0" "$KDIR/.complete" "$(command -v trace-cmd)" ${EXTRA[@]+"${EXTRA[@]}"} \
+		 "$NESTED_SRC/qemu-vmm.sh" "$NESTED_SRC/l2-init.sh"; do
 		[ "$f" -nt "$OUT" ] && stale=1
 	done
 	if [ $stale = 0 ]; then
@@ -108,6 +121,33 @@ if [ -e "$R/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2" ] && [ ! -e "$R/lib64/ld-
 	cp -L /lib64/ld-linux-x86-64.so.2 "$R/lib64/"
 fi
 
+# QEMU as the VMM (-Q): -kernel boots need SeaBIOS, linuxboot_dma.bin and
+# kvmvapic.bin (pvh.bin for an ELF kernel, qboot.rom for -bios); -nodefaults
+# spares the VGA and NIC ROMs.
+if [ "$QEMU_VMM" = 1 ]; then
+	need qemu-system-x86_64:qemu-system-x86
+	copy_bin "$(command -v qemu-system-x86_64)"
+	mkdir -p "$R/usr/share/seabios" "$R/usr/share/qemu" "$R/usr/share/msc-l2"
+	cp -L /usr/share/seabios/bios-256k.bin "$R/usr/share/seabios/"
+	for f in linuxboot_dma.bin linuxboot.bin kvmvapic.bin pvh.bin qboot.rom; do
+		cp -L "/usr/share/qemu/$f" "$R/usr/share/qemu/"
+	done
+	cp "$NESTED_SRC/qemu-vmm.sh" "$R/usr/bin/msc-qemu-vmm"
+	chmod 755 "$R/usr/bin/msc-qemu-vmm"
+	cp "$KDIR/vmlinuz" "$R/usr/share/msc-l2/vmlinuz"
+	L2R=$KDIR/rootfs-l2
+	rm -rf "$L2R"
+	mkdir -p "$L2R"/{bin,sbin,proc,sys,dev,tmp,usr/bin,usr/sbin}
+	cp /bin/busybox "$L2R/bin/busybox"
+	for a in $("$L2R/bin/busybox" --list); do
+		[ "$a" = busybox ] || ln -sf busybox "$L2R/bin/$a"
+	done
+	cp "$NESTED_SRC/l2-init.sh" "$L2R/init"
+	chmod 755 "$L2R/init"
+	(cd "$L2R" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -1) \
+		> "$R/usr/share/msc-l2/initramfs.cpio.gz"
+fi
+
 cp "$DIRTYLOG" "$R/usr/bin/dirtylog"
 cp "$NESTED_SRC/capture.sh" "$R/usr/bin/msc-capture"
 cp "$NESTED_SRC/guest-init.sh" "$R/init"
@@ -117,4 +157,4 @@ echo "root:x:0:0:root:/root:/bin/sh" > "$R/etc/passwd"
 (cd "$R" && find . | LC_ALL=C sort | cpio -o -H newc --quiet | gzip -1) > "$OUT.tmp"
 mv "$OUT.tmp" "$OUT"
 echo "$inputs" > "$STAMP"
-msg "built $OUT ($(du -h "$OUT" | cut -f1), kernel $KVER${EXTRA[*]:+, extra: ${EXTRA[*]}})"
+msg "built $OUT ($(du -h "$OUT" | cut -f1), kernel $KVER${EXTRA[*]:+, extra: ${EXTRA[*]}}$([ "$QEMU_VMM" = 0 ] || echo ", QEMU as VMM"))"

@@ -5,7 +5,8 @@
 #
 # Host:   capture.sh [-E] [-k RELEASE] [-m MiB] [-s N] [-a KERNEL_ARGS]
 #                    [-b KB] [-t SECONDS] [-d DIR] [-K] [-e EVENT]...
-#                    [-x PROGRAM] [-I] NAME [DIRTYLOG_ARGS... | PROGRAM_ARGS...]
+#                    [-x PROGRAM | -Q] [-I] NAME
+#                    [DIRTYLOG_ARGS... | PROGRAM_ARGS... | QEMU_VMM_ARGS...]
 #   -E               Intel EPT: boot under Bochs (bochs.sh, VMX + EPT, EPT
 #                    A/D, PML; one CPU, default 1024 MiB, bound 1800 s)
 #                    instead of QEMU's SVM + NPT; -a msc.pml=0,
@@ -30,6 +31,14 @@
 #                    e.g. dirty_log_perf_test, is taken from
 #                    build-selftests.sh's cache of the release (built when
 #                    missing)
+#   -Q               QEMU is the VMM: the initramfs gets QEMU, its firmware,
+#                    an L2 kernel and initramfs (run.sh -Q), and the job is
+#                    /usr/bin/msc-qemu-vmm (qemu-vmm.sh) with the arguments
+#                    after NAME: an L2 guest booted with -enable-kvm and
+#                    migrated to "exec:cat > /dev/null" from the monitor.
+#                    Implies -I; its output goes to selftest.log as with
+#                    -x, L2's console and the HMP session to
+#                    l2-console.log and monitor.log
 #   -I               also record the KVM ioctls: syscalls:sys_enter_ioctl
 #                    filtered on cmd to KVM_CREATE_VM, KVM_CREATE_VCPU,
 #                    KVM_ENABLE_CAP,
@@ -209,6 +218,7 @@ MEM=""
 SMP=2
 BUF_KB=65536
 PROG=""
+VMM=0
 IOCTLS=0
 TIMEOUT=""
 EPT=0
@@ -216,7 +226,7 @@ DEST=$TOP/tests/data/traces
 APPEND=""
 GUEST_OPTS=""
 KVER=${NESTED_KVER:-}
-while getopts "Ek:m:s:a:b:t:d:Ke:x:Ih" opt; do
+while getopts "Ek:m:s:a:b:t:d:Ke:x:QIh" opt; do
 	case $opt in
 	E) EPT=1 ;;
 	k) KVER=$OPTARG ;;
@@ -229,6 +239,7 @@ while getopts "Ek:m:s:a:b:t:d:Ke:x:Ih" opt; do
 	K) GUEST_OPTS="$GUEST_OPTS -K" ;;
 	e) GUEST_OPTS="$GUEST_OPTS -e $OPTARG" ;;
 	x) PROG=$OPTARG ;;
+	Q) VMM=1; IOCTLS=1 ;;
 	I) IOCTLS=1 ;;
 	*) sed -n '2,/^set -eu/p' "$0" | sed '$d; s/^# \{0,1\}//' >&2; exit 2 ;;
 	esac
@@ -269,6 +280,12 @@ if [ -n "$PROG" ]; then
 	RUN_OPTS="-e $PROG"
 	GUEST_OPTS="$GUEST_OPTS -x /usr/bin/$(basename "$PROG")"
 fi
+if [ "$VMM" = 1 ]; then
+	[ -z "$PROG" ] || { echo "capture.sh: -Q and -x exclude each other" >&2; exit 2; }
+	[ "$EPT" = 0 ] || { echo "capture.sh: -Q runs under QEMU only" >&2; exit 2; }
+	RUN_OPTS="-Q"
+	GUEST_OPTS="$GUEST_OPTS -x /usr/bin/msc-qemu-vmm"
+fi
 if [ "$IOCTLS" = 1 ]; then
 	selftests
 	# a request with bit 31 set also as an int passes it, sign-extended
@@ -283,6 +300,7 @@ fi
 # the -x program's command line, for command.txt
 PROG_CMD=""
 [ -z "$PROG" ] || PROG_CMD="/usr/bin/$(basename "$PROG")${*:+ $*}"
+[ "$VMM" = 0 ] || PROG_CMD="/usr/bin/msc-qemu-vmm${*:+ $*}"
 # shellcheck disable=SC2086
 set -- ${KVER:+-k "$KVER"} -t "$TIMEOUT" -o "$RUN" \
 	${APPEND:+-a "$APPEND"} $RUN_OPTS -- msc-capture --guest $GUEST_OPTS \
@@ -299,20 +317,25 @@ D=$DEST/$NAME
 rm -rf "$D"
 mkdir -p "$D"
 LOG=harness.log
-[ -z "$PROG" ] || LOG=selftest.log
+[ -z "$PROG_CMD" ] || LOG=selftest.log
 for f in trace.dat $LOG uname $HOST_FILES kvm_params.txt kprobes.txt modules.txt \
 	record.log; do
 	[ -e "$RUN/$f" ] || { echo "capture.sh: $RUN/$f missing" >&2; exit 1; }
 	cp "$RUN/$f" "$D/"
 done
 cp -r "$RUN/formats" "$D/"
+if [ "$VMM" = 1 ]; then
+	for f in l2-console.log monitor.log; do
+		[ ! -e "$RUN/$f" ] || cp "$RUN/$f" "$D/"
+	done
+fi
 [ -z "$IOCTL_FILTER" ] || cp "$SELFTESTS/kvm_ioctls.txt" "$D/"
 [ -z "$PROG_CMD" ] || echo "$PROG_CMD" > "$D/command.txt"
 chmod 0600 "$D/trace.dat"
 
 echo "== $D"
 ls -l "$D"
-if [ -n "$PROG" ]; then
+if [ -n "$PROG_CMD" ]; then
 	cat "$D/selftest.log"
 	if command -v trace-cmd >/dev/null 2>&1; then
 		trace-cmd report -i "$D/trace.dat" > "$RUN/report.txt" 2>/dev/null

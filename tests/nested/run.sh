@@ -14,6 +14,9 @@
 #                "hugepagesz=1G hugepages=1" (may be repeated)
 #   -S SCRIPT    shell script to run in the guest (copied to the share)
 #   -e BINARY    extra binary for the initramfs (may be repeated)
+#   -Q           QEMU as a VMM in the initramfs, with the L2 kernel and
+#                initramfs (build-initramfs.sh -Q; run it with
+#                /usr/bin/msc-qemu-vmm, qemu-vmm.sh)
 #   -o DIR       output directory shared over 9p (default
 #                $NESTED_DIR/runs/last; emptied first)
 #   -t SECONDS   bound on the QEMU run (default 600)
@@ -32,6 +35,7 @@ CPU=EPYC,+svm,+npt
 APPEND=""
 SCRIPT=""
 EXTRA=()
+QEMU_VMM=""
 OUTDIR=$NESTED_DIR/runs/last
 TIMEOUT=600
 KOPT=${NESTED_KVER:-}
@@ -41,7 +45,7 @@ usage() {
 	exit 2
 }
 
-while getopts "k:m:s:c:a:S:e:o:t:h" opt; do
+while getopts "k:m:s:c:a:S:e:Qo:t:h" opt; do
 	case $opt in
 	k) KOPT=$OPTARG ;;
 	m) MEM=$OPTARG ;;
@@ -50,6 +54,7 @@ while getopts "k:m:s:c:a:S:e:o:t:h" opt; do
 	a) APPEND="$APPEND $OPTARG" ;;
 	S) SCRIPT=$OPTARG ;;
 	e) EXTRA+=("$OPTARG") ;;
+	Q) QEMU_VMM=-Q ;;
 	o) OUTDIR=$OPTARG ;;
 	t) TIMEOUT=$OPTARG ;;
 	*) usage ;;
@@ -61,7 +66,7 @@ shift $((OPTIND - 1))
 
 need qemu-system-x86_64:qemu-system-x86 timeout:coreutils
 
-"$NESTED_SRC/build-initramfs.sh" ${KOPT:+-k "$KOPT"} ${EXTRA[@]+"${EXTRA[@]}"}
+"$NESTED_SRC/build-initramfs.sh" ${QEMU_VMM:+"$QEMU_VMM"} ${KOPT:+-k "$KOPT"} ${EXTRA[@]+"${EXTRA[@]}"}
 KVER=${KOPT:-$(kernel_current)}
 KERNEL=$NESTED_DIR/kernel/$KVER/vmlinuz
 INITRD=$NESTED_DIR/kernel/$KVER/initramfs.cpio.gz
