@@ -258,14 +258,20 @@ big=$TRACES/k73-npt_tdp_1g_hugetlb/trace.dat
 "$MSC" report "$T/big.db" >"$T/big.want"
 "$MSC" analyze -q --rebuild "$T/big.db" 2>"$T/int.err" &
 pid=$!
+# how long it runs is the machine's speed, not asserted here: an analysis
+# done before the signal has nothing to interrupt
 sleep 1
-kill -INT $pid
+kill -INT $pid 2>/dev/null
 wait $pid
 rc=$?
-# (how fast it stops depends on the machine's load: a speed, not asserted here)
-check_eq "SIGINT 1 s into analyze --rebuild: exit 130" "$rc" 130
-check_match "... one line: interrupted (in the analysis, or still checking the file)" \
-	"$(cat "$T/int.err")" "^mmuscope analyze: $T/big.db: (cannot open database: )?interrupted$"
+if [ $rc = 0 ]; then
+	ok "# SKIP SIGINT inside analyze --rebuild: the analysis ended before the signal"
+	ok "# SKIP ... one line: interrupted"
+else
+	check_eq "SIGINT inside analyze --rebuild: exit 130" "$rc" 130
+	check_match "... one line: interrupted (in the analysis, or still checking the file)" \
+		"$(cat "$T/int.err")" "^mmuscope analyze: $T/big.db: (cannot open database: )?interrupted$"
+fi
 check_eq "... the database intact (quick_check)" "$(sqlite3 "$T/big.db" 'PRAGMA quick_check')" ok
 "$MSC" analyze -q "$T/big.db"
 "$MSC" report "$T/big.db" >"$T/big.got"
