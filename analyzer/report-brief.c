@@ -191,7 +191,9 @@ static void print_line(struct brief *b, const struct report_step *s, uint64_t to
 #define ITER_HEAD 2
 #define ITER_TAIL 2
 
-static const char *const iter_kinds[] = { "dirty memory", "get dirty log", "clear dirty log" };
+static const char *const iter_kinds[REPORT_ITER_KINDS] = {
+	"dirty memory", "get dirty log", "clear dirty log",
+};
 
 /* One VM's steps, kept to print (report_steps() hands them over one by one). */
 struct steps {
@@ -218,31 +220,14 @@ static void keep_step(void *ctx, const struct report_step *s)
 	st->v[st->n++] = *s;
 }
 
-/* "Iteration N <kind>": N, and the kind's index in *@ret_kind; 0 for another step */
-static unsigned int iteration_of(const struct report_step *s, size_t *ret_kind)
-{
-	unsigned int n;
-	int len = 0;
-
-	if (sscanf(s->what, "Iteration %u %n", &n, &len) != 1 || !len)
-		return 0;
-	for (size_t k = 0; k < ARRAY_SIZE(iter_kinds); k++)
-		if (!strcmp(s->what + len, iter_kinds[k])) {
-			*ret_kind = k;
-			return n;
-		}
-	return 0;
-}
-
 /* The last iteration of @s's cycle among @st's steps */
 static unsigned int last_iteration(const struct steps *st, const struct report_step *s)
 {
 	unsigned int last = 0;
-	size_t k;
 
 	for (size_t i = 0; i < st->n; i++)
 		if (st->v[i].cycle == s->cycle)
-			last = max(last, iteration_of(&st->v[i], &k));
+			last = max(last, st->v[i].iteration);
 	return last;
 }
 
@@ -309,11 +294,10 @@ static void print_steps(struct brief *b, const struct steps *st)
 
 	for (size_t i = 0; i < st->n; i++) {
 		const struct report_step *s = &st->v[i];
-		size_t k = 0;
-		unsigned int it = iteration_of(s, &k), last = it ? last_iteration(st, s) : 0;
+		unsigned int it = s->iteration, last = it ? last_iteration(st, s) : 0;
 
 		if (it > ITER_HEAD && last > ITER_HEAD + ITER_TAIL + 1 && it <= last - ITER_TAIL) {
-			fold_add(&f, it, k, s);
+			fold_add(&f, it, s->iter_kind, s);
 			continue;
 		}
 		fold_print(b, &f);

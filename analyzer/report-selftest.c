@@ -178,7 +178,9 @@ static void emit_iteration(const struct walk *w, struct iteration *it)
 		harvest->dirty_window_ns += it->ring_window_ns;
 	}
 
-	for (size_t i = 0; i < 3; i++) {
+	for (size_t i = 0; i < REPORT_ITER_KINDS; i++) {
+		steps[i]->iteration = w->n;
+		steps[i]->iter_kind = (unsigned int)i;
 		snprintf(line, sizeof(line), "Iteration %u %s", w->n, what[i]);
 		emit(w, line, steps[i], i < 2 || w->manual);
 	}

@@ -42,7 +42,12 @@ struct report_step {
 	int64_t dirtied;			/* pages its harvests collected; -1: none */
 	uint64_t dirty_window_ns;		/* ... written over this long; 0: not known */
 	bool seen;				/* false: nothing of it in the trace */
+	unsigned int iteration;			/* 1, 2, ... of its cycle; 0: not an iteration's */
+	unsigned int iter_kind;			/* ... REPORT_ITER_DIRTY, _GET or _CLEAR */
 };
+
+/* The steps of an iteration, in the order the test runs them */
+enum { REPORT_ITER_DIRTY, REPORT_ITER_GET, REPORT_ITER_CLEAR, REPORT_ITER_KINDS };
 
 typedef void (*report_step_fn)(void *ctx, const struct report_step *s);
 
