@@ -114,8 +114,8 @@ static const char *file_kind(mode_t m)
  *
  * The database and the files SQLite keeps beside it (-wal, -shm, -journal)
  * must be regular files: opening a FIFO blocks until a writer comes, reading
- * a character device may never end.  The file is opened O_NONBLOCK and
- * fstat()ed, so a FIFO at @path cannot block the check itself.  (A file
+ * a character device may never end.  The file is fstat()ed through an
+ * O_PATH descriptor, so a FIFO at @path cannot block the check itself.  (A file
  * swapped for a FIFO between this check and SQLite's open() needs write
  * access to the directory, which is the file's owner anyway.)
  *
@@ -139,17 +139,15 @@ int msc_store_check_file(const char *path, bool writer, char *msg, size_t size)
 		snprintf(msg, size, "%s", file_kind(st.st_mode));
 		return MSC_ERR_NOT_REG;
 	}
-	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0) {
-		int e = errno;
-
-		/* no read permission: say what it is if it is not a file anyway */
-		if (!stat(path, &st) && !S_ISREG(st.st_mode)) {
-			snprintf(msg, size, "%s", file_kind(st.st_mode));
-			return MSC_ERR_NOT_REG;
-		}
-		return -e;
-	}
+	/*
+	 * O_PATH: neither opens the file (a FIFO cannot block it) nor, when
+	 * closed, drops the POSIX locks this process's SQLite connections hold
+	 * on it -- a close() of any other descriptor of the file would, and
+	 * another process would then remove the WAL under them.
+	 */
+	fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
 	if (fstat(fd, &st)) {
 		int e = errno;
 

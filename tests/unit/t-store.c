@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -531,6 +532,55 @@ static void t_checkpointer(void)
 	msc_store_close(s);
 }
 
+/*
+ * Whether another process sees a lock on @name's SHARED range: SQLite's
+ * connections in WAL mode hold one for as long as they are open, and a
+ * connection closing sees none when it is the last (and removes the WAL).
+ */
+static bool others_see_shared_lock(const char *name)
+{
+	pid_t pid = fork();
+	int status;
+
+	if (pid == 0) {
+		struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+				    .l_start = 0x40000002, .l_len = 510 };	/* SQLite's SHARED_FIRST */
+		int fd = open(path(name), O_RDONLY);
+
+		_exit(fd < 0 || fcntl(fd, F_GETLK, &fl) ? 2 : fl.l_type != F_UNLCK);
+	}
+	return pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	       WEXITSTATUS(status) == 1;
+}
+
+/*
+ * A second store on the same file in one process (the read-ahead's, the live
+ * TUI's reader) leaves the writer's SQLite locks alone.  POSIX locks belong
+ * to the process and a close() of any descriptor of the file drops them:
+ * another process then believes it is the last connection, checkpoints and
+ * removes the WAL under the writer (its next commit: "disk I/O error").
+ */
+static void t_locks_kept(void)
+{
+	struct msc_store *w, *r;
+
+	remove(path("lk.db"));
+	if (!check_int(msc_store_open(path("lk.db"), MSC_STORE_CREATE, &w), ==, 0))
+		return;
+	check_int(sqlite3_exec(w->db, "CREATE TABLE t (x); INSERT INTO t VALUES (1)", NULL, NULL,
+			       NULL), ==, SQLITE_OK);
+	check(others_see_shared_lock("lk.db"));
+	if (check_int(msc_store_open(path("lk.db"), MSC_STORE_READONLY | MSC_STORE_NO_CHECK, &r),
+		      ==, 0))
+		msc_store_close(r);
+	check(others_see_shared_lock("lk.db"));
+	/* refused (table t is not the program's), after the file's checks */
+	check_int(msc_store_open(path("lk.db"), MSC_STORE_READONLY, &r), ==, MSC_ERR_FOREIGN);
+	check(others_see_shared_lock("lk.db"));
+	msc_store_close(w);
+	check(!others_see_shared_lock("lk.db"));
+}
+
 int main(void)
 {
 	int r;
@@ -549,6 +599,7 @@ int main(void)
 	TEST(t_damaged(), "a damaged page is found at open (a reader's bound, a writer always)");
 	TEST(t_interrupt(), "the interrupt flag stops SQLite inside a statement");
 	TEST(t_checkpointer(), "a checkpointer thread takes a writer's checkpoints and gives them back");
+	TEST(t_locks_kept(), "a second store of the file in one process keeps the writer's locks");
 	char cmd[64];
 
 	r = test_done();
