@@ -233,20 +233,58 @@ static void bounds_text(FILE *f, const struct msc_phase *p)
  * JSON: "dirtied_pages": N, "dirty_window_ns": W, "dirty_pages_per_s": R,
  * each null where the step sees no dirtying or the window is not known.
  */
-static void json_dirtied(FILE *f, const struct msc_phase *p)
+static void json_dirtied(struct report *rp, FILE *f, const struct msc_phase *p)
 {
+	struct msc_coverage *cov = NULL;
+	size_t nr = 0;
+
 	if (p->dirtied < 0) {
 		fprintf(f, ", \"dirtied_pages\": null, \"dirty_window_ns\": null, "
 			"\"dirty_pages_per_s\": null");
 		return;
 	}
 	fprintf(f, ", \"dirtied_pages\": %" PRId64 ", \"dirty_window_ns\": ", p->dirtied);
-	if (!p->dirty_window_ns) {
+	if (p->dirty_window_ns)
+		fprintf(f, "%" PRIu64 ", \"dirty_pages_per_s\": %.0f", p->dirty_window_ns,
+			(double)p->dirtied * 1e9 / (double)p->dirty_window_ns);
+	else
 		fprintf(f, "null, \"dirty_pages_per_s\": null");
+	/* by region: null where the split is not whole (schema/README.md, step 20) */
+	fprintf(f, ", \"dirtied_by_region\": ");
+	if (msc_hview_phase_coverage(rp->l.v, p->id, &cov, &nr) || !nr || cov[0].dirtied < 0) {
+		fprintf(f, "null");
+		free(cov);
 		return;
 	}
-	fprintf(f, "%" PRIu64 ", \"dirty_pages_per_s\": %.0f", p->dirty_window_ns,
-		(double)p->dirtied * 1e9 / (double)p->dirty_window_ns);
+	fputc('[', f);
+	for (size_t i = 0; i < nr; i++)
+		fprintf(f, "%s{\"region\": %" PRId64 ", \"pages\": %" PRId64 "}", i ? ", " : "",
+			cov[i].region_id, cov[i].dirtied);
+	fputc(']', f);
+	free(cov);
+}
+
+/* Does the phase's text say what it dirtied (a pass that wrote, any harvest)? */
+static bool shows_dirtied(const struct msc_phase *p)
+{
+	return p->dirtied > 0 || (p->dirtied == 0 && p->kind == MSC_PHASE_HARVEST);
+}
+
+/* A phase's dirtied pages in one region: "dirtied 8,192, 28,455 pages/s" */
+static const char *region_dirty_text(const struct msc_phase *p, int64_t pages, char *buf,
+				     size_t size)
+{
+	char n[32], rate[32];
+
+	cli_count((uint64_t)pages, n, sizeof(n));
+	if (!p->dirty_window_ns || !pages)
+		snprintf(buf, size, "%s %s", !p->dirty_window_ns && p->kind == MSC_PHASE_HARVEST ?
+			 "collected" : "dirtied", n);
+	else
+		snprintf(buf, size, "dirtied %s, %s pages/s", n,
+			 cli_count((uint64_t)((double)pages * 1e9 / (double)p->dirty_window_ns),
+				   rate, sizeof(rate)));
+	return buf;
 }
 
 /* One phase; false when it said in one line that its work is another's. */
@@ -295,7 +333,7 @@ static bool text_phase(struct report *rp, const struct msc_phase *p)
 	if (p->count.flushes >= 0)
 		fprintf(rp->f, ", TLB flushes %" PRId64, p->count.flushes);
 	fputc('\n', rp->f);
-	if (p->dirtied > 0 || (p->dirtied == 0 && p->kind == MSC_PHASE_HARVEST)) {
+	if (shows_dirtied(p)) {
 		char d[128];
 
 		/* a pass's are the fast path's fixes, a harvest's what it collected */
@@ -325,7 +363,7 @@ static void text_coverage(struct report *rp, const struct msc_phase *p)
 	for (size_t i = 0; i < nr; i++) {
 		const struct msc_region *g = NULL;
 		struct msc_census c = { 0 };
-		char h[32];
+		char h[32], d[128];
 
 		for (size_t k = 0; k < rp->l.nr_regions; k++)
 			if (rp->l.regions[k].id == cov[i].region_id)
@@ -335,8 +373,11 @@ static void text_coverage(struct report *rp, const struct msc_phase *p)
 		for (int l = 1; l <= 3; l++)
 			c.pages[l] = (int64_t)cov[i].pages[l];
 		fprintf(rp->f, "    region %#" PRIx64 "-%#" PRIx64 ": 4K %" PRIu64 " 2M %" PRIu64
-			" 1G %" PRIu64 ", %s\n", g->gfn_first, g->gfn_end - 1, cov[i].pages[1],
+			" 1G %" PRIu64 ", %s", g->gfn_first, g->gfn_end - 1, cov[i].pages[1],
 			cov[i].pages[2], cov[i].pages[3], huge_text(&c, h, sizeof(h)));
+		if (cov[i].dirtied >= 0 && p->dirtied > 0)
+			fprintf(rp->f, "; %s", region_dirty_text(p, cov[i].dirtied, d, sizeof(d)));
+		fputc('\n', rp->f);
 	}
 	free(cov);
 }
@@ -561,7 +602,7 @@ static void json_report(struct report *rp)
 		fprintf(f, ", \"bounds\": \"%s\", \"slack_start_ns\": %" PRIu64
 			", \"slack_end_ns\": %" PRIu64, msc_phase_bounds_name(p->bounds),
 			p->slack_start_ns, p->slack_end_ns);
-		json_dirtied(f, p);
+		json_dirtied(rp, f, p);
 		fprintf(f, ", \"start_ns\": %" PRIu64 ", \"duration_ns\": %" PRIu64
 			", \"spte_changes\": %" PRIu64 ", \"by_class\": {",
 			p->start_ts - s->first_ts, p->end_ts - p->start_ts, p->count.spte_changes);

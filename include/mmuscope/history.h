@@ -298,6 +298,7 @@ struct msc_region {
 struct msc_coverage {
 	int64_t region_id;
 	uint64_t pages[MSC_HISTORY_MAX_LEVEL + 1];	/* leaves per size in the region */
+	int64_t dirtied;	/* the phase's dirtied pages (msc_phase.dirtied) in it; -1 none */
 };
 
 /* The companion patch's harvest events of one phase (table harvest). */

@@ -670,6 +670,9 @@ static bool feed_extends(struct msc_history *h, const struct msc_event *ev)
 	h->cur_seq = (int64_t)ev->seq;
 	h->sum.spte_events++;
 	what = class_cost(h, class, s->level, s->old_spte);
+	if (class == MSC_CLASS_WRITE_PROTECT || class == MSC_CLASS_CLEAR_DIRTY)
+		hdirty_add(h, HDIRTY_COLLECTED, s->as_id, s->gfn, msc_level_pages(s->level),
+			   h->last_ts);
 	if (c->n && (c->pid != ev->pid || c->class != class || c->what != what ||
 		       c->level != s->level))
 		extended_count(h);
@@ -863,6 +866,8 @@ static int part_finish(struct msc_history *h)
 		r = hphase_tick(h, h->last_ts + hact_bucket_ns(h), NULL);
 	if (!r)
 		hphase_finish(h);
+	if (!r)
+		r = hdirty_flush(h);
 	return r ?: hmodel_close_all(h);
 }
 

@@ -211,6 +211,18 @@ struct hchanges {
 	uint8_t level;			/* of every entry (a range is one table's) */
 };
 
+/* Pages dirtied in one 2M cell, gathered for a dirty_cell row (dirty.c). */
+enum { HDIRTY_COLLECTED, HDIRTY_FIXED };	/* dirty_cell.kind */
+
+struct hdirty {
+	int64_t vm;
+	uint64_t cell;			/* gfn >> 9 */
+	uint64_t ts;			/* of its first page */
+	uint64_t pages;			/* 0: none gathered */
+	uint64_t turn;			/* h->phase_turns then */
+	uint8_t as_id, kind;
+};
+
 /* Counters attributed to a phase (or to the pending tail of one). */
 struct hcost {
 	struct msc_phase_counts count;	/* flushes counted from 0 */
@@ -445,6 +457,8 @@ struct msc_history {
 	bool kp_hit;			/* ... a kprobe inside the open sweep (st.kp_open) */
 	uint64_t steady_until;		/* when it ends at the latest; 0: not known yet */
 	struct hcost batch;		/* its costs so far */
+	uint64_t phase_turns;		/* phases begun or ended so far (dirty.c) */
+	struct hdirty dirty;		/* the dirty_cell row being gathered */
 
 	/* the activity bucket's tasks, by pid (activity.c) */
 	struct htask_act tasks[HTASK_SLOTS];
@@ -643,6 +657,11 @@ static inline void hact_count(struct msc_history *h, int32_t pid, unsigned int w
 	hact_task(h, pid)->act[a] += n;
 }
 
+/* lib/history/dirty.c */
+void hdirty_add(struct msc_history *h, unsigned int kind, unsigned int as_id, uint64_t gfn,
+		uint64_t pages, uint64_t ts);
+int hdirty_flush(struct msc_history *h);
+
 /* lib/history/anomaly.c */
 int hanomaly(struct msc_history *h, enum msc_anomaly_kind kind, unsigned int as_id,
 	     uint64_t gfn, unsigned int level, uint64_t old_spte, uint64_t new_spte,
@@ -655,6 +674,15 @@ void hcell_log_free(struct hcell_log *l);
 int hcell_log_put(struct hcell_log *l, const struct msc_region_cell *c, uint64_t ts,
 		  bool replace);
 int hregions_build(struct msc_store *s, int64_t capture_id, struct hcell_log *log);
+
+/* lib/history/store-dirty.c: a step's dirtied pages by region */
+struct hdirty_split;
+int hdirty_split_open(struct msc_store *s, int64_t capture_id, const struct msc_phase *ph,
+		      size_t nr_phases, struct hdirty_split **ret);
+void hdirty_split_cell(struct hdirty_split *d, int32_t vm, unsigned int as_id, uint64_t gfn,
+		       int64_t *dirt);
+bool hdirty_split_whole(const struct hdirty_split *d, size_t p);
+void hdirty_split_free(struct hdirty_split *d);
 
 /* lib/history/store.c: rows of the analysis tables */
 int hstore_open(struct msc_store *s, struct hstore **ret);
@@ -679,6 +707,7 @@ int hstore_add_kvm_stats(struct hstore *hs, int64_t capture_id,
 			 const struct msc_kvm_stats *k, const char *text);
 int hstore_add_region_state(struct hstore *hs, int64_t capture_id,
 			    const struct msc_region_cell *c, uint64_t ts);
+int hstore_add_dirty_cell(struct hstore *hs, int64_t capture_id, const struct hdirty *d);
 int hstore_put_activity(struct hstore *hs, int64_t capture_id, uint64_t ts,
 			const uint64_t act[ACT_NR]);
 int hstore_put_task_activity(struct hstore *hs, int64_t capture_id, uint64_t ts,

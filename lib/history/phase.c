@@ -218,6 +218,11 @@ void hphase_cost(struct msc_history *h, const struct msc_event *ev, unsigned int
 	bool vcpu;
 
 	hact_count(h, pid, what, n);
+	if (what == HCOST_SPTE && ev && ev->type == MSC_EV_SPTE_CHANGED && collects(ev->spte.class))
+		hdirty_add(h, HDIRTY_COLLECTED, ev->spte.as_id, ev->spte.gfn,
+			   msc_level_pages(ev->spte.level), h->last_ts);
+	else if (what == HCOST_FIXED && ev && ev->type == MSC_EV_FAST_PF)
+		hdirty_add(h, HDIRTY_FIXED, 0, (ev->fast_pf.gpa >> 12) & ~(n - 1), n, h->last_ts);
 	if (h->stretch) {
 		cost_event(&h->batch, ev, what, n);
 		return;
@@ -284,6 +289,7 @@ static struct hphase *phase_new(struct msc_history *h, enum msc_phase_kind kind,
 	}
 	ph = &h->phases[h->nr_phases];
 	memset(ph, 0, sizeof(*ph));
+	h->phase_turns++;
 	ph->open = true;
 	ph->p.id = (int64_t)++h->nr_phases;
 	ph->p.vm = hvm_current(h);
@@ -321,6 +327,7 @@ static void phase_settle(struct msc_history *h, struct hphase *ph)
 static int phase_closed(struct msc_history *h, struct hphase *ph)
 {
 	stretch_attribute(h);
+	h->phase_turns++;
 	ph->open = false;
 	if (ph->cell_mark != h->cell_updates || h->loading)
 		return 0;

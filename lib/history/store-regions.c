@@ -11,7 +11,8 @@
  * cells, the state each was in at the phase's end: the cell's last row with
  * ts <= end_ts, the last written of equal ones (schema/README.md,
  * "region_state").  A cell with no such row adds nothing, and a region
- * none of whose cells has one gets no phase_region row.
+ * none of whose cells has one gets no phase_region row.  A harvest's or
+ * dirty pass's dirtied pages are split by region too (store-dirty.c).
  *
  * The rows are sorted here by cell and time: one pass then answers every
  * phase, where one index seek per phase and cell in SQL cost ~14,000
@@ -256,10 +257,12 @@ static void cover_cell(const struct cell_row *row, size_t n, const struct msc_ph
 	}
 }
 
+/* The region's rows; @dirt[p]: phase p's pages dirtied in it, written where @split has them whole */
 static int put_region(struct msc_store *s, sqlite3_stmt *reg, sqlite3_stmt *pr,
 		      int64_t capture_id, int64_t id, const struct cell_row *first,
 		      uint64_t gfn_end, const struct msc_phase *ph, size_t nr_phases,
-		      const struct coverage *cov)
+		      const struct coverage *cov, const int64_t *dirt,
+		      const struct hdirty_split *split)
 {
 	int r;
 
@@ -280,9 +283,28 @@ static int put_region(struct msc_store *s, sqlite3_stmt *reg, sqlite3_stmt *pr,
 		sqlite3_bind_int64(pr, 4, cov[p].pages_4k);
 		sqlite3_bind_int64(pr, 5, cov[p].pages_2m);
 		sqlite3_bind_int64(pr, 6, cov[p].pages_1g);
+		if (hdirty_split_whole(split, p))
+			sqlite3_bind_int64(pr, 7, dirt[p]);
+		else
+			sqlite3_bind_null(pr, 7);
 		r = msc_store_step(s, pr);
 		sqlite3_reset(pr);
 	}
+	return r < 0 ? r : 0;
+}
+
+static int null_dirtied(struct msc_store *s, int64_t capture_id, int64_t phase_id)
+{
+	sqlite3_stmt *st;
+	int r = msc_store_prepare(s, "UPDATE phase_region SET dirtied_pages = NULL "
+				  "WHERE capture_id = ?1 AND phase_id = ?2", &st);
+
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, capture_id);
+	sqlite3_bind_int64(st, 2, phase_id);
+	r = msc_store_step(s, st);
+	sqlite3_finalize(st);
 	return r < 0 ? r : 0;
 }
 
@@ -298,8 +320,10 @@ static int put_region(struct msc_store *s, sqlite3_stmt *reg, sqlite3_stmt *pr,
 int hregions_build(struct msc_store *s, int64_t capture_id, struct hcell_log *log)
 {
 	struct hcell_log read = { 0 };
+	struct hdirty_split *split = NULL;
 	struct msc_phase *ph = NULL;
 	struct coverage *cov = NULL;
+	int64_t *dirt = NULL, *split_sum = NULL;
 	sqlite3_stmt *reg = NULL, *pr = NULL;
 	size_t nr_rows, nr_phases = 0, i = 0;
 	const struct cell_row *row;
@@ -314,26 +338,33 @@ int hregions_build(struct msc_store *s, int64_t capture_id, struct hcell_log *lo
 	nr_rows = log->nr;
 	if (!r)
 		r = hstore_read_phases(s, capture_id, &ph, NULL, &nr_phases);
-	if (!r && !(cov = calloc(nr_phases ? nr_phases : 1, sizeof(*cov))))
+	if (!r)
+		r = hdirty_split_open(s, capture_id, ph, nr_phases, &split);
+	if (!r && (!(cov = calloc(nr_phases ?: 1, sizeof(*cov))) ||
+		   !(dirt = calloc(nr_phases ?: 1, sizeof(*dirt))) ||
+		   !(split_sum = calloc(nr_phases ?: 1, sizeof(*split_sum)))))
 		r = -ENOMEM;
 	if (!r)
 		r = msc_store_prepare(s, "INSERT INTO region (capture_id, id, as_id, gfn_first, "
 				      "gfn_end, exact, vm) VALUES (?1, ?2, ?3, ?4, ?5, 0, ?6)", &reg);
 	if (!r)
-		r = msc_store_prepare(s, "INSERT INTO phase_region VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-				      &pr);
+		r = msc_store_prepare(s, "INSERT INTO phase_region (capture_id, phase_id, region_id, "
+				      "pages_4k, pages_2m, pages_1g, dirtied_pages) VALUES (?1, ?2, ?3, "
+				      "?4, ?5, ?6, ?7)", &pr);
 	/* each turn: one region, from row[i], its cells' rows adjacent */
 	while (!r && i < nr_rows) {
 		const struct cell_row *first = &row[i];
 		uint64_t gfn = first->gfn;
 
-		memset(cov, 0, (nr_phases ? nr_phases : 1) * sizeof(*cov));
+		memset(cov, 0, (nr_phases ?: 1) * sizeof(*cov));
+		memset(dirt, 0, (nr_phases ?: 1) * sizeof(*dirt));
 		for (;;) {
 			size_t k = i;
 
 			while (k < nr_rows && space_of(&row[k]) == space_of(first) && row[k].gfn == gfn)
 				k++;
 			cover_cell(&row[i], k - i, ph, nr_phases, cov);
+			hdirty_split_cell(split, row[i].vm, row[i].as_id, gfn, dirt);
 			i = k;
 			if (i == nr_rows || space_of(&row[i]) != space_of(first) ||
 			    row[i].gfn / HNODE_ENTRIES != gfn / HNODE_ENTRIES + 1)
@@ -341,10 +372,19 @@ int hregions_build(struct msc_store *s, int64_t capture_id, struct hcell_log *lo
 			gfn = row[i].gfn;
 		}
 		r = put_region(s, reg, pr, capture_id, ++id, first, gfn + HNODE_ENTRIES, ph,
-			       nr_phases, cov);
+			       nr_phases, cov, dirt, split);
+		for (size_t p = 0; p < nr_phases; p++)
+			split_sum[p] += cov[p].any ? dirt[p] : 0;
 	}
+	/* pages in cells of no region (none ever mapped): the split is not whole */
+	for (size_t p = 0; !r && p < nr_phases; p++)
+		if (hdirty_split_whole(split, p) && split_sum[p] != ph[p].dirtied)
+			r = null_dirtied(s, capture_id, ph[p].id);
 	sqlite3_finalize(reg);
 	sqlite3_finalize(pr);
+	hdirty_split_free(split);
+	free(split_sum);
+	free(dirt);
 	free(cov);
 	free(ph);
 	free(read.v);

@@ -47,7 +47,7 @@ static const char *const write_sql[ST_NR] = {
  * batches.  Each INSERT names its columns, in the order its writer below
  * fills the row's v[].
  */
-enum { B_RUN, B_CENSUS, B_REGION_STATE, B_ACTIVITY, B_TASK_ACTIVITY, B_NR };
+enum { B_RUN, B_CENSUS, B_REGION_STATE, B_ACTIVITY, B_TASK_ACTIVITY, B_DIRTY, B_NR };
 
 #define RUN_ENTRIES_COL 14	/* mapping_run.entries */
 #define RUN_E0_COL 18		/* mapping_run.e0 */
@@ -75,6 +75,8 @@ static const struct {
 	[B_TASK_ACTIVITY] = { "INSERT INTO task_activity (capture_id, pid, ts, vcpu, spte_changes, "
 			      "maps, splits, promotions, zaps, write_protects, faults_slow, "
 			      "faults_fast, flushes) VALUES", 4 + ACT_NR },
+	[B_DIRTY] = { "INSERT INTO dirty_cell (capture_id, vm, as_id, gfn, ts, kind, pages) VALUES",
+		      7 },
 };
 
 /* A bucket's row written again adds to the one there (a resumed analysis). */
@@ -240,7 +242,7 @@ static int exec_capture(struct hstore *hs, const char *sql, int64_t capture_id)
 /* Every table the analysis writes, each with a capture_id column. */
 static const char *const analysis_tables[] = {
 	"analysis", "mapping_run", "census", "kvm_stats", "phase", "region", "phase_region",
-	"region_state_run", "activity", "task_activity", "anomaly", "vm",
+	"region_state_run", "activity", "task_activity", "anomaly", "vm", "dirty_cell",
 };
 
 /** hstore_drop - forget everything analyzed of a capture */
@@ -892,6 +894,22 @@ int hstore_keep_cells(struct hstore *hs, int64_t capture_id)
 	return r < 0 ? r : 0;
 }
 
+/** hstore_add_dirty_cell - a dirty_cell row: @d's pages of its cell */
+int hstore_add_dirty_cell(struct hstore *hs, int64_t capture_id, const struct hdirty *d)
+{
+	struct msc_store_rows *b = &hs->batch[B_DIRTY];
+	int64_t *v = msc_store_rows_slot(b);
+
+	v[0] = capture_id;
+	v[1] = d->vm;
+	v[2] = d->as_id;
+	v[3] = (int64_t)(d->cell << 9);
+	v[4] = (int64_t)d->ts;
+	v[5] = d->kind;
+	v[6] = (int64_t)d->pages;
+	return msc_store_rows_put(hs->s, b, 0);
+}
+
 int hstore_put_activity(struct hstore *hs, int64_t capture_id, uint64_t ts,
 			const uint64_t act[ACT_NR])
 {
@@ -1509,15 +1527,19 @@ static void fill_coverage(sqlite3_stmt *st, void *row)
 		c->pages[l] = column_u64(st, l);
 	/* a 1G leaf shows in each of its 512 cells */
 	c->pages[3] /= 512;
+	c->dirtied = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 4);
 }
 
-/** msc_hview_phase_coverage - leaves per size in each region at a phase's end */
+/**
+ * msc_hview_phase_coverage - leaves per size in each region at a phase's end,
+ *	and the pages the phase dirtied in it
+ */
 int msc_hview_phase_coverage(struct msc_hview *v, int64_t phase_id, struct msc_coverage **ret,
 			     size_t *ret_nr)
 {
 	sqlite3_stmt *st;
-	int r = msc_store_prepare(v->s, "SELECT region_id, pages_4k, pages_2m, pages_1g "
-				  "FROM phase_region WHERE capture_id = ? AND phase_id = ? "
+	int r = msc_store_prepare(v->s, "SELECT region_id, pages_4k, pages_2m, pages_1g, "
+				  "dirtied_pages FROM phase_region WHERE capture_id = ? AND phase_id = ? "
 				  "ORDER BY region_id", &st);
 
 	if (r)

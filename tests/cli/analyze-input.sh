@@ -9,7 +9,7 @@ EV=$MSC_TEST_DATA/events
 q() { sqlite3 "$1" "$2"; }
 tables() { # a digest of every analysis table of DB
 	for t in analysis mapping census kvm_stats phase region phase_region region_state activity \
-		 task_activity anomaly; do
+		 task_activity anomaly dirty_cell; do
 		sqlite3 "$1" "SELECT * FROM $t ORDER BY 1,2,3,4,5"
 	done | cksum
 }

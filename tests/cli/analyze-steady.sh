@@ -10,7 +10,7 @@
 # every analysis table of DB, its rows in a total order, as "table count cksum"
 digest() {
 	for t in analysis phase vm census region_state activity task_activity anomaly region \
-		 phase_region mapping kvm_stats_sample; do
+		 phase_region mapping kvm_stats_sample dirty_cell; do
 		cols=$(sqlite3 "$1" "SELECT group_concat(name) FROM pragma_table_info('$t')")
 		[ -n "$cols" ] || continue
 		printf '%s %s\n' "$t" "$(sqlite3 "$1" "SELECT * FROM $t ORDER BY $cols" | cksum)"

@@ -58,8 +58,25 @@ for dir in "$TRACES"/*/; do
 			WHERE y.capture_id = c.capture_id AND y.vm = c.vm AND y.as_id = c.as_id
 			AND y.gfn = c.gfn AND y.ts <= p.end_ts)
 			GROUP BY p.capture_id, p.id, r.id)
-			SELECT (SELECT count(*) FROM (SELECT * FROM w EXCEPT SELECT * FROM phase_region))
+			SELECT (SELECT count(*) FROM (SELECT * FROM w EXCEPT SELECT capture_id, phase_id,
+			region_id, pages_4k, pages_2m, pages_1g FROM phase_region))
 			+ (SELECT count(*) FROM phase_region) - (SELECT count(*) FROM w)")" 0
+	# store-dirty.c splits a step's dirtied pages in C; schema/README.md in SQL
+	check_eq "$name: a step's dirtied pages by region are its dirty_cell rows there" \
+		"$(q "$db" "WITH w AS (SELECT p.id phase_id, r.id region_id, total(d.pages) n
+			FROM phase p JOIN region r ON r.capture_id = p.capture_id AND r.vm = p.vm
+			JOIN dirty_cell d ON d.capture_id = p.capture_id AND d.vm = p.vm
+			AND d.as_id = r.as_id AND d.gfn >= r.gfn_first AND d.gfn < r.gfn_end
+			AND d.ts BETWEEN p.start_ts AND p.end_ts
+			AND d.kind = (CASE p.kind WHEN 'harvest' THEN 0 ELSE 1 END)
+			WHERE p.kind IN ('harvest', 'dirty-pass') GROUP BY p.id, r.id)
+			SELECT count(*) FROM phase p JOIN phase_region pr ON pr.phase_id = p.id
+			LEFT JOIN w ON w.phase_id = pr.phase_id AND w.region_id = pr.region_id
+			WHERE p.dirtied_pages IS NOT NULL AND (pr.dirtied_pages IS NULL
+			OR coalesce(w.n, 0) != pr.dirtied_pages)")" 0
+	check_eq "$name: ... and add up to the step's own" \
+		"$(q "$db" "SELECT count(*) FROM phase p WHERE p.dirtied_pages !=
+			(SELECT total(dirtied_pages) FROM phase_region r WHERE r.phase_id = p.id)")" 0
 	# an event writes a cell's state once: a split's 512 children or a zapped
 	# subtree leave one row at its time, the one "state at T" reads
 	check_eq "$name: one region_state row per 2M cell and time" \
