@@ -35,8 +35,20 @@ check_match "... a copy of top.db alone opens, with every event" \
 	"$("$MSC" report "$T/copy/top.db" 2>&1 | sed -n 3p)" '^events [1-9][0-9]* '
 check_eq "... complete" "$(sqlite3 "$T/top.db" 'SELECT complete FROM capture')" 1
 stored=$(sqlite3 "$T/top.db" "SELECT printf('%,d', stored) FROM capture")
-check_match "title: top, the database, every event analyzed" "$(head -1 "$T/s/overview.screen")" \
-	"^ mmuscope top top.db \\| .* \\| analyzed $stored events\$"
+# the TUI follows the recording and says how many it analyzed; on a loaded
+# machine the recorder may have finished (and analyzed it all) before the
+# TUI first looked, which then reads it as a finished database: "analyzed"
+title=$(head -1 "$T/s/overview.screen")
+case $title in
+*"| analyzed")
+	check_eq "title: top, the database, analyzed (found finished): every event" \
+		"$(sqlite3 "$T/top.db" "SELECT a.last_seq = c.last_seq FROM analysis a, capture c")" 1
+	;;
+*)
+	check_match "title: top, the database, every event analyzed" "$title" \
+		"^ mmuscope top top.db \\| .* \\| analyzed $stored events\$"
+	;;
+esac
 R=$("$MSC" report "$T/top.db")
 check_eq "phases: as many as the report of the recorded database" \
 	"$(sed -n 's/^Phases: \([0-9]*\) .*/\1/p' "$T/s/phases.screen")" \
