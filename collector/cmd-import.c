@@ -248,6 +248,14 @@ static int analysis_finish(struct analysis *a, struct msc_store *db)
 	return r;
 }
 
+/* The tasks stored after the analysis ran name processes: place by them. */
+static int analysis_by_process(struct analysis *a, struct msc_store *db)
+{
+	int r = a->sum.events ? msc_history_by_process(db, 0, &a->sum) : 0;
+
+	return r < 0 ? r : 0;
+}
+
 static void analysis_release(struct analysis *a)
 {
 	msc_tap_thread_finish(a->thread);
@@ -344,6 +352,8 @@ static int run_ingest(const struct import_opts *o, struct msc_source *src,
 		store_failed = true;
 	}
 	if (!r && (r = analysis_finish(&an, store)))
+		store_failed = true;
+	if (!r && (r = analysis_by_process(&an, store)))
 		store_failed = true;
 	if (!r && msc_ingest_note(ing)[0])
 		cli_warn("%s: %s", o->input,

@@ -642,6 +642,11 @@ static int finish(struct recorder *rec)
 		store_result(rec, r);
 	if (!r && rec->tap)
 		r = store_result(rec, msc_history_tap_finish(rec->tap, NULL));
+	/* the tasks, stored last, name processes: VMs from before the recording */
+	if (!r && rec->tap && (r = msc_history_by_process(rec->store, 0, NULL)) > 0)
+		r = 0;
+	if (r < 0)
+		r = store_result(rec, r);
 	if (!r)
 		r = store_result(rec, msc_store_finish(rec->store));
 	if (!r && rec->tee)

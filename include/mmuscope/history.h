@@ -442,6 +442,8 @@ int msc_history_merge(struct msc_store *dst, const char *analysis_path);
 
 int msc_history_analyze(struct msc_store *s, int64_t capture_id,
 			const struct msc_history_opts *opts, struct msc_history_summary *ret);
+int msc_history_by_process(struct msc_store *s, int64_t capture_id,
+			   struct msc_history_summary *ret);
 
 /* ---- reading ---- */
 

@@ -243,6 +243,9 @@ int msc_history_open(struct msc_store *s, int64_t capture_id, const struct msc_h
 		h->nr_parts = 1;
 		r = hstore_open(s, &h->hs);
 	}
+	if (!r)
+		r = hstore_load_tgids(h->hs, h->capture_id, h->place);
+	h->by_process = hplace_by_process(h->place);
 	if (!r && h->opts.rebuild)
 		r = hstore_drop(h->hs, h->capture_id);
 	if (!r)
@@ -818,8 +821,9 @@ int msc_history_feed(struct msc_history *h, const struct msc_event *ev)
 	if ((int64_t)ev->seq <= h->fed_seq)
 		return 0;
 	h->fed_seq = (int64_t)ev->seq;
-	/* one part: only an ioctl can make another */
-	if (h->nr_parts == 1 && ev->type != MSC_EV_IOCTL)
+	/* one part: only an ioctl can make another (or, where the task table names
+	 * processes, a process whose VM predates the capture) */
+	if (h->nr_parts == 1 && ev->type != MSC_EV_IOCTL && !h->by_process)
 		r = feed(h, ev);
 	else
 		r = feed_placed(h, ev);
@@ -936,7 +940,8 @@ static int put_phases(struct msc_history *f)
  * Open intervals, phases, regions, the last census and activity rows, the
  * analysis row, and the indexes.  The caller commits (the store's
  * transaction is left open for import's own commit) -- msc_history_analyze()
- * does.  An analysis of several VMs at once keeps no state to resume from:
+ * does.  An analysis of several VMs at once, or placed by process (which
+ * process owns which part is not kept), keeps no state to resume from:
  * the next run starts over.  Returns 0 or a negative error.
  */
 int msc_history_finish(struct msc_history *h)
@@ -955,7 +960,8 @@ int msc_history_finish(struct msc_history *h)
 	for (uint32_t i = 0; i < h->nr_parts; i++)
 		sum.census_flags |= h->parts[i]->sum.census_flags;
 	if (!r)
-		r = hstore_save_analysis(h->hs, &sum, h->nr_parts == 1 ? &h->st : NULL);
+		r = hstore_save_analysis(h->hs, &sum, h->nr_parts == 1 && !h->by_process ?
+					 &h->st : NULL);
 	if (!r)
 		r = hstore_finish(h->hs, !h->opts.defer_indexes);
 	if (r)
@@ -1120,6 +1126,35 @@ int msc_history_tap_finish(struct msc_history_tap *t, struct msc_history_summary
 	msc_history_close(t->h);
 	t->h = NULL;
 	return r;
+}
+
+/**
+ * msc_history_by_process - analyze the capture again when its task table
+ *	names processes, which the inline analysis could not know
+ * @capture_id: the capture (<= 0: the last)
+ * @ret: what the analysis counted, when it ran again (may be NULL)
+ *
+ * import and record store who each thread is (its process: the kernel's
+ * saved tgids) after the events, so their inline analysis placed none by
+ * process (place.c).  Where two processes or more are named, the capture's
+ * VMs may predate it, one per process: the capture is analyzed again from
+ * the start.  Returns 1 when it was, 0 when there was no need, or a
+ * negative error.
+ */
+int msc_history_by_process(struct msc_store *s, int64_t capture_id,
+			   struct msc_history_summary *ret)
+{
+	const struct msc_history_opts opts = { .rebuild = true };
+	struct msc_capture_row cap;
+	int64_t procs = 0;
+	int r = find_capture(s, capture_id, &cap);
+
+	if (!r)
+		r = hstore_processes(s, cap.id, &procs);
+	if (r || procs < 2)
+		return r;
+	r = msc_history_analyze(s, cap.id, &opts, ret);
+	return r ?: 1;
 }
 
 /** msc_history_tap_free - free the tap (and a history not finished); NULL is fine */

@@ -377,6 +377,7 @@ struct msc_history {
 	struct msc_history **parts;	/* parts[0] is the front */
 	uint32_t nr_parts;
 	struct hplace *place;		/* where each event goes */
+	bool by_process;		/* the task table names processes: every event is placed */
 	int64_t vm_seq;			/* VM ids given so far */
 	int64_t fed_seq;		/* the last event fed; -1 none */
 	uint64_t dup_events;		/* fed to more parts than one: counted once */
@@ -591,6 +592,7 @@ int hvm_event(struct msc_history *h, const struct msc_event *ev);
 void hvm_commit(struct msc_history *h, const struct msc_event *ev);
 void hvm_census(struct msc_history *h);
 int64_t hvm_current(const struct msc_history *h);
+bool hvm_by_ioctl(const struct msc_history *h);
 bool hvm_free(const struct msc_history *h);
 
 /* lib/history/place.c: which part each event goes to */
@@ -602,6 +604,8 @@ void hplace_free(struct hplace *p);
 int hplace_event(struct hplace *p, struct msc_history *const *parts, uint32_t nr_parts,
 		 const struct msc_event *ev);
 void hplace_created(struct hplace *p, const struct msc_event *ev, uint32_t part);
+int hplace_set_task(struct hplace *p, int32_t pid, int32_t tgid);
+bool hplace_by_process(const struct hplace *p);
 uint64_t hplace_unplaced(const struct hplace *p);
 
 /* What hphase_cost() counts. */
@@ -698,6 +702,8 @@ int hstore_save_analysis(struct hstore *hs, const struct msc_history_summary *su
 			 const struct hstate *st);
 int hstore_load_open(struct hstore *hs, int64_t capture_id, struct msc_history *h);
 int hstore_load_was_huge(struct hstore *hs, int64_t capture_id, struct msc_history *h);
+int hstore_load_tgids(struct hstore *hs, int64_t capture_id, struct hplace *p);
+int hstore_processes(struct msc_store *s, int64_t capture_id, int64_t *ret);
 int hstore_delete_open(struct hstore *hs, int64_t capture_id);
 int hstore_add_run(struct hstore *hs, int64_t capture_id, const struct hrun *run,
 		   bool ends_known);

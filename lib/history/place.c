@@ -12,7 +12,13 @@
  *     (hmodel_holds()): a frame is one VM's memory or page table;
  *   - else the VM its task worked for last (a vCPU thread whose KVM_RUN
  *     is not traced, once one of its changes was placed by value; a VMM
- *     thread's markers after its VM's ioctls).
+ *     thread's markers after its VM's ioctls);
+ *   - else, where the capture says which process each thread is of (a
+ *     recording's task table: hplace_set_task()), the VM of its process:
+ *     the one its threads created or worked on, when that is one VM.  A
+ *     process whose threads fault or call a VM's ioctl before any VM is
+ *     known of it runs a VM from before the capture: it gets a part of its
+ *     own (QEMU, Firecracker, cloud-hypervisor: a VM per process).
  * With one part every event is the first part's and nothing is asked.
  * With several, what none of these places goes to the first part and is
  * counted (hplace_unplaced()).
@@ -41,8 +47,17 @@ struct ptask {
 	int32_t pid;
 	int32_t last;		/* the part it worked for last; -1 none */
 	int32_t in;		/* the part of the KVM ioctl it is in; -1 none */
+	int32_t tgid;		/* its process; 0 unknown */
 	uint8_t creating;	/* CREATING_*: what its ioctl's return is */
 };
+
+/* A process (tgid) of the capture's task table, and the part of its VM */
+struct pproc {
+	int32_t tgid;		/* 0: a free slot */
+	int32_t part;		/* -1 none yet; PROC_SEVERAL: its threads work for several */
+};
+
+#define PROC_SEVERAL (-2)
 
 /* A file descriptor KVM returned, and the part of its VM. */
 struct pfd {
@@ -56,7 +71,10 @@ struct hplace {
 	struct pfd *fd;		/* in the order returned */
 	size_t nr_fds, alloc_fds;
 	uint32_t *creating;	/* per part: KVM_CREATE_VMs under way into it */
+	int32_t *owner;		/* per part: the process whose VM it holds; 0 none */
 	uint32_t alloc_parts;
+	struct pproc *proc;	/* open addressing by tgid, at most half full */
+	uint32_t proc_slots, nr_procs;
 	uint64_t unplaced;
 };
 
@@ -77,6 +95,8 @@ void hplace_free(struct hplace *p)
 	free(p->task);
 	free(p->fd);
 	free(p->creating);
+	free(p->owner);
+	free(p->proc);
 	free(p);
 }
 
@@ -86,13 +106,67 @@ uint64_t hplace_unplaced(const struct hplace *p)
 	return p->unplaced;
 }
 
+static uint32_t hash_slot(int32_t key, uint32_t slots)
+{
+	return ((uint32_t)key * 2654435761U) & (slots - 1);
+}
+
 static struct ptask *task_slot(struct ptask *v, uint32_t slots, int32_t pid)
 {
-	uint32_t i = ((uint32_t)pid * 2654435761U) & (slots - 1);
+	uint32_t i = hash_slot(pid, slots);
 
 	while (v[i].pid && v[i].pid != pid)
 		i = (i + 1) & (slots - 1);
 	return &v[i];
+}
+
+static struct pproc *proc_slot(struct pproc *v, uint32_t slots, int32_t tgid)
+{
+	uint32_t i = hash_slot(tgid, slots);
+
+	while (v[i].tgid && v[i].tgid != tgid)
+		i = (i + 1) & (slots - 1);
+	return &v[i];
+}
+
+/* Process @tgid's entry, made when new; NULL: out of memory */
+static struct pproc *proc_get(struct hplace *p, int32_t tgid)
+{
+	struct pproc *e;
+
+	if (p->proc_slots) {
+		e = proc_slot(p->proc, p->proc_slots, tgid);
+		if (e->tgid)
+			return e;
+	}
+	if (2 * (p->nr_procs + 1) > p->proc_slots) {
+		uint32_t slots = p->proc_slots ? 2 * p->proc_slots : 16;
+		struct pproc *v = calloc(slots, sizeof(*v));
+
+		if (!v)
+			return NULL;
+		for (uint32_t i = 0; i < p->proc_slots; i++)
+			if (p->proc[i].tgid)
+				*proc_slot(v, slots, p->proc[i].tgid) = p->proc[i];
+		free(p->proc);
+		p->proc = v;
+		p->proc_slots = slots;
+	}
+	e = proc_slot(p->proc, p->proc_slots, tgid);
+	*e = (struct pproc){ .tgid = tgid, .part = -1 };
+	p->nr_procs++;
+	return e;
+}
+
+/* The part of @t's process: its one VM's; -1 none known (or several, or no process) */
+static int proc_part(const struct hplace *p, const struct ptask *t)
+{
+	const struct pproc *e;
+
+	if (!t || !t->tgid || !p->proc_slots)
+		return -1;
+	e = proc_slot(p->proc, p->proc_slots, t->tgid);
+	return e->tgid && e->part >= 0 ? e->part : -1;
 }
 
 static int task_grow(struct hplace *p)
@@ -164,28 +238,93 @@ static int fd_part(const struct hplace *p, int32_t fd, const struct ptask *t)
 	return part;
 }
 
-static int reserve(struct hplace *p, uint32_t part, int delta)
+/* Room for the per-part arrays up to @part */
+static int parts_room(struct hplace *p, uint32_t part)
 {
-	if (part >= p->alloc_parts) {
-		uint32_t n = max(2 * p->alloc_parts, part + 1);
-		uint32_t *v = realloc(p->creating, n * sizeof(*v));
+	uint32_t n = max(2 * p->alloc_parts, part + 1);
+	uint32_t *c;
+	int32_t *o;
 
-		if (!v)
-			return -ENOMEM;
-		memset(v + p->alloc_parts, 0, (n - p->alloc_parts) * sizeof(*v));
-		p->creating = v;
-		p->alloc_parts = n;
-	}
-	p->creating[part] += (uint32_t)delta;
+	if (part < p->alloc_parts)
+		return 0;
+	c = realloc(p->creating, n * sizeof(*c));
+	if (c)
+		p->creating = c;
+	o = c ? realloc(p->owner, n * sizeof(*o)) : NULL;
+	if (!o)
+		return -ENOMEM;
+	p->owner = o;
+	memset(c + p->alloc_parts, 0, (n - p->alloc_parts) * sizeof(*c));
+	memset(o + p->alloc_parts, 0, (n - p->alloc_parts) * sizeof(*o));
+	p->alloc_parts = n;
 	return 0;
 }
 
-/* A part a VM created now may take: its own VM gone, none taking it yet */
-static int free_part(const struct hplace *p, struct msc_history *const *parts, uint32_t nr)
+static int reserve(struct hplace *p, uint32_t part, int delta)
 {
-	for (uint32_t i = 0; i < nr; i++)
-		if (hvm_free(parts[i]) && (i >= p->alloc_parts || !p->creating[i]))
+	int r = parts_room(p, part);
+
+	if (!r)
+		p->creating[part] += (uint32_t)delta;
+	return r;
+}
+
+/*
+ * @t's process works for @part's VM: the process's VM, unless it already
+ * had another (several VMs in one process: its threads are placed by
+ * their own ioctls and values only).
+ */
+static int proc_bind(struct hplace *p, const struct ptask *t, uint32_t part)
+{
+	struct pproc *e;
+	int r;
+
+	if (!t->tgid)
+		return 0;
+	e = proc_get(p, t->tgid);
+	r = e ? parts_room(p, part) : -ENOMEM;
+	if (r)
+		return r;
+	if (e->part < 0 && e->part != PROC_SEVERAL)
+		e->part = (int32_t)part;
+	else if (e->part != (int32_t)part)
+		e->part = PROC_SEVERAL;
+	if (!p->owner[part])
+		p->owner[part] = t->tgid;
+	return 0;
+}
+
+/*
+ * A part a VM created now by a task of process @tgid may take: its own VM
+ * gone, none taking it yet, and no other process's VM from before the
+ * capture in it (one that has not mapped anything yet is not gone).
+ */
+static int free_part(const struct hplace *p, struct msc_history *const *parts, uint32_t nr,
+		     int32_t tgid)
+{
+	for (uint32_t i = 0; i < nr; i++) {
+		bool known = i < p->alloc_parts;
+
+		if (hvm_free(parts[i]) && (!known || !p->creating[i]) &&
+		    (!known || !p->owner[i] || p->owner[i] == tgid || parts[i]->st.vm_gone))
 			return (int)i;
+	}
+	return HPLACE_NEW;
+}
+
+/*
+ * The part a VM from before the capture, of @t's process, goes to: a part
+ * no process has and no VM created in the capture holds (the first part,
+ * while the capture's first VM is not told apart yet), else a new one.
+ */
+static int unowned_part(const struct hplace *p, struct msc_history *const *parts, uint32_t nr)
+{
+	for (uint32_t i = 0; i < nr; i++) {
+		bool known = i < p->alloc_parts;
+
+		if ((!known || (!p->owner[i] && !p->creating[i])) && !hvm_by_ioctl(parts[i]))
+			return (int)i;
+	}
 	return HPLACE_NEW;
 }
 
@@ -197,16 +336,50 @@ static int creates(struct hplace *p, struct ptask *t, uint32_t part)
 	return reserve(p, part, 1);
 }
 
+/* @t's process runs a VM from before the capture, in @part (its own now) */
+static int predates(struct hplace *p, struct ptask *t, uint32_t part)
+{
+	t->last = (int32_t)part;
+	return proc_bind(p, t, part);
+}
+
 /**
- * hplace_created - the front made part @part for the KVM_CREATE_VM @ev,
- *	which hplace_event() returned HPLACE_NEW for
+ * hplace_created - the front made part @part for @ev, which hplace_event()
+ *	returned HPLACE_NEW for: a KVM_CREATE_VM, or the first work of a
+ *	process whose VM predates the capture
  */
 void hplace_created(struct hplace *p, const struct msc_event *ev, uint32_t part)
 {
 	struct ptask *t = task_get(p, ev->pid, false);
 
-	if (t)
-		(void)creates(p, t, part);	/* its exit finds the part unreserved: no harm */
+	if (!t)
+		return;
+	/* out of memory here leaves the part unreserved or unowned: placed by value */
+	if (ev->type == MSC_EV_IOCTL && !ev->ioctl.exit &&
+	    !strcmp(msc_kvm_ioctl_name(ev->ioctl.cmd) ?: "", "KVM_CREATE_VM"))
+		(void)creates(p, t, part);
+	else
+		(void)predates(p, t, part);
+}
+
+/**
+ * hplace_set_task - thread @pid is of process @tgid (the capture's task
+ *	table); told before the first event.  Returns 0 or -ENOMEM.
+ */
+int hplace_set_task(struct hplace *p, int32_t pid, int32_t tgid)
+{
+	struct ptask *t = task_get(p, pid, true);
+
+	if (!t)
+		return pid ? -ENOMEM : 0;
+	t->tgid = tgid > 0 ? tgid : 0;
+	return t->tgid && !proc_get(p, t->tgid) ? -ENOMEM : 0;
+}
+
+/** hplace_by_process - does the capture say which process each thread is of? */
+bool hplace_by_process(const struct hplace *p)
+{
+	return p->nr_procs > 0;
 }
 
 /* The exit of @t's ioctl: a file it created is its VM's */
@@ -222,10 +395,38 @@ static int ioctl_exit(struct hplace *p, struct ptask *t, const struct msc_event 
 		p->creating[part]--;
 	if (t->creating && ev->ioctl.ret >= 0 && ev->ioctl.ret <= INT32_MAX)
 		r = fd_add(p, (int32_t)ev->ioctl.ret, (uint32_t)part);
+	if (!r && t->creating == CREATING_VM && ev->ioctl.ret >= 0)
+		r = proc_bind(p, t, (uint32_t)part);
 	t->creating = CREATING_NONE;
 	t->in = -1;
 	t->last = part;
 	return r ?: part;
+}
+
+/*
+ * A VM ioctl on a file no return of the capture named: a VM from before
+ * the capture (or /dev/kvm's, whose KVM_CHECK_EXTENSION is all mmuscope
+ * knows of it).  Its process's VM, else a part of the process's own.
+ */
+static int ioctl_predating(struct hplace *p, struct msc_history *const *parts, uint32_t nr,
+			   struct ptask *t, const char *name)
+{
+	int part = proc_part(p, t);
+
+	if (part < 0 && t->tgid && strcmp(name, "KVM_CHECK_EXTENSION")) {
+		part = unowned_part(p, parts, nr);
+		if (part == HPLACE_NEW)
+			return HPLACE_NEW;
+		int r = predates(p, t, (uint32_t)part);
+
+		if (r)
+			return r;
+	}
+	if (part < 0)
+		return t->last >= 0 ? t->last : 0;
+	t->in = part;
+	t->last = part;
+	return part;
 }
 
 static int place_ioctl(struct hplace *p, struct msc_history *const *parts, uint32_t nr,
@@ -246,15 +447,18 @@ static int place_ioctl(struct hplace *p, struct msc_history *const *parts, uint3
 	if (!t)
 		return ev->pid ? -ENOMEM : 0;
 	if (!strcmp(name, "KVM_CREATE_VM")) {
-		part = free_part(p, parts, nr);
+		part = free_part(p, parts, nr, t->tgid);
 		if (part == HPLACE_NEW)
 			return HPLACE_NEW;
 		r = creates(p, t, (uint32_t)part);
 		return r ?: part;
 	}
 	part = fd_part(p, ev->ioctl.fd, t);
-	if (part < 0)	/* a VM from before the capture, or /dev/kvm's */
-		return t->last >= 0 ? t->last : 0;
+	if (part < 0)
+		return ioctl_predating(p, parts, nr, t, name);
+	r = proc_bind(p, t, (uint32_t)part);
+	if (r)
+		return r;
 	t->in = part;
 	t->last = part;
 	if (!strcmp(name, "KVM_CREATE_VCPU"))
@@ -301,13 +505,40 @@ static int by_value(struct msc_history *const *parts, uint32_t nr, const struct 
 	return part;
 }
 
+/*
+ * The first thing a vCPU of a VM from before the capture does that no value
+ * places: a fault, or a map of a non-present entry.  (A kernel thread ages,
+ * zaps or recovers present entries, which values place: it never gets a
+ * part for its own process.)
+ */
+static bool begins_vcpu_work(const struct msc_history *h, const struct msc_event *ev)
+{
+	if (ev->type == MSC_EV_PAGE_FAULT || ev->type == MSC_EV_FAST_PF)
+		return true;
+	return ev->type == MSC_EV_SPTE_CHANGED && !msc_spte_present(&h->layout, ev->spte.old_spte);
+}
+
+/* @t's process has no VM known: its VM predates the capture */
+static int first_work(struct hplace *p, struct msc_history *const *parts, uint32_t nr,
+		      struct ptask *t)
+{
+	int part = unowned_part(p, parts, nr);
+	int r;
+
+	if (part == HPLACE_NEW)
+		return HPLACE_NEW;
+	r = predates(p, t, (uint32_t)part);
+	return r ?: part;
+}
+
 /**
  * hplace_event - the part @ev goes to
  * @parts: the analysis's parts, @nr of them
  *
  * Returns its index, HPLACE_ALL (a gap in the trace: every part's history
- * has it), HPLACE_NEW (a VM created while every part's runs: the front
- * makes a part, then tells hplace_created()), or -ENOMEM.
+ * has it), HPLACE_NEW (a VM created while every part's runs, or one of a
+ * process from before the capture: the front makes a part, then tells
+ * hplace_created()), or -ENOMEM.
  */
 int hplace_event(struct hplace *p, struct msc_history *const *parts, uint32_t nr,
 		 const struct msc_event *ev)
@@ -317,14 +548,14 @@ int hplace_event(struct hplace *p, struct msc_history *const *parts, uint32_t nr
 
 	if (ev->type == MSC_EV_IOCTL)
 		return place_ioctl(p, parts, nr, ev);
-	if (nr == 1)
+	if (nr == 1 && !p->nr_procs)
 		return 0;
 	if (ev->type == MSC_EV_LOST)
 		return HPLACE_ALL;
 	t = task_get(p, ev->pid, false);
 	if (t && t->in >= 0)
 		return t->in;
-	part = by_value(parts, nr, t, ev);
+	part = nr > 1 ? by_value(parts, nr, t, ev) : -1;
 	if (part >= 0) {
 		if (t || (t = task_get(p, ev->pid, true)))
 			t->last = part;
@@ -332,6 +563,13 @@ int hplace_event(struct hplace *p, struct msc_history *const *parts, uint32_t nr
 	}
 	if (t && t->last >= 0)
 		return t->last;
+	part = proc_part(p, t);
+	if (part >= 0)
+		return part;
+	if (t && t->tgid && begins_vcpu_work(parts[0], ev))
+		return first_work(p, parts, nr, t);
+	if (nr == 1)
+		return 0;
 	p->unplaced++;
 	return 0;
 }

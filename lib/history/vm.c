@@ -160,6 +160,14 @@ bool hvm_free(const struct msc_history *h)
 	return !msc_census_mapped(&c);
 }
 
+/** hvm_by_ioctl - does the part hold a VM that KVM_CREATE_VM made, not gone? */
+bool hvm_by_ioctl(const struct msc_history *h)
+{
+	const struct msc_vm *vm = h->st.cur_vm >= 0 ? &h->vms[h->st.cur_vm] : NULL;
+
+	return vm && !h->st.vm_gone && vm->source == MSC_PHASE_SRC_IOCTL;
+}
+
 /**
  * hvm_event - does a VM begin with @ev?  Called before the phases see it.
  */

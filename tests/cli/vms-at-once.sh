@@ -38,5 +38,53 @@ for dir in "$TRACES"/*/; do
 		"$("$MSC" report "$db")" '^  VM [0-9]+, after get_dirty_log_2 +kvm'
 	n=$((n + 1))
 done
+
+# VMs from before the capture, one per process: the 6.12 two-VM capture as
+# if both VMs had been created before it began (its KVM_CREATE_VM and
+# KVM_CREATE_VCPU calls taken out) and each VM ran in a process of its own,
+# as a recording's task table says (the kernel's saved tgids).  VM 0's
+# threads are 343 (its VMM thread) and 345 (its vCPU), VM 1's 344 and 346:
+# so the capture's own ioctls placed them.  Nothing else tells the two VMs
+# apart (same GFNs, same sizes): placed by process, each VM's census equals
+# its counters; with the vCPUs swapped between the processes, or without
+# processes, it cannot.
+src=$TRACES/k612-npt_2vm_16m
+if [ -d "$src" ]; then
+	"$MSC" import -q "$src/trace.dat" -o "$T/2vm.db"
+	"$MSC" dump "$T/2vm.db" >"$T/2vm.txt"
+	# tasks PID=TGID...: the dump without the VMs' creation, its task lines so
+	predate() {
+		awk -v map="$1" 'BEGIN { n = split(map, m, " ")
+				for (i = 1; i <= n; i++) { split(m[i], kv, "="); tg[kv[1]] = kv[2] } }
+			/^#@ task / { if ($3 in tg) $4 = tg[$3]; print; next }
+			$4 == "ioctl" && ($0 ~ /cmd=0xae01 / || $0 ~ /cmd=0xae41 /) { skip[$3] = 1; next }
+			$4 == "ioctl" && $5 == "exit=1" && skip[$3] { skip[$3] = 0; next }
+			{ print }' "$T/2vm.txt"
+	}
+	predate "343=343 344=344 345=343 346=344" >"$T/procs.txt"
+	predate "343=343 344=344 345=344 346=343" >"$T/swapped.txt"
+	predate "" >"$T/noproc.txt"
+	check_eq "predating: no KVM_CREATE_VM or KVM_CREATE_VCPU left" \
+		"$(grep -c 'cmd=0xae01 \|cmd=0xae41 ' "$T/procs.txt")" 0
+	# the import stores the task table after its inline analysis, then
+	# analyzes again by process (msc_history_by_process())
+	for v in procs swapped noproc; do
+		"$MSC" import -q --text "$T/$v.txt" -o "$T/$v.db" 2>/dev/null
+	done
+	q() { sqlite3 "$T/$1.db" "$2"; }
+	check_eq "predating, a VM per process: two VMs, each census KVM's own at every point" \
+		"$(q procs "SELECT count(DISTINCT vm) FROM census") $(q procs "SELECT sum(pages_4k =
+			census_4k AND pages_2m = census_2m AND pages_1g = census_1g) || '/' || count(*)
+			FROM kvm_stats")" "2 18/18"
+	check_eq "... every event placed, no anomaly" \
+		"$(q procs "SELECT unplaced || ' ' || anomalies FROM analysis")" "0 0"
+	check_eq "... analyzed again: the same (placed by process, it keeps no state)" \
+		"$("$MSC" analyze -q "$T/procs.db"; q procs "SELECT count(DISTINCT vm) || ' ' ||
+			unplaced || ' ' || anomalies FROM census, analysis")" "2 0 0"
+	check_match "with the vCPUs in the other processes: anomalies" \
+		"$(q swapped "SELECT anomalies FROM analysis")" '^[1-9][0-9]*$'
+	check_eq "without processes: one VM (they cannot be told apart)" \
+		"$(q noproc "SELECT count(DISTINCT vm) FROM census")" 1
+fi
 [ "$n" -gt 0 ] || not_ok "no capture of several VMs at once"
 done_testing
