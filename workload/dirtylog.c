@@ -24,6 +24,11 @@
  * dirty pass and disables it after VM k-1 has disabled it. Every marker
  * line then says its VM after the tag: "mmuscope-dirtylog: vm=<k> ...".
  *
+ * With -W FIFO every VM is set up (VM, memslots, vCPUs) and then waits,
+ * before any vCPU runs or anything is mapped, until a line can be read from
+ * FIFO; only then are the markers opened (setup's lines go to stdout only).
+ * A recorder started meanwhile finds VMs that were created before it.
+ *
  * Marker lines (also printed to stdout):
  *   mmuscope-dirtylog: phase=<name> begin
  *   mmuscope-dirtylog: phase=<name> end
@@ -207,6 +212,7 @@ static struct {
 	bool dirty_ring;	/* -r: the dirty ring instead of GET_DIRTY_LOG */
 	uint32_t ring_entries;	/* power of two */
 	int nr_vms;
+	const char *wait_fifo;	/* -W: wait for a line here after setup */
 
 	/* markers */
 	const char *marker_path[MAX_MARKERS];
@@ -226,6 +232,10 @@ static struct {
 	pthread_cond_t cond;
 	int dirtying[MAX_VMS];	/* last cycle whose dirty passes began */
 	int disabled[MAX_VMS];	/* last cycle whose disable ended */
+
+	/* -W: VMs set up so far; set once the FIFO gave its line */
+	int nr_set_up;
+	bool released;
 } g = {
 	.slot_size = 256 << 20,
 	.gpa = SZ_1G,
@@ -943,6 +953,61 @@ static void teardown(struct vm *vm)
 	free(vm->bitmap);
 }
 
+/*
+ * -W: block until a whole line comes on the FIFO; open() itself blocks
+ * until a writer opens it. The line says "go", whatever it holds.
+ */
+static void fifo_wait(void)
+{
+	ssize_t n;
+	char c;
+	int fd;
+
+	printf("%s: waiting for a line on %s\n", PROG, g.wait_fifo);
+	fflush(stdout);
+	fd = open(g.wait_fifo, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die("open %s", g.wait_fifo);
+	do {
+		n = read(fd, &c, 1);
+	} while ((n == 1 && c != '\n') || (n < 0 && errno == EINTR));
+	if (n <= 0) {
+		if (!n)
+			errno = 0;
+		die("%s: no line before end of file", g.wait_fifo);
+	}
+	close(fd);
+	printf("%s: released\n", PROG);
+	fflush(stdout);
+}
+
+/*
+ * -W: wait until every VM of the process is set up, then (VM 0's thread)
+ * for the FIFO's line; the markers are opened before any VM goes on, so
+ * a marker that exists only once recording has begun can be named.
+ */
+static void setup_wait(const struct vm *vm)
+{
+	if (!g.wait_fifo)
+		return;
+	pthread_mutex_lock(&g.lock);
+	g.nr_set_up++;
+	pthread_cond_broadcast(&g.cond);
+	if (!vm->idx) {
+		while (g.nr_set_up < g.nr_vms)
+			pthread_cond_wait(&g.cond, &g.lock);
+		pthread_mutex_unlock(&g.lock);
+		fifo_wait();
+		markers_open();
+		pthread_mutex_lock(&g.lock);
+		g.released = true;
+		pthread_cond_broadcast(&g.cond);
+	}
+	while (!g.released)
+		pthread_cond_wait(&g.cond, &g.lock);
+	pthread_mutex_unlock(&g.lock);
+}
+
 /* One VM's whole life: setup, populate, the cycles, teardown. */
 static void *vm_run(void *arg)
 {
@@ -952,6 +1017,7 @@ static void *vm_run(void *arg)
 	int cycle, it;
 
 	setup(vm);
+	setup_wait(vm);
 	guest_pass(vm, "populate", SZ_4K, 0);
 	for (cycle = 1; cycle <= g.cycles; cycle++) {
 		if (g.cycles > 1)
@@ -1008,6 +1074,10 @@ static void usage(void)
 "  -M PATH      write markers to PATH instead of " DEFAULT_MARKER ";\n"
 "               repeat to write to several (e.g. an instance's marker)\n"
 "  -n           no trace markers (stdout only)\n"
+"  -W FIFO      once every VM and vCPU exists (nothing mapped, no vCPU run\n"
+"               yet), print \"waiting for a line on FIFO\", block until a\n"
+"               line can be read from FIFO, print \"released\", then open\n"
+"               the markers and go on (setup's lines reach stdout only)\n"
 "  -h           this help\n", RING_ENTRIES, MAX_VMS);
 	exit(0);
 }
@@ -1039,7 +1109,7 @@ static void parse_args(int argc, char **argv)
 	size_t i;
 	int c;
 
-	while ((c = getopt(argc, argv, "m:g:v:i:C:p:b:crR:V:M:nh")) != -1) {
+	while ((c = getopt(argc, argv, "m:g:v:i:C:p:b:crR:V:M:nW:h")) != -1) {
 		switch (c) {
 		case 'm':
 			mib = parse_u64(optarg, "slot size");
@@ -1093,6 +1163,9 @@ static void parse_args(int argc, char **argv)
 		case 'n':
 			g.no_markers = true;
 			break;
+		case 'W':
+			g.wait_fifo = optarg;
+			break;
 		case 'h':
 			usage();
 			break;
@@ -1123,7 +1196,9 @@ int main(int argc, char **argv)
 	int i;
 
 	parse_args(argc, argv);
-	markers_open();
+	/* -W: the markers may exist only once the FIFO has said go */
+	if (!g.wait_fifo)
+		markers_open();
 
 	printf("%s: slot %" PRIu64 " MiB at GPA 0x%" PRIx64 " backing=%s vcpus=%d"
 	       " iterations=%d cycles=%d percent=%d (stride %" PRIu64

@@ -23,13 +23,25 @@
 # beside it: every check above must still hold for the recorded VM alone,
 # and the second VM must have run.
 #
+# With --procs two dirtylog processes (-m 16 -i 2 each) create their VMs
+# and vCPUs before record starts (the production case: VMs that run when
+# recording begins), and record follows both (no --pid).  The checks: record
+# and both workloads exit 0, zero lost events, each process's markers
+# stored in order, no KVM_CREATE_VM or KVM_CREATE_VCPU in the capture, a
+# tgid for every thread that changed an SPTE (two threads per process, the
+# processes told apart), per process the census rebuilt in SQL from its
+# threads' events = its KVM's counters at each of its stats markers, its
+# fast faults and splits; then, after `mmuscope analyze --rebuild`, two VMs
+# that mapped memory, nothing unplaced, no anomaly and every kvm_stats_check
+# row equal, each process's counters in a VM of its own.
+#
 # With -E the guest boots under Bochs instead (bochs.sh: Intel VMX + EPT,
 # EPT A/D and PML, one CPU): kvm_intel ept=Y, the EPT layout read live, and
 # the workload is dirtylog -m 8 -i 2 (Bochs is slow: 2-6 min); with PML
 # on (the default; -a msc.pml=0 turns it off) KVM clears dirty bits instead
 # of write-protecting, so the dirty passes take no fast page fault at all.
 #
-# Usage: check-kernel.sh [--pid] [-E] [-k RELEASE] [-a KERNEL_ARGS]... [MSC_BINARY]
+# Usage: check-kernel.sh [--pid | --procs] [-E] [-k RELEASE] [-a KERNEL_ARGS]... [MSC_BINARY]
 #   MSC_BINARY defaults to build/mmuscope; -k RELEASE (or $NESTED_KVER) is
 #   passed to run.sh (default: $NESTED_DIR/kernel/current, the 6.12 one),
 #   and -a too (may be repeated).
@@ -39,12 +51,14 @@ set -uo pipefail
 . "$(dirname "$0")/common.sh"
 
 PID_MODE=0
+PROCS=0
 EPT=0
 KARGS=()
 KVER=${NESTED_KVER:-}
 while [ $# -gt 0 ]; do
 	case $1 in
 	--pid) PID_MODE=1; shift ;;
+	--procs) PROCS=1; shift ;;
 	-E) EPT=1; shift ;;
 	-a) [ $# -ge 2 ] || die "-a needs kernel arguments"; KARGS+=(-a "$2"); shift 2 ;;
 	-k) [ $# -ge 2 ] || die "-k needs a release"; KVER=$2; shift 2 ;;
@@ -52,8 +66,9 @@ while [ $# -gt 0 ]; do
 	esac
 done
 MSC=${1:-$NESTED_TOP/build/mmuscope}
+[ $PID_MODE = 0 ] || [ $PROCS = 0 ] || die "--pid and --procs exclude each other"
 # the run directory is named after a release other than kernel/current's
-RUN=$NESTED_DIR/runs/check-kernel$([ $PID_MODE = 1 ] && echo -pid)$([ $EPT = 1 ] && echo -ept)
+RUN=$NESTED_DIR/runs/check-kernel$([ $PID_MODE = 1 ] && echo -pid)$([ $PROCS = 1 ] && echo -procs)$([ $EPT = 1 ] && echo -ept)
 [ -z "$KVER" ] || [ "$KVER" = "$(kernel_current)" ] || RUN=$RUN-$KVER
 n=0
 failed=0
@@ -77,6 +92,8 @@ MIB=32
 [ $EPT = 0 ] || MIB=8
 {
 	[ $PID_MODE = 0 ] || echo RECORD_PID=1
+	# two processes of half the slot each
+	[ $PROCS = 0 ] || echo "RECORD_PROCS=2 PROCS_ARGS='-m $((MIB / 2)) -i 2'"
 	echo "DIRTYLOG_ARGS='-m $MIB -i 2'"
 	cat "$NESTED_SRC/record-guest.sh"
 } > "$RUN.job.sh"
@@ -110,7 +127,12 @@ if [ ! -s "$DB" ]; then
 fi
 q() { sqlite3 "$DB" "$1" 2>&1; }
 
-check_eq "record and dirtylog exit 0" "$(cat "$RUN/record.rc")" "dirtylog=0 record=0"
+if [ $PROCS = 1 ]; then
+	check_eq "--procs: record and both dirtylog processes exit 0" "$(cat "$RUN/record.rc")" \
+		"dirtylog-1=0 dirtylog-2=0 record=0"
+else
+	check_eq "record and dirtylog exit 0" "$(cat "$RUN/record.rc")" "dirtylog=0 record=0"
+fi
 check_eq "no instance and no kprobe event is left behind" "$(cat "$RUN/after.txt")" \
 	"$(printf 'instances: \nkprobe_events: 0')"
 check_eq "the capture is complete, $(echo $LAYOUT | tr a-z A-Z) layout read live" \
@@ -132,6 +154,142 @@ check_eq "per CPU: no overrun, nothing dropped, kernel read count = records stor
 	"$(q 'select count(*) from ring_buffer_cpu where overrun != 0 or dropped != 0 or commit_overrun != 0 or read_events != records')" 0
 check_eq "records stored = records the kernel handed out" \
 	"$(q 'select (select sum(records) from ring_buffer_cpu) = records from capture')" 1
+
+# --- --procs: two processes whose VMs predate the recording ------------------
+if [ $PROCS = 1 ]; then
+	P1=$(sed -n 's/^1 //p' "$RUN/procs.txt" 2>/dev/null)
+	P2=$(sed -n 's/^2 //p' "$RUN/procs.txt" 2>/dev/null)
+	check_eq "--procs: two workload processes, both waited on their FIFO with VM and vCPU created" \
+		"$([ -n "$P1" ] && [ -n "$P2" ] && [ "$P1" != "$P2" ] && echo 2)|$(grep -l '^dirtylog: released$' "$RUN"/harness-[12].log 2>/dev/null | wc -l)" "2|2"
+	P1=${P1:-0}
+	P2=${P2:-0}
+	echo "# processes: $P1 and $P2"
+	for k in 1 2; do
+		pid=$([ $k = 1 ] && echo "$P1" || echo "$P2")
+		# what went to the trace: the lines after the FIFO's release
+		sed -n '/^dirtylog: released$/,$p' "$RUN/harness-$k.log" |
+			grep '^mmuscope-dirtylog: ' > "$RUN/want-markers-$k.txt"
+		q "select text from marker where pid = $pid and text like 'mmuscope-dirtylog: %' order by seq" \
+			> "$RUN/got-markers-$k.txt"
+		if [ -s "$RUN/want-markers-$k.txt" ] && cmp -s "$RUN/want-markers-$k.txt" "$RUN/got-markers-$k.txt" &&
+		   grep -q 'KVM stats after repopulate' "$RUN/want-markers-$k.txt"; then
+			ok "--procs: process $k: all $(wc -l < "$RUN/want-markers-$k.txt") marker lines stored, in order"
+		else
+			not_ok "--procs: process $k: marker lines stored in order"
+			diff "$RUN/want-markers-$k.txt" "$RUN/got-markers-$k.txt" | head -5 | sed 's/^/# /'
+		fi
+	done
+	check_eq "the markers are in timestamp order" \
+		"$(q "select count(*) from marker a join marker b on b.seq > a.seq and b.ts < a.ts")" 0
+
+	# both VMs predate the recording; what they did while it ran is there
+	check_eq "--procs: no KVM_CREATE_VM, no KVM_CREATE_VCPU recorded; each process's enable and disable are" \
+		"$(q "select (select count(*) from ioctl where name = 'KVM_CREATE_VM'),
+			     (select count(*) from ioctl_call where name = 'KVM_CREATE_VCPU'),
+			     (select count(*) from ioctl_call where name = 'KVM_SET_USER_MEMORY_REGION' and pid = $P1),
+			     (select count(*) from ioctl_call where name = 'KVM_SET_USER_MEMORY_REGION' and pid = $P2)")" \
+		"0|0|2|2"
+
+	# every thread that produced kvmmmu events has its process
+	mmu_pid="(SELECT pid, count(*) AS n FROM (SELECT pid FROM spte_change UNION ALL SELECT pid FROM fault
+		  UNION ALL SELECT pid FROM huge_page_split) GROUP BY pid)"
+	q "select m.pid, m.n, t.tgid, t.comm, t.vm from $mmu_pid m left join task t on t.pid = m.pid order by m.pid" |
+		sed 's/^/# kvmmmu events of thread|events|tgid|comm|vm: /'
+	check_eq "--procs: every thread that produced kvmmmu events has a tgid in task" \
+		"$(q "select count(*) from $mmu_pid m left join task t on t.pid = m.pid where t.tgid is null")" 0
+	check_eq "--procs: each process's two threads (main, vCPU) produced kvmmmu events, under its own tgid" \
+		"$(q "select (select tgid from task where pid = $P1), (select tgid from task where pid = $P2),
+			     (select count(*) from $mmu_pid m join task t on t.pid = m.pid where t.tgid = $P1),
+			     (select count(*) from $mmu_pid m join task t on t.pid = m.pid where t.tgid = $P2)")" \
+		"$P1|$P2|2|2"
+
+	# per process, from its threads' events alone: the census against its
+	# KVM's counters at its markers, its faults and its splits
+	pages=$((MIB * 128))
+	splits=$((MIB / 2 / 2))
+	for k in 1 2; do
+		pid=$([ $k = 1 ] && echo "$P1" || echo "$P2")
+		q "
+CREATE TEMP TABLE delta AS
+  SELECT seq, ts, level,
+         (((new_spte >> 11) & 1) AND (level = 1 OR ((new_spte >> 7) & 1))) -
+         (((old_spte >> 11) & 1) AND (level = 1 OR ((old_spte >> 7) & 1))) AS d
+    FROM spte_change WHERE pid IN (SELECT pid FROM task WHERE tgid = $pid)
+  UNION ALL
+  SELECT seq, ts, level - 1, 512 FROM huge_page_split
+   WHERE errno = 0 AND pid IN (SELECT pid FROM task WHERE tgid = $pid);
+CREATE TEMP TABLE series AS
+  SELECT 0 AS seq, 0 AS ts, 0 AS c1, 0 AS c2, 0 AS c3
+  UNION ALL
+  SELECT seq, ts,
+         sum(CASE level WHEN 1 THEN d ELSE 0 END) OVER w,
+         sum(CASE level WHEN 2 THEN d ELSE 0 END) OVER w,
+         sum(CASE level WHEN 3 THEN d ELSE 0 END) OVER w
+    FROM delta WINDOW w AS (ORDER BY seq);
+SELECT m.text, s.c1, s.c2, s.c3 FROM marker m, series s
+ WHERE m.pid = $pid AND m.text LIKE 'mmuscope-dirtylog: KVM stats after %'
+   AND s.seq = (SELECT max(seq) FROM series WHERE ts <= m.ts)
+ ORDER BY m.seq;" > "$RUN/census-$k.txt"
+		phases=0
+		bad=0
+		while IFS='|' read -r text c1 c2 c3; do
+			phase=${text#mmuscope-dirtylog: KVM stats after }
+			phase=${phase%%:*}
+			k4=$(echo "$text" | sed -n 's/.* pages_4k=\([0-9]*\).*/\1/p')
+			k2=$(echo "$text" | sed -n 's/.* pages_2m=\([0-9]*\).*/\1/p')
+			k1=$(echo "$text" | sed -n 's/.* pages_1g=\([0-9]*\).*/\1/p')
+			phases=$((phases + 1))
+			if [ "$c1 $c2 $c3" != "$k4 $k2 $k1" ]; then
+				bad=$((bad + 1))
+				echo "# process $k after $phase: its events say 4k=$c1 2m=$c2 1g=$c3, KVM says 4k=$k4 2m=$k2 1g=$k1"
+			fi
+		done < "$RUN/census-$k.txt"
+		check_eq "--procs: process $k: census from its threads' events = its KVM's counters after every phase ($phases phases)" \
+			"$bad/$((phases > 0))" "0/1"
+		span() { # PHASE: "begin_ts end_ts" of a phase of process $pid
+			q "select (select ts from marker where pid = $pid and text = 'mmuscope-dirtylog: phase=$1 begin'),
+				  (select ts from marker where pid = $pid and text = 'mmuscope-dirtylog: phase=$1 end')" | tr '|' ' '
+		}
+		read -r p1b p1e <<< "$(span dirty_pass_1)"
+		read -r p2b p2e <<< "$(span dirty_pass_2)"
+		read -r eb ee <<< "$(span enable_dirty_logging)"
+		mine="pid IN (SELECT pid FROM task WHERE tgid = $pid)"
+		check_eq "--procs: process $k: one fast page fault per page and dirty pass (2 x $pages), $splits splits inside its enable" \
+			"$(q "select (select count(*) from fault where kind = 'fast-fixed' and $mine and ts between ${p1b:-0} and ${p1e:-0}),
+				     (select count(*) from fault where kind = 'fast-fixed' and $mine and ts between ${p2b:-0} and ${p2e:-0}),
+				     (select count(*) from huge_page_split where errno = 0 and $mine and ts between ${eb:-0} and ${ee:-0})")" \
+			"$pages|$pages|$splits"
+	done
+	q "select 'spte_change rows per thread:', group_concat(pid || '=' || n, ' ') from
+	     (select pid, count(*) n from spte_change group by pid order by pid)" | tr '|' ' ' | sed 's/^/# /'
+
+	# --- the analyzer: a VM per process, though neither was created in the capture
+	if "$MSC" analyze --rebuild "$DB" > "$RUN/analyze.out" 2>&1; then
+		ok "--procs: mmuscope analyze --rebuild runs on the recorded database"
+	else
+		not_ok "--procs: mmuscope analyze --rebuild runs on the recorded database"
+		tail -n 5 "$RUN/analyze.out" | sed 's/^/# /'
+	fi
+	echo "# vm rows: $(q "select group_concat(id || ' ' || source || ' pid=' || ifnull(pid, '-'), ', ') from vm")"
+	check_eq "--procs: analyze: two VMs mapped memory (VMs of the census with a page mapped)" \
+		"$(q "select count(distinct vm) from census where pages_4k + pages_2m + pages_1g > 0")" 2
+	check_eq "--procs: analyze: no event left unplaced" "$(q 'select unplaced from analysis')" 0
+	check_eq "--procs: analyze: no anomaly" \
+		"$(q 'select (select anomalies from analysis), (select count(*) from anomaly)')" "0|0"
+	stats=$(q "select count(*) from marker where pid in ($P1, $P2) and text like 'mmuscope-dirtylog: KVM stats after %'")
+	check_eq "--procs: analyze: census = KVM's counters at every stats marker of both processes (kvm_stats_check)" \
+		"$(q 'select count(*), sum(diff_4k != 0 or diff_2m != 0 or diff_1g != 0) from kvm_stats_check')" \
+		"$stats|0"
+	q "select k.vm, m.pid, k.phase, k.pages_4k, k.census_4k, k.pages_2m, k.census_2m from kvm_stats_check k
+	     join marker m on m.seq = k.seq where k.diff_4k != 0 or k.diff_2m != 0 or k.diff_1g != 0 order by k.seq limit 6" |
+		sed 's/^/# unequal vm|pid|phase|kvm 4k|census 4k|kvm 2m|census 2m: /'
+	check_eq "--procs: analyze: each process's counters are of one VM, the two VMs different" \
+		"$(q "select (select count(distinct k.vm) from kvm_stats k join marker m on m.seq = k.seq where m.pid = $P1),
+			     (select count(distinct k.vm) from kvm_stats k join marker m on m.seq = k.seq where m.pid = $P2),
+			     (select count(distinct vm) from kvm_stats)")" "1|1|2"
+	echo "# host wall time: $(sed -n 's/^host wall time: //p' "$HOST_CMD")"
+	finish
+fi
 
 # --- the workload's markers -------------------------------------------------
 grep '^mmuscope-dirtylog: ' "$RUN/harness.log" > "$RUN/want-markers.txt"
