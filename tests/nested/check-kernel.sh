@@ -264,6 +264,10 @@ SELECT m.text, s.c1, s.c2, s.c3 FROM marker m, series s
 	     (select pid, count(*) n from spte_change group by pid order by pid)" | tr '|' ' ' | sed 's/^/# /'
 
 	# --- the analyzer: a VM per process, though neither was created in the capture
+	# record's own analysis already: it analyzes again once the tasks are stored
+	check_eq "--procs: record's analysis: a VM per process, nothing unplaced, no anomaly" \
+		"$(q "select (select count(distinct vm) from census where pages_4k + pages_2m +
+			pages_1g > 0) || ' ' || unplaced || ' ' || anomalies from analysis")" "2 0 0"
 	if "$MSC" analyze --rebuild "$DB" > "$RUN/analyze.out" 2>&1; then
 		ok "--procs: mmuscope analyze --rebuild runs on the recorded database"
 	else
