@@ -319,15 +319,25 @@ const struct msc_phase *tui_data_phase_at(const struct tui_data *d, uint64_t ts,
 	return best;
 }
 
-/** tui_data_stats_before - KVM's counters at the last stats marker at or before @ts */
-const struct msc_kvm_stats *tui_data_stats_before(const struct tui_data *d, uint64_t ts)
+/**
+ * tui_data_stats_before - KVM's counters at the last stats marker at or
+ *	before @ts, of VM @vm (0: of any)
+ */
+const struct msc_kvm_stats *tui_data_stats_before(const struct tui_data *d, uint64_t ts,
+						  int64_t vm)
 {
 	const struct msc_kvm_stats *best = NULL;
 
 	for (size_t i = 0; i < d->l.nr_stats; i++)
-		if (d->l.stats[i].ts <= ts)
+		if (d->l.stats[i].ts <= ts && (!vm || d->l.stats[i].vm == vm))
 			best = &d->l.stats[i];
 	return best;
+}
+
+/** tui_data_vm_id - the id of the VM the TUI shows alone (tui.vm), 0: all */
+int64_t tui_data_vm_id(const struct tui_data *d, int vm)
+{
+	return vm > 0 && (size_t)vm <= d->l.nr_vms ? d->l.vms[vm - 1].id : 0;
 }
 
 /** tui_data_task - the task @pid of the analysis' list, or NULL */

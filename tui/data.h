@@ -80,7 +80,9 @@ bool tui_data_working(const struct tui_data *d);
 bool tui_data_idle(const struct tui_data *d);
 int tui_data_load_cells(struct tui_data *d, size_t max_rows);
 const struct msc_phase *tui_data_phase_at(const struct tui_data *d, uint64_t ts, bool dirty_only);
-const struct msc_kvm_stats *tui_data_stats_before(const struct tui_data *d, uint64_t ts);
+const struct msc_kvm_stats *tui_data_stats_before(const struct tui_data *d, uint64_t ts,
+						  int64_t vm);
+int64_t tui_data_vm_id(const struct tui_data *d, int vm);
 const struct msc_task *tui_data_task(const struct tui_data *d, int32_t pid);
 unsigned int tui_data_lost_before(const struct tui_data *d, uint64_t ts, uint64_t *ret_events);
 

@@ -55,7 +55,7 @@
 	X(GOTO_GFN, "goto-gfn", "type a GFN (hex) to inspect")                 \
 	X(JUMP, "jump", "jump: 163.9 (ms since the start; 1.5s, 250us too), @8.666661 (trace-cmd's clock, s; or ns), phase name, #id, gfn N") \
 	X(JUMP_AGAIN, "jump-again", "next phase the last jump's name matches")  \
-	X(NEXT_VM, "next-vm", "the window on the next VM's lifetime (after the last: all)") \
+	X(NEXT_VM, "next-vm", "the next VM's lifetime and own census (after the last: all)") \
 	X(NEXT_TASK, "next-task", "counts of the next task only, vCPUs first (after the last: all)") \
 	X(PLAY, "play", "replay the dirty-log phase at the cursor (again: stop)")   \
 	X(MAP_SCALE, "map-scale", "map: 2M cells (scroll) / scale to fit")     \

@@ -6,11 +6,13 @@
  * census at the cursor next to KVM's own counters, and kvm_stat-style
  * counts and rates over the window.
  *
- * The chart is recomputed only when the window, the width or the data
- * changes: a scrub step costs one census lookup.
+ * The chart is recomputed only when the window, the width, the data or the
+ * VM shown ('v': one VM's own census, where VMs run at once) changes: a
+ * scrub step costs one census lookup.
  */
 #include <curses.h>
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +30,7 @@ struct overview {
 	uint64_t win0, win1;
 	unsigned int cols;
 	unsigned long gen;
+	int64_t vm;			/* the VM charted alone (tui_data_vm_id()); 0 all */
 	struct msc_census *series;
 	uint64_t full_scale;		/* mapped memory (4K units) of a full column */
 	struct msc_counters cnt;
@@ -36,6 +39,7 @@ struct overview {
 	/* the census at the cursor */
 	uint64_t cursor;
 	unsigned long cursor_gen;
+	int64_t cursor_vm;
 	struct msc_census at;
 };
 
@@ -61,8 +65,9 @@ static int load_chart(struct overview *o, struct tui *t, unsigned int cols)
 		return -ENOMEM;
 	o->series = s;
 	o->full_scale = 1;
+	o->vm = tui_data_vm_id(t->data, t->vm);
 	for (unsigned int i = 0; i < cols && !r; i++) {
-		r = msc_hview_census_at(t->data->v, fmt_axis_time(&a, i), &s[i]);
+		r = msc_hview_vm_census_at(t->data->v, o->vm, fmt_axis_time(&a, i), &s[i]);
 		o->full_scale = max(o->full_scale, msc_census_mapped(&s[i]));
 	}
 	if (!r)
@@ -140,12 +145,13 @@ static bool nothing_rebuilt(const struct tui *t)
 static void draw_kvm_line(struct overview *o, struct tui *t, int y)
 {
 	const struct tui_data *d = t->data;
-	const struct msc_kvm_stats *k = tui_data_stats_before(d, t->cursor);
+	const struct msc_kvm_stats *k = tui_data_stats_before(d, t->cursor, o->vm);
 	struct msc_tui_kvm_sample s;
 	char line[512], c[96], when[32];
 	bool same = true;
 
-	if (!msc_tui_kvm_sample_at(d->src, d->cap.id, t->cursor, &s) && s.vms) {
+	/* record's samples are the host's: with one VM shown, its markers' counters */
+	if (!o->vm && !msc_tui_kvm_sample_at(d->src, d->cap.id, t->cursor, &s) && s.vms) {
 		census_text(c, sizeof(c), s.pages);
 		for (int l = 1; l <= 3; l++)
 			same &= s.pages[l] < 0 || s.pages[l] == o->at.pages[l];
@@ -207,19 +213,24 @@ static void overview_draw(struct view *v, struct tui *t, int top, int lines)
 	char line[256], c[160];
 	int y = top;
 
-	if ((o->win0 != t->win0 || o->win1 != t->win1 || o->cols != cols || o->gen != t->data->gen) &&
-	    load_chart(o, t, cols))
+	if ((o->win0 != t->win0 || o->win1 != t->win1 || o->cols != cols || o->gen != t->data->gen ||
+	     o->vm != tui_data_vm_id(t->data, t->vm)) && load_chart(o, t, cols))
 		tui_message(t, "cannot read the census");
 	else if ((o->task_set != t->task_set || (t->task_set && o->task_pid != t->task_pid)) &&
 		 load_counters(o, t))
 		tui_message(t, "cannot read the task's counts");
-	if (o->cursor != t->cursor || o->cursor_gen != t->data->gen) {
-		msc_hview_census_at(t->data->v, t->cursor, &o->at);
+	if (o->cursor != t->cursor || o->cursor_gen != t->data->gen || o->cursor_vm != o->vm) {
+		msc_hview_vm_census_at(t->data->v, o->vm, t->cursor, &o->at);
 		o->cursor = t->cursor;
 		o->cursor_gen = t->data->gen;
+		o->cursor_vm = o->vm;
 	}
-	snprintf(line, sizeof(line), "Huge-page coverage over time: %c 1G  %c 2M  %c 4K "
-		 "(height: memory mapped)", FMT_CH_1G, FMT_CH_2M, FMT_CH_4K);
+	if (o->vm)
+		snprintf(c, sizeof(c), " of VM %" PRId64, o->vm);
+	else
+		c[0] = '\0';
+	snprintf(line, sizeof(line), "Huge-page coverage over time%s: %c 1G  %c 2M  %c 4K "
+		 "(height: memory mapped)", c, FMT_CH_1G, FMT_CH_2M, FMT_CH_4K);
 	draw_line(y++, display_attr(t, ATTR_HEAD), line);
 	draw_chart(o, t, y, height);
 	y += (int)height;

@@ -217,8 +217,9 @@ static void phase_jump(struct tui *t, bool next)
 }
 
 /*
- * VMs run one after the other (their census is the host's): choosing one is
- * showing its lifetime, with the cursor at its start.  After the last, all.
+ * Choosing a VM is showing its lifetime, with the cursor at its start, and
+ * its own census in the overview (VMs at once each have theirs; the host's
+ * is their sum).  After the last, all.
  */
 static void next_vm(struct tui *t)
 {

@@ -454,6 +454,7 @@ void msc_hview_close(struct msc_hview *v);
 
 int msc_hview_summary(struct msc_hview *v, struct msc_history_summary *ret);
 int msc_hview_census_at(struct msc_hview *v, uint64_t ts, struct msc_census *ret);
+int msc_hview_vm_census_at(struct msc_hview *v, int64_t vm, uint64_t ts, struct msc_census *ret);
 int msc_hview_phases(struct msc_hview *v, struct msc_phase **ret, size_t *ret_nr);
 int msc_hview_regions(struct msc_hview *v, struct msc_region **ret, size_t *ret_nr);
 int msc_hview_phase_coverage(struct msc_hview *v, int64_t phase_id, struct msc_coverage **ret,

@@ -1454,12 +1454,20 @@ int msc_hview_summary(struct msc_hview *v, struct msc_history_summary *ret)
  */
 int msc_hview_census_at(struct msc_hview *v, uint64_t ts, struct msc_census *ret)
 {
+	return msc_hview_vm_census_at(v, 0, ts, ret);
+}
+
+/** msc_hview_vm_census_at - msc_hview_census_at() of VM @vm alone (0: every VM's) */
+int msc_hview_vm_census_at(struct msc_hview *v, int64_t vm, uint64_t ts, struct msc_census *ret)
+{
 	memset(ret, 0, sizeof(*ret));
 	ret->ts = ts;
 	for (size_t a = 0; a < v->nr_spaces; a++) {
 		sqlite3_stmt *st = v->census_at;
 		int r;
 
+		if (vm && v->spaces[a].vm != vm)
+			continue;
 		sqlite3_bind_int64(st, 1, v->capture_id);
 		sqlite3_bind_int(st, 2, v->spaces[a].as_id);
 		bind_u64(st, 3, ts);

@@ -39,6 +39,29 @@ for dir in "$TRACES"/*/; do
 	n=$((n + 1))
 done
 
+# The TUI with one VM chosen ('v'): its own census, where the host's is
+# both VMs' (the 6.12 capture at VM 2's "KVM stats after dirty_pass_1")
+db=$T/k612-npt_2vm_16m.db
+if [ -f "$db" ]; then
+	at=$(sqlite3 "$db" "SELECT ts FROM kvm_stats WHERE vm = 2 AND phase = 'dirty_pass_1'")
+	printf '1\nvv\n/@%s<Enter>\n:save-screen vm.screen\n' "$at" >"$T/vm.script"
+	printf '1\n/@%s<Enter>\n:save-screen all.screen\n' "$at" >"$T/all.script"
+	mkdir -p "$T/scr"
+	for s in vm all; do
+		LINES=24 COLUMNS=80 TERM=xterm "$MSC" view "$db" --script "$T/$s.script" \
+			--no-display --screen-dir "$T/scr"
+	done
+	census() { sed -n 's/^  census  4K \([0-9,]*\) .*/\1/p' "$T/scr/$1.screen" | tr -d ,; }
+	check_eq "TUI, VM 2 chosen: its own census, KVM's there" "$(census vm)" \
+		"$(sqlite3 "$db" "SELECT pages_4k FROM kvm_stats WHERE vm = 2 AND phase = 'dirty_pass_1'")"
+	check_match "... says so" "$(cat "$T/scr/vm.screen")" '^Huge-page coverage over time of VM 2: '
+	check_match "... and KVM's counters are its own, equal to it" "$(cat "$T/scr/vm.screen")" \
+		'^  KVM     after dirty_pass_1: 4K 4,097 .*\(rebuilt there: equal\)$'
+	check_eq "TUI, all VMs: the host's census, both VMs' at that time" "$(census all)" \
+		"$(sqlite3 "$db" "SELECT sum(pages_4k) FROM census c WHERE ts = (SELECT max(ts) FROM
+			census d WHERE d.vm = c.vm AND d.as_id = c.as_id AND d.ts <= $at)")"
+fi
+
 # VMs from before the capture, one per process: the 6.12 two-VM capture as
 # if both VMs had been created before it began (its KVM_CREATE_VM and
 # KVM_CREATE_VCPU calls taken out) and each VM ran in a process of its own,
