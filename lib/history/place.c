@@ -411,14 +411,13 @@ static int ioctl_exit(struct hplace *p, struct ptask *t, const struct msc_event 
 static int ioctl_predating(struct hplace *p, struct msc_history *const *parts, uint32_t nr,
 			   struct ptask *t, const char *name)
 {
-	int part = proc_part(p, t);
+	int part = proc_part(p, t), r;
 
 	if (part < 0 && t->tgid && strcmp(name, "KVM_CHECK_EXTENSION")) {
 		part = unowned_part(p, parts, nr);
 		if (part == HPLACE_NEW)
 			return HPLACE_NEW;
-		int r = predates(p, t, (uint32_t)part);
-
+		r = predates(p, t, (uint32_t)part);
 		if (r)
 			return r;
 	}

@@ -742,7 +742,6 @@ int hstore_load_was_huge(struct hstore *hs, int64_t capture_id, struct msc_histo
 	return load_runs(hs, capture_id, "r.level >= 2 AND r.end_cause != 0", load_was_huge, h);
 }
 
-/** hstore_delete_open - delete the open runs (end_cause 0 exactly while open) */
 /**
  * hstore_load_tgids - tell @p each thread's process, as the capture's task
  *	table has it (a recording's: the kernel's saved tgids)
@@ -780,6 +779,7 @@ int hstore_processes(struct msc_store *s, int64_t capture_id, int64_t *ret)
 	return r < 0 ? r : 0;
 }
 
+/** hstore_delete_open - delete the open runs (end_cause 0 exactly while open) */
 int hstore_delete_open(struct hstore *hs, int64_t capture_id)
 {
 	return exec_capture(hs, "DELETE FROM mapping_run WHERE capture_id = ?1 AND end_cause = 0",

@@ -127,6 +127,29 @@ if [ ! -s "$DB" ]; then
 fi
 q() { sqlite3 "$DB" "$1" 2>&1; }
 
+# stats_vs_census FILE WHO: FILE's lines "marker text|census 4k|2m|1g" (and
+# one "samples|N|matched"): each KVM stats marker against the census from
+# the events; sets phases (markers), bad (unequal), samples and matched
+stats_vs_census() {
+	phases=0
+	bad=0
+	while IFS='|' read -r text c1 c2 c3; do
+		case $text in
+		samples) samples=$c1; matched=$c2; continue ;;
+		esac
+		phase=${text#mmuscope-dirtylog: KVM stats after }
+		phase=${phase%%:*}
+		k4=$(echo "$text" | sed -n 's/.* pages_4k=\([0-9]*\).*/\1/p')
+		k2=$(echo "$text" | sed -n 's/.* pages_2m=\([0-9]*\).*/\1/p')
+		k1=$(echo "$text" | sed -n 's/.* pages_1g=\([0-9]*\).*/\1/p')
+		phases=$((phases + 1))
+		if [ "$c1 $c2 $c3" != "$k4 $k2 $k1" ]; then
+			bad=$((bad + 1))
+			echo "# ${2}after $phase: events say 4k=$c1 2m=$c2 1g=$c3, KVM says 4k=$k4 2m=$k2 1g=$k1"
+		fi
+	done < "$1"
+}
+
 if [ $PROCS = 1 ]; then
 	check_eq "--procs: record and both dirtylog processes exit 0" "$(cat "$RUN/record.rc")" \
 		"dirtylog-1=0 dirtylog-2=0 record=0"
@@ -230,20 +253,7 @@ SELECT m.text, s.c1, s.c2, s.c3 FROM marker m, series s
  WHERE m.pid = $pid AND m.text LIKE 'mmuscope-dirtylog: KVM stats after %'
    AND s.seq = (SELECT max(seq) FROM series WHERE ts <= m.ts)
  ORDER BY m.seq;" > "$RUN/census-$k.txt"
-		phases=0
-		bad=0
-		while IFS='|' read -r text c1 c2 c3; do
-			phase=${text#mmuscope-dirtylog: KVM stats after }
-			phase=${phase%%:*}
-			k4=$(echo "$text" | sed -n 's/.* pages_4k=\([0-9]*\).*/\1/p')
-			k2=$(echo "$text" | sed -n 's/.* pages_2m=\([0-9]*\).*/\1/p')
-			k1=$(echo "$text" | sed -n 's/.* pages_1g=\([0-9]*\).*/\1/p')
-			phases=$((phases + 1))
-			if [ "$c1 $c2 $c3" != "$k4 $k2 $k1" ]; then
-				bad=$((bad + 1))
-				echo "# process $k after $phase: its events say 4k=$c1 2m=$c2 1g=$c3, KVM says 4k=$k4 2m=$k2 1g=$k1"
-			fi
-		done < "$RUN/census-$k.txt"
+		stats_vs_census "$RUN/census-$k.txt" "process $k "
 		check_eq "--procs: process $k: census from its threads' events = its KVM's counters after every phase ($phases phases)" \
 			"$bad/$((phases > 0))" "0/1"
 		span() { # PHASE: "begin_ts end_ts" of a phase of process $pid
@@ -350,23 +360,7 @@ SELECT 'samples', count(*),
            EXISTS (SELECT 1 FROM near n WHERE n.k = k.rowid AND n.c3 = k.pages_1g))
   FROM kvm_stats_sample k WHERE pages_4k IS NOT NULL;
 " > "$RUN/census.txt"
-phases=0
-bad=0
-while IFS='|' read -r text c1 c2 c3; do
-	case $text in
-	samples) samples=$c1; matched=$c2; continue ;;
-	esac
-	phase=${text#mmuscope-dirtylog: KVM stats after }
-	phase=${phase%%:*}
-	k4=$(echo "$text" | sed -n 's/.* pages_4k=\([0-9]*\).*/\1/p')
-	k2=$(echo "$text" | sed -n 's/.* pages_2m=\([0-9]*\).*/\1/p')
-	k1=$(echo "$text" | sed -n 's/.* pages_1g=\([0-9]*\).*/\1/p')
-	phases=$((phases + 1))
-	if [ "$c1 $c2 $c3" != "$k4 $k2 $k1" ]; then
-		bad=$((bad + 1))
-		echo "# after $phase: events say 4k=$c1 2m=$c2 1g=$c3, KVM says 4k=$k4 2m=$k2 1g=$k1"
-	fi
-done < "$RUN/census.txt"
+stats_vs_census "$RUN/census.txt" ""
 check_eq "census from the stored events = KVM's counters after every phase ($phases phases)" \
 	"$bad/$((phases > 0))" "0/1"
 if [ $EPT = 1 ] && [ "${samples:-0}" -lt 3 ]; then
