@@ -21,7 +21,7 @@ struct cli_command {
 };
 
 extern const char cli_help_import[], cli_help_record[], cli_help_analyze[], cli_help_report[],
-	cli_help_dump[], cli_help_view[], cli_help_top[], cli_help_diff[];
+	cli_help_dump[], cli_help_view[], cli_help_top[], cli_help_diff[], cli_help_metrics[];
 
 extern const char *cli_prog;		/* "mmuscope import", for messages */
 extern volatile sig_atomic_t cli_stop;	/* set by SIGINT/SIGTERM */
@@ -80,6 +80,7 @@ extern const char cmd_synth_usage[];	/* several lines: options, the tracing dire
 int cmd_analyze(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_metrics(int argc, char **argv);
 
 struct msc_history_summary;
 bool analyze_report_summary(const char *db, const struct msc_history_summary *s, bool fatal);

@@ -103,6 +103,16 @@ const char cli_help_diff[] =
 	"                       -c name its two captures\n"
 	"      --json           the same as JSON (-1: not known)\n";
 
+const char cli_help_metrics[] =
+	"The capture's per-VM metrics in Prometheus's text exposition format, for\n"
+	"node_exporter's textfile collector (docs/FLEET.md): mapped bytes by page size,\n"
+	"the huge share of the dirty-logged memory, the last duration of each dirty-log\n"
+	"step, the time to huge again after a disable, splits, TLB flushes, lost events\n"
+	"and anomalies, each labelled host, kernel and vm.\n\n"
+	"  DB, -i, --input DB   the database, analyzed\n"
+	"  -c, --capture ID     this capture [the last]\n"
+	"      --host NAME      the host label [this machine's name]\n";
+
 const char cli_help_dump[] =
 	"Print the stored events, one stable text line each (what `import --text` reads).\n\n"
 	"  DB, -i, --input DB   the database\n"

@@ -7,7 +7,7 @@ set -eu
 
 BUILD="gcc make pkg-config libtraceevent-dev libtracefs-dev libtracecmd-dev \
 libsqlite3-dev libncurses-dev libzstd-dev"
-TEST="trace-cmd sqlite3 tmux python3 man-db"
+TEST="trace-cmd sqlite3 tmux python3 man-db prometheus prometheus-node-exporter"
 PKGS="$BUILD $TEST ${MSC_DEPS_EXTRA:-}"
 
 if [ "${1:-}" = --print ]; then
