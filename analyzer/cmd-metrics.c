@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * `mmuscope metrics DB`: the capture's per-VM metrics in Prometheus's text
- * format on stdout (lib/metrics.c), for node_exporter's textfile collector
+ * format on stdout (analyzer/metrics.c), for node_exporter's textfile collector
  * (docs/FLEET.md).
  */
 #include <errno.h>
@@ -12,8 +12,8 @@
 
 #include "cli/cli.h"
 #include "mmuscope/error.h"
-#include "mmuscope/metrics.h"
 #include "mmuscope/store.h"
+#include "metrics.h"
 
 int cmd_metrics(int argc, char **argv)
 {

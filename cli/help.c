@@ -52,6 +52,10 @@ const char cli_help_record[] =
 	"      --no-spool         decode straight from the ring buffers (a storm may\n"
 	"                         overrun them; lost events are counted and marked)\n"
 	"      --no-analyze       store the events only\n"
+	"      --metrics-dir DIR  keep DIR/mmuscope.prom current (every 10 s and at the\n"
+	"                         end): `mmuscope metrics` of the recording, written\n"
+	"                         whole and renamed into place, for node_exporter's\n"
+	"                         textfile collector (docs/FLEET.md)\n"
 	"  -q, --quiet            no summary\n";
 
 const char cli_help_analyze[] =

@@ -39,14 +39,17 @@
 #include "mmuscope/store.h"
 #include "mmuscope/synth.h"
 #include "mmuscope/util.h"
+#include "metrics-file.h"
 
 #define MAX_VMS 64
 #define MSC_MAX_CPUS 8192
 #define MAX_LOST 192		/* 3 counters x 64 CPUs per poll */
+#define METRICS_EVERY_S 10.0	/* --metrics-dir: how often the file is written anew */
 
 struct record_opts {
 	const char *output;
 	const char *trace_dat;		/* also write the raw capture here */
+	const char *metrics_dir;	/* keep DIR/mmuscope.prom current, or NULL */
 	double duration;		/* seconds, 0: until a signal */
 	unsigned int commit_ms, stats_ms;
 	struct cli_output out;		/* --force, --append, --host */
@@ -81,6 +84,8 @@ struct recorder {
 	uint64_t lost, samples;
 	uint64_t samples_late;		/* reads too slow to place in time (not stored) */
 	int store_err;			/* the error came from the database */
+	double next_metrics;		/* when --metrics-dir's file is written next */
+	bool metrics_failed;		/* ... said once */
 };
 
 static int parse_args(int argc, char **argv, struct record_opts *o)
@@ -101,6 +106,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "trace-dat", required_argument, NULL, 'D' },
 		{ "spool-dir", required_argument, NULL, 'P' },
 		{ "no-spool", no_argument, NULL, 'Q' },
+		{ "metrics-dir", required_argument, NULL, 'M' },
 		{ 0 }
 	};
 	char *end;
@@ -178,12 +184,25 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		case 'Q':
 			o->no_spool = true;
 			break;
+		case 'M':
+			o->metrics_dir = optarg;
+			r = metrics_dir_check(optarg);
+			if (r) {
+				cli_error("--metrics-dir %s: %s (an existing directory it can write)",
+					  optarg, strerror(-r));
+				return -1;
+			}
+			break;
 		default:
 			return -1;
 		}
 	}
 	if (optind != argc || !o->output) {
 		cli_error("need -o DB (and no other arguments)");
+		return -1;
+	}
+	if (o->metrics_dir && o->no_analyze) {
+		cli_error("--metrics-dir needs the analysis: not with --no-analyze");
 		return -1;
 	}
 	if (o->no_spool && o->spool_dir[0]) {
@@ -562,6 +581,29 @@ static void say_backlog(const struct recorder *rec)
 	fflush(stdout);
 }
 
+/*
+ * --metrics-dir: the metrics of what is analyzed so far (the phases as they
+ * stand), or at the end of everything.  The recording goes on without them
+ * when they cannot be written: said once.
+ */
+static int write_metrics(struct recorder *rec)
+{
+	char host[256];
+	int r = msc_history_tap_checkpoint(rec->tap);
+
+	if (r)
+		return store_result(rec, r);
+	if (gethostname(host, sizeof(host)))
+		snprintf(host, sizeof(host), "unknown");
+	host[sizeof(host) - 1] = '\0';
+	r = metrics_file_write(rec->store, 0, rec->o->metrics_dir, host);
+	if (r && !rec->metrics_failed)
+		cli_warn("--metrics-dir %s: cannot write mmuscope.prom: %s", rec->o->metrics_dir,
+			 msc_strerror(r));
+	rec->metrics_failed |= r != 0;
+	return 0;
+}
+
 /* Move events until the source ends; timers run between batches. */
 static int run(struct recorder *rec)
 {
@@ -597,6 +639,11 @@ static int run(struct recorder *rec)
 			if (r)
 				return r;
 			next_commit = now + o->commit_ms / 1e3;
+		}
+		if (o->metrics_dir && rec->tap && started(rec) && now >= rec->next_metrics) {
+			if ((r = write_metrics(rec)))
+				return r;
+			rec->next_metrics = now + METRICS_EVERY_S;
 		}
 		if (!stopping && (cli_stop || (deadline && now >= deadline))) {
 			stopping = true;
@@ -647,6 +694,8 @@ static int finish(struct recorder *rec)
 		r = 0;
 	if (r < 0)
 		r = store_result(rec, r);
+	if (!r && rec->o->metrics_dir && rec->tap)
+		r = write_metrics(rec);
 	if (!r)
 		r = store_result(rec, msc_store_finish(rec->store));
 	if (!r && rec->tee)

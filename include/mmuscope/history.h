@@ -432,6 +432,7 @@ int msc_history_tap_new(struct msc_store *apart, const struct msc_history_opts *
 			struct msc_history_tap **ret);
 struct msc_tap msc_history_tap_tap(struct msc_history_tap *t);
 int msc_history_tap_finish(struct msc_history_tap *t, struct msc_history_summary *ret);
+int msc_history_tap_checkpoint(struct msc_history_tap *t);
 void msc_history_tap_free(struct msc_history_tap *t);
 
 /*

@@ -1157,6 +1157,17 @@ int msc_history_by_process(struct msc_store *s, int64_t capture_id,
 	return r ?: 1;
 }
 
+/**
+ * msc_history_tap_checkpoint - write the phases and VMs found so far, the
+ *	open ones as they stand, for readers while the capture goes on
+ *	(record --metrics-dir); their dirty rates and regions come at the end.
+ *	The caller commits.  Returns 0 or a negative error.
+ */
+int msc_history_tap_checkpoint(struct msc_history_tap *t)
+{
+	return t->h && !t->h->err ? put_phases(t->h) : 0;
+}
+
 /** msc_history_tap_free - free the tap (and a history not finished); NULL is fine */
 void msc_history_tap_free(struct msc_history_tap *t)
 {

@@ -74,6 +74,36 @@ printf 'not a database\n' >"$T/text.db"
 check_fails "a file that is not a database" "$MSC" metrics "$T/text.db"
 check_fails "a capture the database does not have" "$MSC" metrics "$db" -c 9
 
+# record --metrics-dir: the file is the recording's metrics, whole, renamed
+# into place (a fake tracing tree: the 6.12 formats, a workload's run)
+"$MSC" synth -q --tracing-dir "$T/tree" --instance mmuscope --guest-mib 64 \
+	--formats "$MSC_TEST_DATA/formats/6.12"
+mkdir "$T/prom"
+printf 'stale\n' >"$T/prom/.mmuscope.prom.tmp"	# a killed run's
+check "record --metrics-dir DIR" "$MSC" record -q --tracing-dir "$T/tree" -o "$T/rec.db" \
+	--metrics-dir "$T/prom"
+check "... DIR/mmuscope.prom passes promtool" sh -c "promtool check metrics <'$T/prom/mmuscope.prom'"
+check_eq "... it is mmuscope metrics of the recording" "$(cat "$T/prom/mmuscope.prom")" \
+	"$("$MSC" metrics "$T/rec.db" --host "$(hostname)")"
+check_match "... with the steps of the run" "$(cat "$T/prom/mmuscope.prom")" \
+	'^mmuscope_vm_dirty_log_step_seconds\{.*step="disable"\} [0-9.]+$'
+check_eq "... nothing else left in DIR (a killed run's temporary file removed)" \
+	"$(ls -A "$T/prom")" "mmuscope.prom"
+check_eq "... 0644: node_exporter's user reads it" "$(stat -c %a "$T/prom/mmuscope.prom")" 644
+check_fails "--metrics-dir that is not a directory" "$MSC" record --tracing-dir "$T/tree" \
+	-o "$T/rec2.db" --metrics-dir "$T/prom/mmuscope.prom"
+check_match "... one line saying so, before recording" "$("$MSC" record --tracing-dir "$T/tree" \
+	-o "$T/rec2.db" --metrics-dir "$T/prom/mmuscope.prom" 2>&1)" \
+	"^mmuscope record: --metrics-dir $T/prom/mmuscope.prom: Not a directory"
+check_eq "... and no database made" "$(ls "$T/rec2.db" 2>/dev/null)" ""
+
+# docs/FLEET.md's alert rules: valid, and they fire when they should
+# (promtool's unit test: a slow disable, huge pages that do not come back)
+rules=$(cd "$(dirname "$0")/../.." && pwd)/docs/fleet-alerts.yml
+check "promtool check rules docs/fleet-alerts.yml" promtool check rules "$rules"
+check "promtool test rules: each alert fires on its case, and only then" \
+	sh -c "cd '$MSC_TEST_DATA' && promtool test rules fleet-alerts.test.yml"
+
 # node_exporter's textfile collector serves it; prometheus scrapes two hosts
 if ! command -v prometheus-node-exporter >/dev/null || ! command -v prometheus >/dev/null ||
    ! command -v python3 >/dev/null; then

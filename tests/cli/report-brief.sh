@@ -113,7 +113,8 @@ check_fails "--brief and --json exclude each other" "$MSC" report --brief --json
 # a database of schema 10: no split sizes, region_state a table (schema 15
 # makes it runs), no phase bounds (16), no dirty ring (17), no EPT software
 # bits and dirty rate (18), no VM of the tables' rows (19, whose views go
-# back to 13's); analyze upgrades it and starts over
+# back to 13's), no dirtied pages by cell and region (20); analyze upgrades
+# it and starts over
 cp "$T/k612-npt_tdp_1g_hugetlb.db" "$T/old.db"
 # the views of a step, as its file creates them
 view_sql() { # FILE VIEW
@@ -136,6 +137,7 @@ sqlite3 "$T/old.db" "DROP VIEW gfn_history; DROP VIEW mapping; DROP VIEW vm_cens
 	DROP TABLE region_state_run; ALTER TABLE rs RENAME TO region_state; DROP TABLE dirty_ring;
 	ALTER TABLE capture DROP COLUMN ept_sw; ALTER TABLE capture DROP COLUMN ept_sw_from;
 	ALTER TABLE phase DROP COLUMN dirtied_pages; ALTER TABLE phase DROP COLUMN dirty_window_ns;
+	DROP TABLE dirty_cell; ALTER TABLE phase_region DROP COLUMN dirtied_pages;
 	PRAGMA user_version = 10"
 check "analyze upgrades a schema 10 database" "$MSC" analyze -q "$T/old.db"
 check_eq "... and, its resume state dropped, knows the split sizes" \

@@ -16,9 +16,9 @@
 #include <string.h>
 
 #include "mmuscope/history.h"
-#include "mmuscope/metrics.h"
 #include "mmuscope/spte.h"
 #include "mmuscope/util.h"
+#include "metrics.h"
 
 enum {
 	M_INFO, M_MAPPED, M_HUGE, M_STEP, M_HUGE_AGAIN, M_SPLITS, M_FLUSHES, M_LOST,
@@ -239,7 +239,8 @@ static int gather(struct msc_hview *v, struct figures *g)
 
 		m->vm = vms[i].id;
 		vm_steps(m, ph, nr_ph);
-		r = msc_hview_vm_census_at(v, m->vm, g->sum.last_ts, &m->census);
+		/* its last rows: also while a recording's analysis is under way */
+		r = msc_hview_vm_census_at(v, m->vm, INT64_MAX, &m->census);
 		if (!r)
 			r = huge_ratio(v, m, last_phase(ph, nr_ph, m->vm), ph, nr_ph, rg, nr_rg);
 		m->any |= msc_census_mapped(&m->census) > 0;

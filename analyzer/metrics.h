@@ -3,8 +3,8 @@
  * An analyzed capture's per-VM metrics in Prometheus's text exposition
  * format (docs/FLEET.md): `mmuscope metrics`, `record --metrics-dir`.
  */
-#ifndef MSC_METRICS_H
-#define MSC_METRICS_H
+#ifndef MSC_ANALYZER_METRICS_H
+#define MSC_ANALYZER_METRICS_H
 
 #include <stdint.h>
 #include <stdio.h>
@@ -18,4 +18,4 @@ struct msc_metrics_opts {
 int msc_metrics_write(struct msc_store *s, int64_t capture_id,
 		      const struct msc_metrics_opts *o, FILE *f);
 
-#endif /* MSC_METRICS_H */
+#endif /* MSC_ANALYZER_METRICS_H */
