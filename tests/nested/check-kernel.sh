@@ -127,6 +127,17 @@ if [ ! -s "$DB" ]; then
 fi
 q() { sqlite3 "$DB" "$1" 2>&1; }
 
+# the census after each event, from the temp table delta (seq, ts, level, d:
+# +1 / -1 leaf of that level, a split's +512): the series both census checks read
+SERIES_SQL="CREATE TEMP TABLE series AS
+  SELECT 0 AS seq, 0 AS ts, 0 AS c1, 0 AS c2, 0 AS c3
+  UNION ALL
+  SELECT seq, ts,
+         sum(CASE level WHEN 1 THEN d ELSE 0 END) OVER w,
+         sum(CASE level WHEN 2 THEN d ELSE 0 END) OVER w,
+         sum(CASE level WHEN 3 THEN d ELSE 0 END) OVER w
+    FROM delta WINDOW w AS (ORDER BY seq);"
+
 # stats_vs_census FILE WHO: FILE's lines "marker text|census 4k|2m|1g" (and
 # one "samples|N|matched"): each KVM stats marker against the census from
 # the events; sets phases (markers), bad (unequal), samples and matched
@@ -241,14 +252,7 @@ CREATE TEMP TABLE delta AS
   UNION ALL
   SELECT seq, ts, level - 1, 512 FROM huge_page_split
    WHERE errno = 0 AND pid IN (SELECT pid FROM task WHERE tgid = $pid);
-CREATE TEMP TABLE series AS
-  SELECT 0 AS seq, 0 AS ts, 0 AS c1, 0 AS c2, 0 AS c3
-  UNION ALL
-  SELECT seq, ts,
-         sum(CASE level WHEN 1 THEN d ELSE 0 END) OVER w,
-         sum(CASE level WHEN 2 THEN d ELSE 0 END) OVER w,
-         sum(CASE level WHEN 3 THEN d ELSE 0 END) OVER w
-    FROM delta WINDOW w AS (ORDER BY seq);
+$SERIES_SQL
 SELECT m.text, s.c1, s.c2, s.c3 FROM marker m, series s
  WHERE m.pid = $pid AND m.text LIKE 'mmuscope-dirtylog: KVM stats after %'
    AND s.seq = (SELECT max(seq) FROM series WHERE ts <= m.ts)
@@ -328,14 +332,7 @@ CREATE TEMP TABLE delta AS
     FROM spte_change
   UNION ALL
   SELECT seq, ts, level - 1, 512 FROM huge_page_split WHERE errno = 0;
-CREATE TEMP TABLE series AS
-  SELECT 0 AS seq, 0 AS ts, 0 AS c1, 0 AS c2, 0 AS c3
-  UNION ALL
-  SELECT seq, ts,
-         sum(CASE level WHEN 1 THEN d ELSE 0 END) OVER w,
-         sum(CASE level WHEN 2 THEN d ELSE 0 END) OVER w,
-         sum(CASE level WHEN 3 THEN d ELSE 0 END) OVER w
-    FROM delta WINDOW w AS (ORDER BY seq);
+$SERIES_SQL
 CREATE INDEX series_ts ON series(ts);
 SELECT m.text, s.c1, s.c2, s.c3 FROM marker m, series s
  WHERE m.text LIKE 'mmuscope-dirtylog: KVM stats after %'
