@@ -43,7 +43,11 @@ const char cli_help_record[] =
 	"      --tracing-dir DIR  the tracefs mount [found by libtracefs]\n"
 	"      --no-kprobes       add no kprobes (dirty-log steps and TLB flushes are then\n"
 	"                         inferred from the SPTE changes)\n"
-	"      --stats-ms MS      sample KVM's binary stats every MS ms; 0: never [100]\n"
+	"      --stats-ms MS      sample KVM's binary stats every MS ms; 0: never\n"
+	"                         [100; 10 with --light]\n"
+	"      --light[=N]        light: the ioctls, splits, flushes and KVM's counters\n"
+	"                         whole, SPTE changes and faults of 1 in N 2M cells only\n"
+	"                         (a kernel event filter; N a power of two) [64]\n"
 	"      --commit-ms MS     commit the database every MS ms: how soon readers see\n"
 	"                         events [250]\n"
 	OUTPUT_HELP

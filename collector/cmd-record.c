@@ -19,6 +19,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +102,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "trace-dat", required_argument, NULL, 'D' },
 		{ "spool-dir", required_argument, NULL, 'P' },
 		{ "no-spool", no_argument, NULL, 'Q' },
+		{ "light", optional_argument, NULL, 'L' },
 		{ 0 }
 	};
 	char *end;
@@ -108,7 +110,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 
 	cli_output_init(&o->out);
 	o->commit_ms = 250;
-	o->stats_ms = 100;
+	o->stats_ms = 0;	/* 100, or 10 when --light: census around each step */
 	while ((c = getopt_long(argc, argv, "o:p:d:b:fq", longopts, NULL)) != -1) {
 		r = cli_output_option(&o->out, c, optarg);
 		if (r < 0)
@@ -150,7 +152,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			o->live.no_kprobes = true;
 			break;
 		case 'S':
-			o->stats_ms = (unsigned int)strtoul(optarg, &end, 10);
+			o->stats_ms = (unsigned int)strtoul(optarg, &end, 10) ?: UINT_MAX;
 			if (*end) {
 				cli_error("--stats-ms %s: expected milliseconds (0: off)", optarg);
 				return -1;
@@ -178,6 +180,11 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		case 'Q':
 			o->no_spool = true;
 			break;
+		case 'L':
+			o->live.light = optarg ? (unsigned int)strtoul(optarg, &end, 10) : 64;
+			if (optarg && *end)
+				o->live.light = 1;	/* refused by the source */
+			break;
 		default:
 			return -1;
 		}
@@ -202,6 +209,10 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	}
 	if (!o->no_spool)
 		o->live.spool_dir = o->spool_dir;
+	if (!o->stats_ms)
+		o->stats_ms = o->live.light ? 10 : 100;
+	else if (o->stats_ms == UINT_MAX)
+		o->stats_ms = 0;	/* --stats-ms 0: off */
 	return cli_output_check(&o->out) ? 0 : -1;
 }
 
@@ -279,6 +290,14 @@ static int store_params(struct recorder *rec)
 		r = msc_store_set_param(s, "record.instance", st->instance_dir);
 	if (!r && rec->sampler)
 		r = msc_store_set_param(s, "record.kvm_stats", msc_kvm_sampler_method(rec->sampler));
+	if (!r && rec->o->live.light) {
+		/* what the analysis and report cannot tell (docs/light.md) */
+		snprintf(buf, sizeof(buf), "%u", rec->o->live.light);
+		r = msc_store_set_param(s, "record.light", buf);
+		snprintf(buf, sizeof(buf), "2M cells with gfn & %#x == 0", (rec->o->live.light - 1) << 9);
+		if (!r)
+			r = msc_store_set_param(s, "record.sample", buf);
+	}
 	if (!r && rec->o->live.pid > 0) {
 		snprintf(buf, sizeof(buf), "%d", rec->o->live.pid);
 		r = msc_store_set_param(s, "record.pid", buf);
@@ -501,6 +520,9 @@ static void print_start(const struct recorder *rec)
 		       msc_vendor_name(h->vendor), h->tdp_mmu ? " (TDP MMU)" : "", p->phys_bits);
 	printf("  phases and TLB flushes: %s (%s)%s%s\n", msc_live_mode_name(st->mode),
 	       st->mode_detail, st->nr_kprobes ? ": " : "", st->nr_kprobes ? st->kprobes : "");
+	if (rec->o->live.light)
+		printf("  light: SPTE history of 1 in %u 2M cells (%u events enabled)\n",
+		       rec->o->live.light, st->nr_events);
 	if (st->nr_pids)
 		printf("  only process %d (%u threads, and threads it creates)\n",
 		       rec->o->live.pid, st->nr_pids);

@@ -212,12 +212,22 @@ static void enable_ioctls(struct tracefs_source *t)
 		enable(t, "syscalls", "sys_exit_ioctl");
 }
 
-static int enable_events(struct tracefs_source *t)
+static int enable_events(struct tracefs_source *t, unsigned int light)
 {
-	if (!enable(t, "kvmmmu", NULL))
+	int n;
+
+	if (light) {
+		n = live_light_enable(t, light, enable);
+		if (n < 0)
+			return n == -EINVAL ? fail(t, n, "--light %u: expected a power of two, 2 to 2^20",
+						   light) : n;
+		if (!n)
+			return fail(t, MSC_ERR_NO_KVMMMU, "%s/events/kvmmmu: cannot enable the kvmmmu events",
+				    tracefs_tracing_dir());
+	} else if (!enable(t, "kvmmmu", NULL))
 		return fail(t, MSC_ERR_NO_KVMMMU, "%s/events/kvmmmu: cannot enable the kvmmmu events",
 			    tracefs_tracing_dir());
-	for (size_t i = 0; i < ARRAY_SIZE(kvm_events); i++)
+	for (size_t i = 0; !light && i < ARRAY_SIZE(kvm_events); i++)
 		enable(t, "kvm", kvm_events[i]);
 	enable_ioctls(t);
 	if (t->nr_kprobes && enable(t, t->group, NULL)) {
@@ -438,19 +448,20 @@ static int setup(struct tracefs_source *t, const struct msc_live_opts *o)
 		return r;
 	snprintf(t->mode_detail, sizeof(t->mode_detail), "%s",
 		 t->fake ? "a test tree registers no kprobes"
+		 : o->light ? "a light recording registers no kprobes (the ioctls bound the steps)"
 		 : o->no_kprobes ? "kprobes not wanted (--no-kprobes)"
 				 : "this kernel has no kprobe events");
 	if (live_has_patch_events(t, &patch_event)) {
 		t->status.mode = MSC_LIVE_TRACEPOINTS;
 		snprintf(t->mode_detail, sizeof(t->mode_detail),
 			 "the kernel has the companion patch's tracepoints (%s)", patch_event);
-	} else if (!t->fake && !o->no_kprobes && tree_has("kprobe_events", false)) {
+	} else if (!t->fake && !o->no_kprobes && !o->light && tree_has("kprobe_events", false)) {
 		live_kprobes_remove_stale(t);
 		r = live_kprobes_register(t);
 		if (r < 0)
 			return r;
 	}
-	r = enable_events(t);
+	r = enable_events(t, o->light);
 	if (!r && t->fake)
 		parse_other_systems(t);
 	if (!r)
