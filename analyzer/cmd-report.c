@@ -67,6 +67,7 @@ struct report {
 		struct settled *settled;	/* each disable step's verdict */
 		size_t nr_settled, alloc_settled;
 		bool no_memory;
+		unsigned int light;	/* record --light: 1 in @light 2M cells traced; 0: all */
 	} l;
 };
 
@@ -446,6 +447,16 @@ static const char *vm_tag(const struct report *rp, int64_t vm, char *buf, size_t
 	return buf;
 }
 
+/* record --light's N (host_param record.light), 0 for a full capture. */
+static int light_of(struct msc_store *s, int64_t capture_id, unsigned int *ret)
+{
+	char buf[32];
+	int r = msc_store_get_param(s, capture_id, "record.light", buf, sizeof(buf));
+
+	*ret = r > 0 ? (unsigned int)strtoul(buf, NULL, 10) : 0;
+	return r < 0 ? r : 0;
+}
+
 static void text_report(struct report *rp)
 {
 	char tag[32];
@@ -471,6 +482,9 @@ static void text_report(struct report *rp)
 	if (s->lost_marks)
 		fprintf(rp->f, "LOST EVENTS: %" PRIu64 " gaps, %" PRIu64 " events: history after "
 			"them is marked\n", s->lost_marks, s->lost_events);
+	if (rp->l.light)
+		fprintf(rp->f, "light recording: SPTE history of 1 in %u 2M cells only; census from "
+			"KVM's counters (kvm_stats_sample)\n", rp->l.light);
 	if (s->census_flags & MSC_CENSUS_PARTIAL)
 		fprintf(rp->f, "PARTIAL: the trace began after SPTEs were installed\n");
 	if (s->unplaced)
@@ -521,6 +535,8 @@ static void text_report(struct report *rp)
 	}
 	if (!s->spte_events && !s->intervals && checked)
 		fprintf(rp->f, "  not compared: nothing was rebuilt\n");
+	else if (rp->l.light && checked)
+		fprintf(rp->f, "  not compared: a light recording rebuilds its sample only\n");
 	else
 		fprintf(rp->f, "  %u of %u points equal%s\n", equal, checked,
 			s->tdp_mmu ? "" : " (approximate census: shadow MMU removals are untraced)");
@@ -561,6 +577,7 @@ static void json_report(struct report *rp)
 	fprintf(f, ", \"complete\": %s, \"tdp_mmu\": %s, \"census_approximate\": %s,\n",
 		rp->cap.complete ? "true" : "false", s->tdp_mmu ? "true" : "false",
 		s->tdp_mmu ? "false" : "true");
+	fprintf(f, " \"light\": %u,\n", rp->l.light);	/* 1 in N 2M cells traced; 0: all */
 	/* every *_ns below counts from the first event; here it is, in the trace clock */
 	fprintf(f, " \"first_ts\": %" PRIu64 ", \"first_event\": \"%s\",\n", s->first_ts,
 		cli_trace_ts(s->first_ts, origin, sizeof(origin)));
@@ -710,6 +727,8 @@ static int report_capture(struct report *rp, struct msc_store *s, const struct m
 		r = msc_hview_lost_marks(rp->l.v, &rp->l.lost, &rp->l.nr_lost);
 	if (!r)
 		r = msc_store_get_tasks(s, c->id, &rp->l.tasks, &rp->l.nr_tasks);
+	if (!r)
+		r = light_of(s, c->id, &rp->l.light);
 	if (!r && rp->svg_dir) {	/* the pictures' times, before anything is printed */
 		struct svg_opts o = rp->svg;
 

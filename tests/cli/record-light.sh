@@ -1,0 +1,72 @@
+#!/bin/sh
+# `mmuscope record --light` on a fake tracing tree (`mmuscope synth
+# --tracing-dir`): which events it enables, the sample filter it writes
+# for each per-SPTE and per-page event (1 in N 2M cells by GFN bits), the
+# host_param rows that say so, report's light line, no anomaly, and the
+# TUI opening the capture.  The tree's pages are not filtered (no kernel
+# here): the kernel's filter itself is exercised in the nested rig
+# (tests/nested/observer.sh).  No kernel, no root.
+. "$(dirname "$0")/lib.sh"
+
+SYN="--guest-mib 64 --passes 2 --seed 7"
+EV=$T/tree/instances/mmuscope/events
+
+# enabled TREE: "system/event" of every event enabled in the instance
+enabled() {
+	for f in "$1"/instances/mmuscope/events/*/*/enable; do
+		[ "$(cat "$f")" = 1 ] || continue
+		d=${f%/enable}
+		echo "${d#"$1"/instances/mmuscope/events/}"
+	done | sort | tr '\n' ' '
+}
+
+# shellcheck disable=SC2086
+check "synth writes a fake tracing tree" "$MSC" synth -q --tracing-dir "$T/tree" --instance mmuscope $SYN
+out=$("$MSC" record --light --tracing-dir "$T/tree" -o "$T/l.db" 2>&1)
+check_eq "record --light exits 0" "$?" 0
+check_match "... says what it samples" "$out" "light: SPTE history of 1 in 64 2M cells"
+check_eq "... enables the sampled events and the whole ones, nothing else" "$(enabled "$T/tree")" \
+	"kvm/kvm_page_fault kvmmmu/fast_page_fault kvmmmu/kvm_mmu_get_page kvmmmu/kvm_mmu_prepare_zap_page kvmmmu/kvm_mmu_set_spte kvmmmu/kvm_mmu_split_huge_page kvmmmu/kvm_mmu_spte_requested kvmmmu/kvm_mmu_zap_all_fast kvmmmu/kvm_tdp_mmu_spte_changed "
+check_eq "SPTE changes: 1 in 64 2M cells by GFN bits 9-14" \
+	"$(cat "$EV/kvmmmu/kvm_tdp_mmu_spte_changed/filter")" '!(gfn & 0x7e00)'
+check_eq "... page tables made and removed: the same cells" \
+	"$(cat "$EV/kvmmmu/kvm_mmu_get_page/filter") $(cat "$EV/kvmmmu/kvm_mmu_prepare_zap_page/filter")" \
+	'!(gfn & 0x7e00) !(gfn & 0x7e00)'
+check_eq "... faults by their GPA: the same cells" \
+	"$(cat "$EV/kvmmmu/fast_page_fault/filter") $(cat "$EV/kvm/kvm_page_fault/filter")" \
+	'!(cr2_or_gpa & 0x7e00000) !(fault_address & 0x7e00000)'
+check_eq "splits (one per huge page) are kept whole" \
+	"$(cat "$EV/kvmmmu/kvm_mmu_split_huge_page/filter")" none
+check_eq "the capture says what was sampled (host_param)" \
+	"$(sqlite3 "$T/l.db" "select group_concat(name || '=' || value, ' ') from (select * from host_param where name in ('record.light', 'record.sample') order by name)")" \
+	"record.light=64 record.sample=2M cells with gfn & 0x7e00 == 0"
+check_match "report: one line says it is light" "$("$MSC" report "$T/l.db")" \
+	"^light recording: SPTE history of 1 in 64 2M cells only; census from KVM's counters"
+check_match "... and does not set KVM's counters against the sample's census" \
+	"$("$MSC" report "$T/l.db")" "not compared: a light recording rebuilds its sample only"
+check_match "report --json: \"light\": 64" "$("$MSC" report --json "$T/l.db")" '"light": 64,'
+check_eq "no anomaly" "$(sqlite3 "$T/l.db" 'select anomalies from analysis')" 0
+mkdir "$T/screens"
+printf ':save-screen overview\nq\n' >"$T/open.script"
+check "the TUI opens it (headless)" "$MSC" view "$T/l.db" --script "$T/open.script" --no-display \
+	--screen-dir "$T/screens"
+
+# --light=N: another power of two; anything else is refused, nothing left
+"$MSC" synth -q --tracing-dir "$T/t16" --instance mmuscope $SYN
+check "record --light=16" "$MSC" record -q --light=16 --tracing-dir "$T/t16" -o "$T/l16.db"
+check_eq "... filters 1 in 16 cells" \
+	"$(cat "$T/t16/instances/mmuscope/events/kvmmmu/kvm_tdp_mmu_spte_changed/filter")" '!(gfn & 0x1e00)'
+out=$("$MSC" record -q --light=12 --tracing-dir "$T/t16" -o "$T/l12.db" 2>&1)
+check_eq "--light=12 fails" "$?" 1
+check_match "... saying why" "$out" "--light 12: expected a power of two"
+check_eq "... and leaves no database" "$(test -e "$T/l12.db" && echo kept)" ""
+
+# a full recording of the same tree: every kvmmmu event, no filter, no record.light
+"$MSC" synth -q --tracing-dir "$T/full" --instance mmuscope $SYN
+check "record (full)" "$MSC" record -q --tracing-dir "$T/full" -o "$T/f.db"
+check_eq "... filters nothing" \
+	"$(cat "$T/full/instances/mmuscope/events/kvmmmu/kvm_tdp_mmu_spte_changed/filter")" none
+check_eq "... and is not light" \
+	"$(sqlite3 "$T/f.db" "select count(*) from host_param where name like 'record.light%'")" 0
+check "report has no light line" sh -c "! '$MSC' report '$T/f.db' | grep -q '^light recording'"
+done_testing
