@@ -45,9 +45,10 @@ const char cli_help_record[] =
 	"                         inferred from the SPTE changes)\n"
 	"      --stats-ms MS      sample KVM's binary stats every MS ms; 0: never\n"
 	"                         [100; 10 with --light]\n"
-	"      --light[=N]        light: the ioctls, splits, flushes and KVM's counters\n"
-	"                         whole, SPTE changes and faults of 1 in N 2M cells only\n"
-	"                         (a kernel event filter; N a power of two) [64]\n"
+	"      --light[=N]        light: the steps' ioctls, huge-page splits and KVM's\n"
+	"                         counters only, no SPTE history; =N adds the SPTE\n"
+	"                         changes and faults of 1 in N 2M cells (a kernel event\n"
+	"                         filter, N a power of two; it costs at every change)\n"
 	"      --commit-ms MS     commit the database every MS ms: how soon readers see\n"
 	"                         events [250]\n"
 	OUTPUT_HELP

@@ -181,9 +181,10 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			o->no_spool = true;
 			break;
 		case 'L':
-			o->live.light = optarg ? (unsigned int)strtoul(optarg, &end, 10) : 64;
-			if (optarg && *end)
-				o->live.light = 1;	/* refused by the source */
+			o->live.light = true;
+			o->live.light_cells = optarg ? (unsigned int)strtoul(optarg, &end, 10) : 0;
+			if (optarg && (*end || !o->live.light_cells))
+				o->live.light_cells = 1;	/* refused by the source */
 			break;
 		default:
 			return -1;
@@ -292,9 +293,14 @@ static int store_params(struct recorder *rec)
 		r = msc_store_set_param(s, "record.kvm_stats", msc_kvm_sampler_method(rec->sampler));
 	if (!r && rec->o->live.light) {
 		/* what the analysis and report cannot tell (docs/light.md) */
-		snprintf(buf, sizeof(buf), "%u", rec->o->live.light);
+		unsigned int n = rec->o->live.light_cells;
+
+		snprintf(buf, sizeof(buf), "%u", n);
 		r = msc_store_set_param(s, "record.light", buf);
-		snprintf(buf, sizeof(buf), "2M cells with gfn & %#x == 0", (rec->o->live.light - 1) << 9);
+		if (n)
+			snprintf(buf, sizeof(buf), "2M cells with gfn & %#x == 0", (n - 1) << 9);
+		else
+			snprintf(buf, sizeof(buf), "none");
 		if (!r)
 			r = msc_store_set_param(s, "record.sample", buf);
 	}
@@ -520,9 +526,12 @@ static void print_start(const struct recorder *rec)
 		       msc_vendor_name(h->vendor), h->tdp_mmu ? " (TDP MMU)" : "", p->phys_bits);
 	printf("  phases and TLB flushes: %s (%s)%s%s\n", msc_live_mode_name(st->mode),
 	       st->mode_detail, st->nr_kprobes ? ": " : "", st->nr_kprobes ? st->kprobes : "");
-	if (rec->o->live.light)
+	if (rec->o->live.light && rec->o->live.light_cells)
 		printf("  light: SPTE history of 1 in %u 2M cells (%u events enabled)\n",
-		       rec->o->live.light, st->nr_events);
+		       rec->o->live.light_cells, st->nr_events);
+	else if (rec->o->live.light)
+		printf("  light: no SPTE history: ioctls, splits, KVM's counters (%u events enabled)\n",
+		       st->nr_events);
 	if (st->nr_pids)
 		printf("  only process %d (%u threads, and threads it creates)\n",
 		       rec->o->live.pid, st->nr_pids);

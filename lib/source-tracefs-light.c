@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * A light recording (`record --light N`): the events whose count is one per
- * call or per huge page, whole, and the per-SPTE events of a sample of the
- * guest's memory only, cut by the kernel's event filter so that nothing
- * outside the sample reaches the ring buffer (docs/light.md).
+ * A light recording (`record --light`): the events whose count is one per
+ * call or per huge page, whole; with `--light=N` also the per-SPTE events
+ * of a sample of the guest's memory, cut by the kernel's event filter so
+ * that nothing outside the sample reaches the ring buffer (docs/light.md).
+ * A filtered tracepoint still costs its probe and the filter at every hit
+ * (about half a recorded event's cost in the nested rig, BENCHMARKS.md):
+ * the plain --light enables no per-SPTE event at all.
  *
  * The sample is every 2M cell whose GFN bits 9.. (9 + log2 N - 1) are all
  * zero: 1 cell in N.  The filter tests those bits of each event's GFN (or
@@ -75,13 +78,13 @@ static int write_filter(struct tracefs_source *t, const struct light_event *ev, 
 /**
  * live_light_enable - enable the light recording's events on the instance
  * @t: the source, its instance configured and tracing off
- * @n: 1 cell in @n sampled
+ * @n: 1 cell in @n sampled; 0: no per-SPTE event at all
  * @enable: enables one event (and parses its format); returns events enabled
  *
  * An event this kernel lacks, or whose filter it refuses, stays off.
  * Returns how many events were enabled; the SPTE changes' filter must hold
  * (MSC_ERR_NO_KVMMMU otherwise, with t->base.error saying why); -EINVAL
- * when @n is no power of two from 2 to 2^20.
+ * when @n is not 0 nor a power of two from 2 to 2^20.
  */
 int live_light_enable(struct tracefs_source *t, unsigned int n,
 		      int (*enable)(struct tracefs_source *t, const char *system,
@@ -90,12 +93,14 @@ int live_light_enable(struct tracefs_source *t, unsigned int n,
 	uint64_t mask = live_light_mask(n);
 	int total = 0;
 
-	if (!mask)
+	if (n && !mask)
 		return -EINVAL;
 	for (size_t i = 0; i < ARRAY_SIZE(light_events); i++) {
 		const struct light_event *ev = &light_events[i];
 		int r;
 
+		if (ev->field[0] && !n)
+			continue;
 		if (ev->field[0] && (r = write_filter(t, ev, mask))) {
 			if (i == 0) {
 				snprintf(t->base.error, sizeof(t->base.error),

@@ -50,7 +50,8 @@ struct msc_live_opts {
 	unsigned int buffer_kb;		/* per-CPU ring buffer, 0: keep the kernel's */
 	int pid;			/* > 0: only this process's threads */
 	bool no_kprobes;		/* do not register kprobe events */
-	unsigned int light;		/* > 0: SPTE history of 1 in @light 2M cells only */
+	bool light;			/* light: the ioctls, splits and counters, no kprobes */
+	unsigned int light_cells;	/* light, > 0: SPTE history of 1 in N 2M cells */
 	msc_live_page_fn page_fn;	/* optional raw-page tap (called by the drain with a spool) */
 	void *page_ctx;
 	const char *spool_dir;		/* NULL: no spool; pages are read as the stream is */
