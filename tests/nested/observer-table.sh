@@ -84,8 +84,18 @@ END {
 			cost = cost sprintf("  %s: (%.3f - %.3f) ms / (%d - %d) events = %.0f ns per event\n",
 					    name, M[2], M[3], EV[2], EV[3], c)
 		}
+		if (nm > 3 && EV[2] > 1000 && EV[2] > EV[4]) {
+			c = (M[4] - M[3]) * 1e6 / (EV[2] - EV[4])
+			fcost = fcost sprintf("  %s: (%.3f - %.3f) ms / (%d - %d) hits = %.0f ns per hit\n",
+					      name, M[4], M[3], EV[2], EV[4], c)
+		}
 	}
 	printf "\nmedian (min-max) of %d runs per mode\n\n", N
 	print "cost per traced event, (full - light) / (events full - events light), steps with > 1,000 events:"
 	printf "%s", cost
+	if (fcost != "") {
+		print ""
+		print md[4] " over light, per SPTE-level hit its filter dropped, (" md[4] " - light) / (events full - events " md[4] "):"
+		printf "%s", fcost
+	}
 }' "$TMP/times" "$TMP/events"
