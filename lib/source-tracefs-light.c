@@ -50,7 +50,7 @@ static const struct light_event light_events[] = {
 	{ "kvm", "kvm_dirty_log_harvest", "", 0 },
 	{ "kvm", "kvm_dirty_ring_reset", "", 0 },
 	{ "kvm", "kvm_dirty_ring_exit", "", 0 },
-	{ "kvm", "kvm_unmap_hva_range", "", 0 },
+	{ "kvm", "kvm_unmap_hva_range", "", 0 },	/* an MMU notifier range */
 };
 
 /**

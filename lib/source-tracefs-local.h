@@ -176,7 +176,7 @@ int live_light_enable(struct tracefs_source *t, unsigned int n,
 				    const char *event));
 
 /* source-tracefs-kprobe.c */
-int live_kprobes_register(struct tracefs_source *t);
+int live_kprobes_register(struct tracefs_source *t, bool per_call);
 void live_kprobes_remove(struct tracefs_source *t);
 void live_kprobes_remove_stale(struct tracefs_source *t);
 bool live_has_patch_events(struct tracefs_source *t, const char **ret_event);

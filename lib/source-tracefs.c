@@ -448,16 +448,15 @@ static int setup(struct tracefs_source *t, const struct msc_live_opts *o)
 		return r;
 	snprintf(t->mode_detail, sizeof(t->mode_detail), "%s",
 		 t->fake ? "a test tree registers no kprobes"
-		 : o->light ? "a light recording registers no kprobes (the ioctls bound the steps)"
 		 : o->no_kprobes ? "kprobes not wanted (--no-kprobes)"
 				 : "this kernel has no kprobe events");
 	if (live_has_patch_events(t, &patch_event)) {
 		t->status.mode = MSC_LIVE_TRACEPOINTS;
 		snprintf(t->mode_detail, sizeof(t->mode_detail),
 			 "the kernel has the companion patch's tracepoints (%s)", patch_event);
-	} else if (!t->fake && !o->no_kprobes && !o->light && tree_has("kprobe_events", false)) {
+	} else if (!t->fake && !o->no_kprobes && tree_has("kprobe_events", false)) {
 		live_kprobes_remove_stale(t);
-		r = live_kprobes_register(t);
+		r = live_kprobes_register(t, o->light);
 		if (r < 0)
 			return r;
 	}
