@@ -110,7 +110,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 
 	cli_output_init(&o->out);
 	o->commit_ms = 250;
-	o->stats_ms = 0;	/* 100, or 10 when --light: census around each step */
+	o->stats_ms = UINT_MAX;	/* not given: 100, or 10 with --light (census around each step) */
 	while ((c = getopt_long(argc, argv, "o:p:d:b:fq", longopts, NULL)) != -1) {
 		r = cli_output_option(&o->out, c, optarg);
 		if (r < 0)
@@ -152,7 +152,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 			o->live.no_kprobes = true;
 			break;
 		case 'S':
-			o->stats_ms = (unsigned int)strtoul(optarg, &end, 10) ?: UINT_MAX;
+			o->stats_ms = (unsigned int)strtoul(optarg, &end, 10);
 			if (*end) {
 				cli_error("--stats-ms %s: expected milliseconds (0: off)", optarg);
 				return -1;
@@ -210,10 +210,8 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	}
 	if (!o->no_spool)
 		o->live.spool_dir = o->spool_dir;
-	if (!o->stats_ms)
+	if (o->stats_ms == UINT_MAX)
 		o->stats_ms = o->live.light ? 10 : 100;
-	else if (o->stats_ms == UINT_MAX)
-		o->stats_ms = 0;	/* --stats-ms 0: off */
 	return cli_output_check(&o->out) ? 0 : -1;
 }
 
