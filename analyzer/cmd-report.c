@@ -494,7 +494,7 @@ static void text_report(struct report *rp)
 		fprintf(rp->f, "UNPLACED: %" PRIu64 " events of VMs at once that nothing placed in "
 			"a VM went to the first (KVM_RUN or KVM_CREATE_VCPU not traced)\n",
 			s->unplaced);
-	if (!s->spte_events && !s->intervals && rp->l.light)
+	if (!s->spte_events && !s->intervals && rp->l.light < 0)
 		fprintf(rp->f, "NOTHING TO REBUILD: no SPTE changes in this capture (shadow paging or "
 			"PVM, or no KVM activity): every census below is empty\n");
 
