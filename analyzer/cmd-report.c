@@ -67,6 +67,7 @@ struct report {
 		struct settled *settled;	/* each disable step's verdict */
 		size_t nr_settled, alloc_settled;
 		bool no_memory;
+		int light;		/* record --light=N: N (0: no SPTE history); -1: not light */
 	} l;
 };
 
@@ -446,6 +447,16 @@ static const char *vm_tag(const struct report *rp, int64_t vm, char *buf, size_t
 	return buf;
 }
 
+/* record --light=N's N (host_param record.light; 0: no SPTE history), -1: not light. */
+static int light_of(struct msc_store *s, int64_t capture_id, int *ret)
+{
+	char buf[32];
+	int r = msc_store_get_param(s, capture_id, "record.light", buf, sizeof(buf));
+
+	*ret = r > 0 ? (int)strtol(buf, NULL, 10) : -1;
+	return r < 0 ? r : 0;
+}
+
 static void text_report(struct report *rp)
 {
 	char tag[32];
@@ -471,13 +482,19 @@ static void text_report(struct report *rp)
 	if (s->lost_marks)
 		fprintf(rp->f, "LOST EVENTS: %" PRIu64 " gaps, %" PRIu64 " events: history after "
 			"them is marked\n", s->lost_marks, s->lost_events);
+	if (rp->l.light > 0)
+		fprintf(rp->f, "light recording: SPTE history of 1 in %d 2M cells only; census from "
+			"KVM's counters (kvm_stats_sample)\n", rp->l.light);
+	else if (!rp->l.light)
+		fprintf(rp->f, "light recording: no SPTE history (step times, splits; census from "
+			"KVM's counters, kvm_stats_sample)\n");
 	if (s->census_flags & MSC_CENSUS_PARTIAL)
 		fprintf(rp->f, "PARTIAL: the trace began after SPTEs were installed\n");
 	if (s->unplaced)
 		fprintf(rp->f, "UNPLACED: %" PRIu64 " events of VMs at once that nothing placed in "
 			"a VM went to the first (KVM_RUN or KVM_CREATE_VCPU not traced)\n",
 			s->unplaced);
-	if (!s->spte_events && !s->intervals)
+	if (!s->spte_events && !s->intervals && rp->l.light < 0)
 		fprintf(rp->f, "NOTHING TO REBUILD: no SPTE changes in this capture (shadow paging or "
 			"PVM, or no KVM activity): every census below is empty\n");
 
@@ -521,6 +538,8 @@ static void text_report(struct report *rp)
 	}
 	if (!s->spte_events && !s->intervals && checked)
 		fprintf(rp->f, "  not compared: nothing was rebuilt\n");
+	else if (rp->l.light >= 0 && checked)
+		fprintf(rp->f, "  not compared: a light recording rebuilds its sample only\n");
 	else
 		fprintf(rp->f, "  %u of %u points equal%s\n", equal, checked,
 			s->tdp_mmu ? "" : " (approximate census: shadow MMU removals are untraced)");
@@ -561,6 +580,11 @@ static void json_report(struct report *rp)
 	fprintf(f, ", \"complete\": %s, \"tdp_mmu\": %s, \"census_approximate\": %s,\n",
 		rp->cap.complete ? "true" : "false", s->tdp_mmu ? "true" : "false",
 		s->tdp_mmu ? "false" : "true");
+	/* record --light=N: N, 0 no SPTE history; null: a full capture */
+	if (rp->l.light >= 0)
+		fprintf(f, " \"light\": %d,\n", rp->l.light);
+	else
+		fprintf(f, " \"light\": null,\n");
 	/* every *_ns below counts from the first event; here it is, in the trace clock */
 	fprintf(f, " \"first_ts\": %" PRIu64 ", \"first_event\": \"%s\",\n", s->first_ts,
 		cli_trace_ts(s->first_ts, origin, sizeof(origin)));
@@ -710,6 +734,8 @@ static int report_capture(struct report *rp, struct msc_store *s, const struct m
 		r = msc_hview_lost_marks(rp->l.v, &rp->l.lost, &rp->l.nr_lost);
 	if (!r)
 		r = msc_store_get_tasks(s, c->id, &rp->l.tasks, &rp->l.nr_tasks);
+	if (!r)
+		r = light_of(s, c->id, &rp->l.light);
 	if (!r && rp->svg_dir) {	/* the pictures' times, before anything is printed */
 		struct svg_opts o = rp->svg;
 

@@ -2,7 +2,9 @@
 # targets, on synthetic traces; results in BENCHMARKS.md.  Included from the
 # top Makefile.  BENCH=quick runs the 4 GiB scenario only, BENCH=huge the
 # 24 GiB one on 1 GiB pages, BENCH=seed the 96 GiB one (all three: the
-# default).  Never part of `make check`.
+# default).  BENCH=observer (and all) also measures the observer effect in
+# the nested rig (bench/observer.sh, minutes of QEMU).  Never part of
+# `make check`.
 
 BENCH ?= all
 
@@ -14,8 +16,11 @@ bench-phases: $(PROG)
 	@bench/phase-truth.py --msc $(PROG) --work $(O)/bench/phase-truth tests/data/traces/*/
 
 bench: $(PROG) $(O)/bench/readpages
-	@MSC=$(CURDIR)/$(PROG) READPAGES=$(CURDIR)/$(O)/bench/readpages \
-		BENCH_DIR=$(CURDIR)/$(O)/bench/work bench/run.sh $(BENCH)
+	@if [ "$(BENCH)" != observer ]; then MSC=$(CURDIR)/$(PROG) \
+		READPAGES=$(CURDIR)/$(O)/bench/readpages \
+		BENCH_DIR=$(CURDIR)/$(O)/bench/work bench/run.sh $(BENCH); fi
+	@if [ "$(BENCH)" = observer ] || [ "$(BENCH)" = all ]; then \
+		bench/observer.sh $(CURDIR)/$(PROG); fi
 
 $(O)/bench/readpages: bench/tools/readpages.c
 	@mkdir -p $(@D)

@@ -43,7 +43,12 @@ const char cli_help_record[] =
 	"      --tracing-dir DIR  the tracefs mount [found by libtracefs]\n"
 	"      --no-kprobes       add no kprobes (dirty-log steps and TLB flushes are then\n"
 	"                         inferred from the SPTE changes)\n"
-	"      --stats-ms MS      sample KVM's binary stats every MS ms; 0: never [100]\n"
+	"      --stats-ms MS      sample KVM's binary stats every MS ms; 0: never\n"
+	"                         [100; 10 with --light]\n"
+	"      --light[=N]        light: the steps' ioctls, huge-page splits and KVM's\n"
+	"                         counters only, no SPTE history; =N adds the SPTE\n"
+	"                         changes and faults of 1 in N 2M cells (a kernel event\n"
+	"                         filter, N a power of two; it costs at every change)\n"
 	"      --commit-ms MS     commit the database every MS ms: how soon readers see\n"
 	"                         events [250]\n"
 	OUTPUT_HELP

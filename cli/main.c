@@ -23,7 +23,7 @@ static const struct cli_command commands[] = {
 	  .usage = "-o DB [--pid PID] [--duration S] [--buffer-kb KB] [--instance NAME] "
 		   "[--tracing-dir DIR] [--no-kprobes] [--stats-ms MS] [--commit-ms MS] "
 		   "[--host K=V,...] [--force|--append] [--trace-dat FILE] [--spool-dir DIR|--no-spool] "
-		   "[--no-analyze] [--metrics-dir DIR] [-q]",
+		   "[--no-analyze] [--light[=N]] [--metrics-dir DIR] [-q]",
 	  .summary = "record this host's KVM MMU live from tracefs (root; Ctrl-C stops)",
 	  .help = cli_help_record },
 	{ .name = "analyze", .run = cmd_analyze,

@@ -19,6 +19,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,6 +108,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "spool-dir", required_argument, NULL, 'P' },
 		{ "no-spool", no_argument, NULL, 'Q' },
 		{ "metrics-dir", required_argument, NULL, 'M' },
+		{ "light", optional_argument, NULL, 'L' },
 		{ 0 }
 	};
 	char *end;
@@ -114,7 +116,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 
 	cli_output_init(&o->out);
 	o->commit_ms = 250;
-	o->stats_ms = 100;
+	o->stats_ms = UINT_MAX;	/* not given: 100, or 10 with --light (census around each step) */
 	while ((c = getopt_long(argc, argv, "o:p:d:b:fq", longopts, NULL)) != -1) {
 		r = cli_output_option(&o->out, c, optarg);
 		if (r < 0)
@@ -193,6 +195,12 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 				return -1;
 			}
 			break;
+		case 'L':
+			o->live.light = true;
+			o->live.light_cells = optarg ? (unsigned int)strtoul(optarg, &end, 10) : 0;
+			if (optarg && (*end || !o->live.light_cells))
+				o->live.light_cells = 1;	/* refused by the source */
+			break;
 		default:
 			return -1;
 		}
@@ -221,6 +229,8 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	}
 	if (!o->no_spool)
 		o->live.spool_dir = o->spool_dir;
+	if (o->stats_ms == UINT_MAX)
+		o->stats_ms = o->live.light ? 10 : 100;
 	return cli_output_check(&o->out) ? 0 : -1;
 }
 
@@ -298,6 +308,19 @@ static int store_params(struct recorder *rec)
 		r = msc_store_set_param(s, "record.instance", st->instance_dir);
 	if (!r && rec->sampler)
 		r = msc_store_set_param(s, "record.kvm_stats", msc_kvm_sampler_method(rec->sampler));
+	if (!r && rec->o->live.light) {
+		/* what the analysis and report cannot tell (docs/light.md) */
+		unsigned int n = rec->o->live.light_cells;
+
+		snprintf(buf, sizeof(buf), "%u", n);
+		r = msc_store_set_param(s, "record.light", buf);
+		if (n)
+			snprintf(buf, sizeof(buf), "2M cells with gfn & %#x == 0", (n - 1) << 9);
+		else
+			snprintf(buf, sizeof(buf), "none");
+		if (!r)
+			r = msc_store_set_param(s, "record.sample", buf);
+	}
 	if (!r && rec->o->live.pid > 0) {
 		snprintf(buf, sizeof(buf), "%d", rec->o->live.pid);
 		r = msc_store_set_param(s, "record.pid", buf);
@@ -520,6 +543,12 @@ static void print_start(const struct recorder *rec)
 		       msc_vendor_name(h->vendor), h->tdp_mmu ? " (TDP MMU)" : "", p->phys_bits);
 	printf("  phases and TLB flushes: %s (%s)%s%s\n", msc_live_mode_name(st->mode),
 	       st->mode_detail, st->nr_kprobes ? ": " : "", st->nr_kprobes ? st->kprobes : "");
+	if (rec->o->live.light && rec->o->live.light_cells)
+		printf("  light: SPTE history of 1 in %u 2M cells (%u events enabled)\n",
+		       rec->o->live.light_cells, st->nr_events);
+	else if (rec->o->live.light)
+		printf("  light: no SPTE history: ioctls, splits, KVM's counters (%u events enabled)\n",
+		       st->nr_events);
 	if (st->nr_pids)
 		printf("  only process %d (%u threads, and threads it creates)\n",
 		       rec->o->live.pid, st->nr_pids);

@@ -29,6 +29,7 @@
 struct probe {
 	const char *func;
 	const char *args;		/* kprobe fetch args, NULL none */
+	bool per_call;			/* one hit per ioctl: a light recording's too */
 };
 
 #define KVM "kvm=$arg1:x64"
@@ -39,21 +40,21 @@ static const struct probe probes[] = {
 	{ "kvm_flush_remote_tlbs", KVM },
 	{ "kvm_flush_remote_tlbs_range", KVM " gfn=$arg2:x64 pages=$arg3:x64" },
 	{ "kvm_flush_remote_tlbs_with_address", KVM " gfn=$arg2:x64 pages=$arg3:x64" },
-	{ "kvm_flush_remote_tlbs_memslot", SLOT },
-	{ "kvm_arch_flush_remote_tlbs_memslot", SLOT },
+	{ "kvm_flush_remote_tlbs_memslot", SLOT, true },
+	{ "kvm_arch_flush_remote_tlbs_memslot", SLOT, true },
 	/* dirty logging enable: split, write-protect, clear dirty */
-	{ "kvm_mmu_slot_apply_flags", KVM },
-	{ "kvm_mmu_slot_try_split_huge_pages", SLOT " level=$arg3:u32" },
-	{ "kvm_mmu_try_split_huge_pages", SLOT },
-	{ "kvm_mmu_slot_remove_write_access", SLOT " level=$arg3:u32" },
-	{ "kvm_mmu_slot_leaf_clear_dirty", SLOT },
+	{ "kvm_mmu_slot_apply_flags", KVM, true },
+	{ "kvm_mmu_slot_try_split_huge_pages", SLOT " level=$arg3:u32", true },
+	{ "kvm_mmu_try_split_huge_pages", SLOT },	/* per 64 pages of a CLEAR */
+	{ "kvm_mmu_slot_remove_write_access", SLOT " level=$arg3:u32", true },
+	{ "kvm_mmu_slot_leaf_clear_dirty", SLOT, true },
 	/* harvest (KVM_CLEAR_DIRTY_LOG / GET_DIRTY_LOG re-protect) */
 	{ "kvm_arch_mmu_enable_log_dirty_pt_masked", SLOT " gfn=$arg3:x64 mask=$arg4:x64" },
 	/* dirty logging disable: zap collapsible (<= 6.12), in-place recovery (6.13+) */
-	{ "kvm_mmu_zap_collapsible_sptes", SLOT },
-	{ "kvm_tdp_mmu_zap_collapsible_sptes", SLOT },
-	{ "kvm_mmu_recover_huge_pages", SLOT },
-	{ "kvm_tdp_mmu_recover_huge_pages", SLOT },
+	{ "kvm_mmu_zap_collapsible_sptes", SLOT, true },
+	{ "kvm_tdp_mmu_zap_collapsible_sptes", SLOT, true },
+	{ "kvm_mmu_recover_huge_pages", SLOT, true },
+	{ "kvm_tdp_mmu_recover_huge_pages", SLOT, true },
 };
 
 /*
@@ -107,11 +108,15 @@ static struct tracefs_dynevent *create(const char *group, const struct probe *p,
 
 /**
  * live_kprobes_register - register every probe this kernel can take
+ * @t: the source
+ * @per_call: only those that fire once per ioctl (a light recording: a
+ *	kprobe's hit costs an exception; the per-flush and per-64-pages ones
+ *	fire thousands of times in a step)
  *
  * Returns the number registered (0 when none could be: the mode detail
  * says why), or -ENOMEM.
  */
-int live_kprobes_register(struct tracefs_source *t)
+int live_kprobes_register(struct tracefs_source *t, bool per_call)
 {
 	size_t len = 0;
 	int last_err = 0;
@@ -122,6 +127,8 @@ int live_kprobes_register(struct tracefs_source *t)
 	for (size_t i = 0; i < ARRAY_SIZE(probes); i++) {
 		struct tracefs_dynevent *ev;
 
+		if (per_call && !probes[i].per_call)
+			continue;
 		errno = 0;
 		ev = create(t->group, &probes[i], true);
 		if (!ev)

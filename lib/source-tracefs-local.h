@@ -169,8 +169,14 @@ void live_spool_stop(struct tracefs_source *t);
 void live_spool_get_stats(struct tracefs_source *t, struct msc_live_spool_stats *ret);
 const char *live_spool_warning(struct tracefs_source *t);
 
+/* source-tracefs-light.c */
+uint64_t live_light_mask(unsigned int n);
+int live_light_enable(struct tracefs_source *t, unsigned int n,
+		      int (*enable)(struct tracefs_source *t, const char *system,
+				    const char *event));
+
 /* source-tracefs-kprobe.c */
-int live_kprobes_register(struct tracefs_source *t);
+int live_kprobes_register(struct tracefs_source *t, bool per_call);
 void live_kprobes_remove(struct tracefs_source *t);
 void live_kprobes_remove_stale(struct tracefs_source *t);
 bool live_has_patch_events(struct tracefs_source *t, const char **ret_event);

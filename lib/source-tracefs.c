@@ -212,12 +212,22 @@ static void enable_ioctls(struct tracefs_source *t)
 		enable(t, "syscalls", "sys_exit_ioctl");
 }
 
-static int enable_events(struct tracefs_source *t)
+static int enable_events(struct tracefs_source *t, const struct msc_live_opts *o)
 {
-	if (!enable(t, "kvmmmu", NULL))
+	int n;
+
+	if (o->light) {
+		n = live_light_enable(t, o->light_cells, enable);
+		if (n < 0)
+			return n == -EINVAL ? fail(t, n, "--light=%u: expected a power of two, 2 to 2^20",
+						   o->light_cells) : n;
+		if (!n)
+			return fail(t, MSC_ERR_NO_KVMMMU, "%s/events/kvmmmu: cannot enable the kvmmmu events",
+				    tracefs_tracing_dir());
+	} else if (!enable(t, "kvmmmu", NULL))
 		return fail(t, MSC_ERR_NO_KVMMMU, "%s/events/kvmmmu: cannot enable the kvmmmu events",
 			    tracefs_tracing_dir());
-	for (size_t i = 0; i < ARRAY_SIZE(kvm_events); i++)
+	for (size_t i = 0; !o->light && i < ARRAY_SIZE(kvm_events); i++)
 		enable(t, "kvm", kvm_events[i]);
 	enable_ioctls(t);
 	if (t->nr_kprobes && enable(t, t->group, NULL)) {
@@ -446,11 +456,11 @@ static int setup(struct tracefs_source *t, const struct msc_live_opts *o)
 			 "the kernel has the companion patch's tracepoints (%s)", patch_event);
 	} else if (!t->fake && !o->no_kprobes && tree_has("kprobe_events", false)) {
 		live_kprobes_remove_stale(t);
-		r = live_kprobes_register(t);
+		r = live_kprobes_register(t, o->light);
 		if (r < 0)
 			return r;
 	}
-	r = enable_events(t);
+	r = enable_events(t, o);
 	if (!r && t->fake)
 		parse_other_systems(t);
 	if (!r)

@@ -174,3 +174,32 @@ int msc_store_get_tasks(struct msc_store *s, int64_t capture_id, struct msc_task
 	*ret_nr = nr;
 	return 0;
 }
+
+/**
+ * msc_store_get_param - one host_param value of a capture (record.light, ...)
+ * @s: the store
+ * @capture_id: the capture
+ * @name: the parameter
+ * @buf: its value, "" when the capture has none
+ * @size: room in @buf
+ *
+ * Returns 1 when the capture has it, 0 when not, or a store error.
+ */
+int msc_store_get_param(struct msc_store *s, int64_t capture_id, const char *name, char *buf,
+			size_t size)
+{
+	sqlite3_stmt *st;
+	int r = msc_store_prepare(s, "SELECT value FROM host_param WHERE capture_id = ? AND name = ?",
+				  &st);
+
+	buf[0] = '\0';
+	if (r)
+		return r;
+	sqlite3_bind_int64(st, 1, capture_id);
+	sqlite3_bind_text(st, 2, name, -1, SQLITE_TRANSIENT);
+	r = msc_store_step(s, st);
+	if (r == 1)
+		copy_column(st, 0, buf, size);
+	sqlite3_finalize(st);
+	return r < 0 ? r : r == 1;
+}

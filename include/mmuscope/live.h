@@ -50,6 +50,8 @@ struct msc_live_opts {
 	unsigned int buffer_kb;		/* per-CPU ring buffer, 0: keep the kernel's */
 	int pid;			/* > 0: only this process's threads */
 	bool no_kprobes;		/* do not register kprobe events */
+	bool light;			/* light: the ioctls, splits and counters, no kprobes */
+	unsigned int light_cells;	/* light, > 0: SPTE history of 1 in N 2M cells */
 	msc_live_page_fn page_fn;	/* optional raw-page tap (called by the drain with a spool) */
 	void *page_ctx;
 	const char *spool_dir;		/* NULL: no spool; pages are read as the stream is */
@@ -180,6 +182,8 @@ struct msc_task_row {
 	char vm[32];
 };
 
+int msc_store_get_param(struct msc_store *s, int64_t capture_id, const char *name, char *buf,
+			size_t size);
 int msc_store_get_tasks(struct msc_store *s, int64_t capture_id, struct msc_task_row **ret,
 			size_t *ret_nr);
 
