@@ -265,6 +265,17 @@ static void json_dirtied(struct report *rp, FILE *f, const struct msc_phase *p)
 	free(cov);
 }
 
+/* JSON: "recorded_events": N, "tracing_cost_ns": T (report_tracing_cost()) */
+static void json_cost(const struct report *rp, FILE *f, const struct msc_phase *p)
+{
+	struct report_cost c;
+
+	report_tracing_cost(rp->cap.kernel_release, p->start_seq, p->end_seq,
+			    p->end_ts - p->start_ts, &c);
+	fprintf(f, ", \"recorded_events\": %" PRIu64 ", \"tracing_cost_ns\": %" PRIu64, c.events,
+		c.ns);
+}
+
 /* Does the phase's text say what it dirtied (a pass that wrote, any harvest)? */
 static bool shows_dirtied(const struct msc_phase *p)
 {
@@ -340,6 +351,14 @@ static bool text_phase(struct report *rp, const struct msc_phase *p)
 		/* a pass's are the fast path's fixes, a harvest's what it collected */
 		fprintf(rp->f, "    %s %s\n", p->kind == MSC_PHASE_HARVEST ? "harvest:" : "written:",
 			report_dirty_text(p->dirtied, p->dirty_window_ns, d, sizeof(d)));
+	}
+	if (p->kind != MSC_PHASE_WORKLOAD) {
+		struct report_cost cost;
+		char t[192];
+
+		report_tracing_cost(rp->cap.kernel_release, p->start_seq, p->end_seq,
+				    p->end_ts - p->start_ts, &cost);
+		fprintf(rp->f, "    tracing cost: %s\n", report_cost_text(&cost, t, sizeof(t)));
 	}
 	if (p->region_split_ns && p->end_ts > p->start_ts)
 		fprintf(rp->f, "    2M regions split: %.1f on average while it ran\n",
@@ -627,6 +646,7 @@ static void json_report(struct report *rp)
 			", \"slack_end_ns\": %" PRIu64, msc_phase_bounds_name(p->bounds),
 			p->slack_start_ns, p->slack_end_ns);
 		json_dirtied(rp, f, p);
+		json_cost(rp, f, p);
 		fprintf(f, ", \"start_ns\": %" PRIu64 ", \"duration_ns\": %" PRIu64
 			", \"spte_changes\": %" PRIu64 ", \"by_class\": {",
 			p->start_ts - s->first_ts, p->end_ts - p->start_ts, p->count.spte_changes);

@@ -38,6 +38,7 @@ struct brief {
 	/* the cycle's harvests so far: what each collected, said in one line */
 	char dirtied[96];		/* "8,192 / 8,192" */
 	uint64_t rated_pages, rated_ns;	/* those collected over a known window */
+	struct report_cost cost;	/* the steps shown: what recording them cost */
 };
 
 /*
@@ -142,6 +143,20 @@ static void huge_again(struct brief *b, const struct report_step *s)
 		fprintf(b->f, "  not huge again by the end of the capture\n");
 }
 
+/* What recording step @s cost it, added to the steps' (one line at the end) */
+static void cost_add(struct brief *b, const struct report_step *s, uint64_t took_ns)
+{
+	struct report_cost c;
+
+	if (!s->first || !s->last)
+		return;
+	report_tracing_cost(b->in->kernel, s->first->start_seq, s->last->end_seq, took_ns, &c);
+	b->cost.events += c.events;
+	b->cost.ns += c.ns;
+	b->cost.event_ns = c.event_ns;
+	b->cost.kernel = c.kernel;
+}
+
 /* Step @s's line, @took_ns its time in the kernel */
 static void print_line(struct brief *b, const struct report_step *s, uint64_t took_ns)
 {
@@ -178,6 +193,7 @@ static void print_line(struct brief *b, const struct report_step *s, uint64_t to
 	}
 	fprintf(b->f, STEP_FMT, s->what, took, splits_text(c, sp, sizeof(sp)), fl, faults,
 		huge_text(b, s, h, sizeof(h)));
+	cost_add(b, s, took_ns);
 	if (!strcmp(s->what, "Disabling dirty logging"))
 		huge_again(b, s);
 	dirty_add(b, s);
@@ -362,6 +378,14 @@ void report_brief(FILE *f, const struct report_brief_in *in)
 	}
 	free(vm_steps);
 	fprintf(f, "  huge: of the dirty-logged memory, after; faults: slow/fast path/spurious\n");
+	if (b.cost.events) {
+		char n[32];
+
+		/* the steps' events, at the rig's cost on the kernel (report_tracing_cost()) */
+		fprintf(f, "  tracing cost: %s events recorded, up to %.1f ms (%.1f us each: %s's)\n",
+			cli_count(b.cost.events, n, sizeof(n)), (double)b.cost.ns / 1e6,
+			b.cost.event_ns / 1e3, b.cost.kernel);
+	}
 	if (b.inexact)
 		fprintf(f, "  ~: a bound from the work, not the kernel: up to %.3f ms longer\n",
 			(double)b.slack / 1e6);
@@ -376,8 +400,9 @@ void report_brief(FILE *f, const struct report_brief_in *in)
 		equal += same;
 	}
 	fputc('\n', f);
+	/* one line: the brief stays on one screen */
 	if (in->nr_stats)
-		fprintf(f, "KVM's own counters: %u of %zu points equal the rebuilt census\n", equal,
+		fprintf(f, "KVM's own counters: %u of %zu points equal the rebuilt census; ", equal,
 			in->nr_stats);
 	fprintf(f, "anomalies %s", cli_count(s->anomalies, a, sizeof(a)));
 	if (s->lost_marks)

@@ -8,6 +8,7 @@
 
 #include "cli/cli.h"
 #include "mmuscope/history.h"
+#include "mmuscope/util.h"
 
 #include "report.h"
 
@@ -70,6 +71,57 @@ const char *report_dirty_text(int64_t pages, uint64_t window_ns, char *buf, size
 	snprintf(buf, size, "%s pages dirtied (%.1f MiB) over %.3f ms: %s pages/s", n,
 		 (double)pages / 256, (double)window_ns / 1e6,
 		 cli_count((uint64_t)((double)pages * 1e9 / (double)window_ns), rate, sizeof(rate)));
+	return buf;
+}
+
+/*
+ * What one recorded event costs a step, per kernel: BENCHMARKS.md, "The
+ * observer effect" (tests/nested/observer.sh), the median over the steps
+ * that change many SPTEs (two CLEARs and the disable) of (full - light) /
+ * (their events' difference), in the nested rig under QEMU TCG, where the
+ * recorder competes with the guest for its CPUs.  On hardware an event
+ * costs less: the estimate is an upper bound.  A kernel not measured takes
+ * the nearest that was (6.13 on recover huge pages in place, as 7.3 does).
+ */
+static const struct {
+	unsigned int major, minor;
+	unsigned int event_ns;
+	const char *name;
+} event_cost[] = {
+	{ 6, 12, 4400, "6.12" },	/* 4.4, 3.0, 5.6 us */
+	{ 7, 3, 5300, "7.3" },		/* 5.3, 2.6, 6.7 us */
+};
+
+/**
+ * report_tracing_cost - the events recorded while a step ran (seqs
+ *	@first_seq .. @last_seq) and the time they are estimated to have added
+ *	to it, at most its own @took_ns
+ * @release: the capture's kernel release ("6.12.118+deb12-amd64")
+ */
+void report_tracing_cost(const char *release, int64_t first_seq, int64_t last_seq,
+			 uint64_t took_ns, struct report_cost *ret)
+{
+	unsigned int major = 0, minor = 0;
+	size_t k = 0;
+
+	if (sscanf(release, "%u.%u", &major, &minor) == 2 && (major > 6 || (major == 6 && minor > 12)))
+		k = 1;
+	*ret = (struct report_cost){ .event_ns = event_cost[k].event_ns,
+				     .kernel = event_cost[k].name };
+	if (first_seq < 0 || last_seq < first_seq)
+		return;
+	ret->events = (uint64_t)(last_seq - first_seq + 1);
+	ret->ns = min(ret->events * ret->event_ns, took_ns);
+}
+
+/** report_cost_text - "16,739 events recorded while it ran, up to 73.652 ms at 4.4 us each (6.12's ...)" */
+const char *report_cost_text(const struct report_cost *c, char *buf, size_t size)
+{
+	char n[32];
+
+	snprintf(buf, size, "%s events recorded while it ran, up to %.3f ms at %.1f us each "
+		 "(%s's in the nested rig: BENCHMARKS.md)", cli_count(c->events, n, sizeof(n)),
+		 (double)c->ns / 1e6, c->event_ns / 1e3, c->kernel);
 	return buf;
 }
 

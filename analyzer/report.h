@@ -122,6 +122,18 @@ void report_json_str(FILE *f, const char *s);
 double report_huge_pct(const struct msc_census *c);
 void report_counts_add(struct msc_phase_counts *d, const struct msc_phase_counts *c);
 const char *report_dirty_text(int64_t pages, uint64_t window_ns, char *buf, size_t size);
+
+/* What recording a step cost it: report_tracing_cost() */
+struct report_cost {
+	uint64_t events;		/* recorded while it ran */
+	uint64_t ns;			/* the time they are estimated to have added */
+	unsigned int event_ns;		/* ... at this much each */
+	const char *kernel;		/* the kernel that was measured ("6.12") */
+};
+
+void report_tracing_cost(const char *release, int64_t first_seq, int64_t last_seq,
+			 uint64_t took_ns, struct report_cost *ret);
+const char *report_cost_text(const struct report_cost *c, char *buf, size_t size);
 void report_sort_phases(struct msc_phase *ph, size_t nr);
 void report_selftest(FILE *f, const struct msc_vm *vms, size_t nr_vms,
 		     const struct msc_phase *ph, size_t nr);
