@@ -22,6 +22,7 @@
 #include "source-tracefs-local.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 #include <tracefs/tracefs.h>
@@ -34,10 +35,11 @@ struct light_event {
 	const char *system, *event;
 	const char *field;		/* the address field, or "" */
 	unsigned int shift;		/* 0: a GFN, 12: a GPA */
+	bool required;			/* its filter must hold, or record fails */
 };
 
 static const struct light_event light_events[] = {
-	{ "kvmmmu", "kvm_tdp_mmu_spte_changed", "gfn", 0 },
+	{ "kvmmmu", "kvm_tdp_mmu_spte_changed", "gfn", 0, true },
 	{ "kvmmmu", "kvm_mmu_get_page", "gfn", 0 },
 	{ "kvmmmu", "kvm_mmu_prepare_zap_page", "gfn", 0 },
 	{ "kvmmmu", "kvm_mmu_spte_requested", "gfn", 0 },
@@ -102,7 +104,7 @@ int live_light_enable(struct tracefs_source *t, unsigned int n,
 		if (ev->field[0] && !n)
 			continue;
 		if (ev->field[0] && (r = write_filter(t, ev, mask))) {
-			if (i == 0) {
+			if (ev->required) {
 				snprintf(t->base.error, sizeof(t->base.error),
 					 "%s/events/%s/%s/filter: the kernel refused the sample filter",
 					 t->instance_dir, ev->system, ev->event);
