@@ -51,13 +51,14 @@ static void add_cell(struct msc_history *h, unsigned int kind, unsigned int as_i
 }
 
 /**
- * hdirty_add - @pages 4K pages from @gfn were dirtied (collected or fixed, @kind)
+ * hdirty_add_new - hdirty_add() of pages the row being gathered does not
+ *	take: a row of their own (a huge page's pages go to each of its cells)
  *
- * A huge page's pages go to each of its cells.  Nothing is kept while an
- * analysis resumes (its rows are in the table already).
+ * Nothing is kept while an analysis resumes (its rows are in the table
+ * already).
  */
-void hdirty_add(struct msc_history *h, unsigned int kind, unsigned int as_id, uint64_t gfn,
-		uint64_t pages, uint64_t ts)
+void hdirty_add_new(struct msc_history *h, unsigned int kind, unsigned int as_id, uint64_t gfn,
+		    uint64_t pages, uint64_t ts)
 {
 	uint64_t end = gfn + pages;
 

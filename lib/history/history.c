@@ -365,6 +365,10 @@ static int apply_spte(struct msc_history *h, const struct msc_event *ev)
 	if (class == MSC_CLASS_NONE)
 		class = msc_spte_classify(&h->layout, s->level, s->old_spte, s->new_spte, false);
 	hphase_cost(h, ev, HCOST_SPTE, 1);
+	/* the pages phase.c counts as collected, by cell (dirty.c) */
+	if (s->class == MSC_CLASS_WRITE_PROTECT || s->class == MSC_CLASS_CLEAR_DIRTY)
+		hdirty_add(h, HDIRTY_COLLECTED, s->as_id, s->gfn, msc_level_pages(s->level),
+			   h->last_ts);
 	if (s->old_spte == h->layout.frozen && h->layout.frozen != h->layout.nonpresent) {
 		r = hanomaly(h, MSC_ANOMALY_LEFT_FROZEN, s->as_id, s->gfn, s->level, s->old_spte,
 			     s->new_spte, "SPTE still frozen when changed again");
@@ -491,8 +495,11 @@ static int apply_fast_pf(struct msc_history *h, const struct msc_event *ev)
 	if (!hmodel_find_leaf(h, 0, gfn, &level))
 		level = (f->old_spte & h->layout.huge) ? 2 : 1;
 	/* a write to a page protected for dirty logging: the guest dirtied it */
-	if (!(f->old_spte & h->layout.writable) && (f->new_spte & h->layout.writable))
+	if (!(f->old_spte & h->layout.writable) && (f->new_spte & h->layout.writable)) {
 		hphase_cost(h, ev, HCOST_FIXED, msc_level_pages(level));
+		hdirty_add(h, HDIRTY_FIXED, 0, gfn & ~(msc_level_pages(level) - 1),
+			   msc_level_pages(level), h->last_ts);
+	}
 	h->sum.fast_applied++;
 	return hmodel_change(h, 0, gfn & ~(msc_level_pages(level) - 1), level, f->old_spte,
 			     f->new_spte, MSC_CAUSE_FAST_FIX);

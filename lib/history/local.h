@@ -662,9 +662,26 @@ static inline void hact_count(struct msc_history *h, int32_t pid, unsigned int w
 }
 
 /* lib/history/dirty.c */
-void hdirty_add(struct msc_history *h, unsigned int kind, unsigned int as_id, uint64_t gfn,
-		uint64_t pages, uint64_t ts);
+void hdirty_add_new(struct msc_history *h, unsigned int kind, unsigned int as_id, uint64_t gfn,
+		    uint64_t pages, uint64_t ts);
 int hdirty_flush(struct msc_history *h);
+
+/*
+ * hdirty_add - @pages 4K pages from @gfn were dirtied (collected or fixed,
+ * @kind) at @ts.  Most often they are more of the cell the row gathers: a
+ * harvest walks its GFNs in order.
+ */
+static inline void hdirty_add(struct msc_history *h, unsigned int kind, unsigned int as_id,
+			      uint64_t gfn, uint64_t pages, uint64_t ts)
+{
+	struct hdirty *d = &h->dirty;
+
+	if (d->pages && gfn >> 9 == d->cell && (gfn + pages - 1) >> 9 == d->cell &&
+	    d->kind == kind && d->as_id == as_id && d->turn == h->phase_turns && d->vm == h->vm_id)
+		d->pages += pages;
+	else
+		hdirty_add_new(h, kind, as_id, gfn, pages, ts);
+}
 
 /* lib/history/anomaly.c */
 int hanomaly(struct msc_history *h, enum msc_anomaly_kind kind, unsigned int as_id,

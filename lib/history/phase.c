@@ -218,11 +218,6 @@ void hphase_cost(struct msc_history *h, const struct msc_event *ev, unsigned int
 	bool vcpu;
 
 	hact_count(h, pid, what, n);
-	if (what == HCOST_SPTE && ev && ev->type == MSC_EV_SPTE_CHANGED && collects(ev->spte.class))
-		hdirty_add(h, HDIRTY_COLLECTED, ev->spte.as_id, ev->spte.gfn,
-			   msc_level_pages(ev->spte.level), h->last_ts);
-	else if (what == HCOST_FIXED && ev && ev->type == MSC_EV_FAST_PF)
-		hdirty_add(h, HDIRTY_FIXED, 0, (ev->fast_pf.gpa >> 12) & ~(n - 1), n, h->last_ts);
 	if (h->stretch) {
 		cost_event(&h->batch, ev, what, n);
 		return;
