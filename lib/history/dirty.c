@@ -37,8 +37,7 @@ static void add_cell(struct msc_history *h, unsigned int kind, unsigned int as_i
 	struct hdirty *d = &h->dirty;
 	int r;
 
-	if (d->pages && d->cell == cell && d->kind == kind && d->as_id == as_id &&
-	    d->vm == h->vm_id && d->turn == h->phase_turns) {
+	if (hdirty_takes(h, kind, as_id, cell)) {
 		d->pages += pages;
 		return;
 	}

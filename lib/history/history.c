@@ -19,6 +19,7 @@
 #include "local.h"
 #include "mmuscope/error.h"
 #include "mmuscope/host.h"
+#include "mmuscope/live.h"
 #include "mmuscope/store.h"
 #include "mmuscope/util.h"
 
@@ -196,6 +197,21 @@ static int part_new(struct msc_history *f, int *ret)
 	return 0;
 }
 
+/* Tell @p each thread's process, as the capture's task table has it (a recording's: saved tgids) */
+static int load_processes(struct msc_store *s, int64_t capture_id, struct hplace *p)
+{
+	struct msc_task_row *t;
+	size_t nr;
+	int r = msc_store_get_tasks(s, capture_id, &t, &nr);
+
+	if (r)
+		return r;
+	for (size_t i = 0; !r && i < nr; i++)
+		r = hplace_set_task(p, t[i].pid, t[i].tgid);
+	free(t);
+	return r;
+}
+
 /**
  * msc_history_open - start or resume the analysis of one capture
  * @s: the store, writable
@@ -244,8 +260,8 @@ int msc_history_open(struct msc_store *s, int64_t capture_id, const struct msc_h
 		r = hstore_open(s, &h->hs);
 	}
 	if (!r)
-		r = hstore_load_tgids(h->hs, h->capture_id, h->place);
-	h->by_process = hplace_by_process(h->place);
+		r = load_processes(s, h->capture_id, h->place);
+	h->by_process = hplace_processes(h->place) > 0;
 	if (!r && h->opts.rebuild)
 		r = hstore_drop(h->hs, h->capture_id);
 	if (!r)
@@ -1153,11 +1169,17 @@ int msc_history_by_process(struct msc_store *s, int64_t capture_id,
 {
 	const struct msc_history_opts opts = { .rebuild = true };
 	struct msc_capture_row cap;
-	int64_t procs = 0;
+	struct hplace *p = NULL;
+	uint32_t procs = 0;
 	int r = find_capture(s, capture_id, &cap);
 
 	if (!r)
-		r = hstore_processes(s, cap.id, &procs);
+		r = hplace_new(&p);
+	if (!r)
+		r = load_processes(s, cap.id, p);
+	if (!r)
+		procs = hplace_processes(p);
+	hplace_free(p);
 	if (r || procs < 2)
 		return r;
 	r = msc_history_analyze(s, cap.id, &opts, ret);

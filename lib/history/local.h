@@ -605,7 +605,7 @@ int hplace_event(struct hplace *p, struct msc_history *const *parts, uint32_t nr
 		 const struct msc_event *ev);
 void hplace_created(struct hplace *p, const struct msc_event *ev, uint32_t part);
 int hplace_set_task(struct hplace *p, int32_t pid, int32_t tgid);
-bool hplace_by_process(const struct hplace *p);
+uint32_t hplace_processes(const struct hplace *p);
 uint64_t hplace_unplaced(const struct hplace *p);
 
 /* What hphase_cost() counts. */
@@ -666,6 +666,16 @@ void hdirty_add_new(struct msc_history *h, unsigned int kind, unsigned int as_id
 		    uint64_t pages, uint64_t ts);
 int hdirty_flush(struct msc_history *h);
 
+/* Does the row being gathered take pages of 2M cell @cell, @kind, @as_id (dirty.c)? */
+static inline bool hdirty_takes(const struct msc_history *h, unsigned int kind,
+				unsigned int as_id, uint64_t cell)
+{
+	const struct hdirty *d = &h->dirty;
+
+	return d->pages && d->cell == cell && d->kind == kind && d->as_id == as_id &&
+	       d->turn == h->phase_turns && d->vm == h->vm_id;
+}
+
 /*
  * hdirty_add - @pages 4K pages from @gfn were dirtied (collected or fixed,
  * @kind) at @ts.  Most often they are more of the cell the row gathers: a
@@ -674,11 +684,8 @@ int hdirty_flush(struct msc_history *h);
 static inline void hdirty_add(struct msc_history *h, unsigned int kind, unsigned int as_id,
 			      uint64_t gfn, uint64_t pages, uint64_t ts)
 {
-	struct hdirty *d = &h->dirty;
-
-	if (d->pages && gfn >> 9 == d->cell && (gfn + pages - 1) >> 9 == d->cell &&
-	    d->kind == kind && d->as_id == as_id && d->turn == h->phase_turns && d->vm == h->vm_id)
-		d->pages += pages;
+	if ((gfn + pages - 1) >> 9 == gfn >> 9 && hdirty_takes(h, kind, as_id, gfn >> 9))
+		h->dirty.pages += pages;
 	else
 		hdirty_add_new(h, kind, as_id, gfn, pages, ts);
 }
@@ -719,8 +726,6 @@ int hstore_save_analysis(struct hstore *hs, const struct msc_history_summary *su
 			 const struct hstate *st);
 int hstore_load_open(struct hstore *hs, int64_t capture_id, struct msc_history *h);
 int hstore_load_was_huge(struct hstore *hs, int64_t capture_id, struct msc_history *h);
-int hstore_load_tgids(struct hstore *hs, int64_t capture_id, struct hplace *p);
-int hstore_processes(struct msc_store *s, int64_t capture_id, int64_t *ret);
 int hstore_delete_open(struct hstore *hs, int64_t capture_id);
 int hstore_add_run(struct hstore *hs, int64_t capture_id, const struct hrun *run,
 		   bool ends_known);

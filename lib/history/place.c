@@ -70,8 +70,10 @@ struct hplace {
 	uint32_t task_slots, nr_tasks;
 	struct pfd *fd;		/* in the order returned */
 	size_t nr_fds, alloc_fds;
-	uint32_t *creating;	/* per part: KVM_CREATE_VMs under way into it */
-	int32_t *owner;		/* per part: the process whose VM it holds; 0 none */
+	struct ppart {
+		uint32_t creating;	/* KVM_CREATE_VMs under way into it */
+		int32_t owner;		/* the process whose VM it holds; 0 none */
+	} *part;		/* per part (its index in the front's parts[]) */
 	uint32_t alloc_parts;
 	struct pproc *proc;	/* open addressing by tgid, at most half full */
 	uint32_t proc_slots, nr_procs;
@@ -94,8 +96,7 @@ void hplace_free(struct hplace *p)
 		return;
 	free(p->task);
 	free(p->fd);
-	free(p->creating);
-	free(p->owner);
+	free(p->part);
 	free(p->proc);
 	free(p);
 }
@@ -238,26 +239,27 @@ static int fd_part(const struct hplace *p, int32_t fd, const struct ptask *t)
 	return part;
 }
 
-/* Room for the per-part arrays up to @part */
+/* Room for the per-part entries up to @part */
 static int parts_room(struct hplace *p, uint32_t part)
 {
 	uint32_t n = max(2 * p->alloc_parts, part + 1);
-	uint32_t *c;
-	int32_t *o;
+	struct ppart *v;
 
 	if (part < p->alloc_parts)
 		return 0;
-	c = realloc(p->creating, n * sizeof(*c));
-	if (c)
-		p->creating = c;
-	o = c ? realloc(p->owner, n * sizeof(*o)) : NULL;
-	if (!o)
+	v = realloc(p->part, n * sizeof(*v));
+	if (!v)
 		return -ENOMEM;
-	p->owner = o;
-	memset(c + p->alloc_parts, 0, (n - p->alloc_parts) * sizeof(*c));
-	memset(o + p->alloc_parts, 0, (n - p->alloc_parts) * sizeof(*o));
+	memset(v + p->alloc_parts, 0, (n - p->alloc_parts) * sizeof(*v));
+	p->part = v;
 	p->alloc_parts = n;
 	return 0;
+}
+
+/* Part @i's entry; none made yet: no process, nothing under way */
+static struct ppart part_of(const struct hplace *p, uint32_t i)
+{
+	return i < p->alloc_parts ? p->part[i] : (struct ppart){ 0 };
 }
 
 static int reserve(struct hplace *p, uint32_t part, int delta)
@@ -265,7 +267,7 @@ static int reserve(struct hplace *p, uint32_t part, int delta)
 	int r = parts_room(p, part);
 
 	if (!r)
-		p->creating[part] += (uint32_t)delta;
+		p->part[part].creating += (uint32_t)delta;
 	return r;
 }
 
@@ -289,8 +291,8 @@ static int proc_bind(struct hplace *p, const struct ptask *t, uint32_t part)
 		e->part = (int32_t)part;
 	else if (e->part != (int32_t)part)
 		e->part = PROC_SEVERAL;
-	if (!p->owner[part])
-		p->owner[part] = t->tgid;
+	if (!p->part[part].owner)
+		p->part[part].owner = t->tgid;
 	return 0;
 }
 
@@ -303,10 +305,10 @@ static int free_part(const struct hplace *p, struct msc_history *const *parts, u
 		     int32_t tgid)
 {
 	for (uint32_t i = 0; i < nr; i++) {
-		bool known = i < p->alloc_parts;
+		struct ppart e = part_of(p, i);
 
-		if (hvm_free(parts[i]) && (!known || !p->creating[i]) &&
-		    (!known || !p->owner[i] || p->owner[i] == tgid || parts[i]->st.vm_gone))
+		if (hvm_free(parts[i]) && !e.creating &&
+		    (!e.owner || e.owner == tgid || parts[i]->st.vm_gone))
 			return (int)i;
 	}
 	return HPLACE_NEW;
@@ -320,9 +322,9 @@ static int free_part(const struct hplace *p, struct msc_history *const *parts, u
 static int unowned_part(const struct hplace *p, struct msc_history *const *parts, uint32_t nr)
 {
 	for (uint32_t i = 0; i < nr; i++) {
-		bool known = i < p->alloc_parts;
+		struct ppart e = part_of(p, i);
 
-		if ((!known || (!p->owner[i] && !p->creating[i])) && !hvm_by_ioctl(parts[i]))
+		if (!e.owner && !e.creating && !hvm_by_ioctl(parts[i]))
 			return (int)i;
 	}
 	return HPLACE_NEW;
@@ -376,10 +378,10 @@ int hplace_set_task(struct hplace *p, int32_t pid, int32_t tgid)
 	return t->tgid && !proc_get(p, t->tgid) ? -ENOMEM : 0;
 }
 
-/** hplace_by_process - does the capture say which process each thread is of? */
-bool hplace_by_process(const struct hplace *p)
+/** hplace_processes - the processes the capture's threads are of (0: it does not say) */
+uint32_t hplace_processes(const struct hplace *p)
 {
-	return p->nr_procs > 0;
+	return p->nr_procs;
 }
 
 /* The exit of @t's ioctl: a file it created is its VM's */
@@ -391,8 +393,8 @@ static int ioctl_exit(struct hplace *p, struct ptask *t, const struct msc_event 
 	if (part < 0)
 		return t->last >= 0 ? t->last : 0;
 	if (t->creating == CREATING_VM && (uint32_t)part < p->alloc_parts &&
-	    p->creating[part])
-		p->creating[part]--;
+	    p->part[part].creating)
+		p->part[part].creating--;
 	if (t->creating && ev->ioctl.ret >= 0 && ev->ioctl.ret <= INT32_MAX)
 		r = fd_add(p, (int32_t)ev->ioctl.ret, (uint32_t)part);
 	if (!r && t->creating == CREATING_VM && ev->ioctl.ret >= 0)

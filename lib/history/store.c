@@ -742,43 +742,6 @@ int hstore_load_was_huge(struct hstore *hs, int64_t capture_id, struct msc_histo
 	return load_runs(hs, capture_id, "r.level >= 2 AND r.end_cause != 0", load_was_huge, h);
 }
 
-/**
- * hstore_load_tgids - tell @p each thread's process, as the capture's task
- *	table has it (a recording's: the kernel's saved tgids)
- */
-int hstore_load_tgids(struct hstore *hs, int64_t capture_id, struct hplace *p)
-{
-	sqlite3_stmt *st;
-	int r = msc_store_prepare(hs->s, "SELECT pid, tgid FROM task WHERE capture_id = ?1 "
-				  "AND tgid > 0", &st);
-
-	if (r)
-		return r;
-	sqlite3_bind_int64(st, 1, capture_id);
-	while ((r = msc_store_step(hs->s, st)) == 1)
-		r = hplace_set_task(p, sqlite3_column_int(st, 0), sqlite3_column_int(st, 1));
-	sqlite3_finalize(st);
-	return r < 0 ? r : 0;
-}
-
-/** hstore_processes - how many processes the capture's task table names */
-int hstore_processes(struct msc_store *s, int64_t capture_id, int64_t *ret)
-{
-	sqlite3_stmt *st;
-	int r = msc_store_prepare(s, "SELECT count(DISTINCT tgid) FROM task WHERE capture_id = ?1 "
-				  "AND tgid > 0", &st);
-
-	*ret = 0;
-	if (r)
-		return r;
-	sqlite3_bind_int64(st, 1, capture_id);
-	r = msc_store_step(s, st);
-	if (r == 1)
-		*ret = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	return r < 0 ? r : 0;
-}
-
 /** hstore_delete_open - delete the open runs (end_cause 0 exactly while open) */
 int hstore_delete_open(struct hstore *hs, int64_t capture_id)
 {
