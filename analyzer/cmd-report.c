@@ -611,6 +611,73 @@ static void json_census(FILE *f, const char *name, const struct msc_census *c)
 		PRId64 "}", name, c->pages[1], c->pages[2], c->pages[3]);
 }
 
+/* Phase @i of the capture, as one JSON object (after a comma unless the first) */
+static void json_phase(struct report *rp, FILE *f, size_t i)
+{
+	const struct msc_history_summary *s = &rp->l.sum;
+	const struct msc_phase *p = &rp->l.phases[i];
+	struct msc_harvest_sum h;
+	char origin[32];
+
+	fprintf(f, "%s\n  {\"id\": %" PRId64 ", \"vm\": %" PRId64 ", \"kind\": \"%s\", "
+		"\"source\": \"%s\", \"name\": ", i ? "," : "", p->id, p->vm,
+		msc_phase_kind_name(p->kind), msc_phase_source_name(p->source));
+	report_json_str(f, p->name);
+	/* where it began in trace-cmd's clock too, as trace-cmd report prints it */
+	fprintf(f, ", \"start\": \"%s\"", cli_trace_ts(p->start_ts, origin, sizeof(origin)));
+	fprintf(f, ", \"bounds\": \"%s\", \"slack_start_ns\": %" PRIu64
+		", \"slack_end_ns\": %" PRIu64, msc_phase_bounds_name(p->bounds),
+		p->slack_start_ns, p->slack_end_ns);
+	json_dirtied(rp, f, p);
+	json_cost(rp, f, p);
+	fprintf(f, ", \"start_ns\": %" PRIu64 ", \"duration_ns\": %" PRIu64
+		", \"spte_changes\": %" PRIu64 ", \"by_class\": {",
+		p->start_ts - s->first_ts, p->end_ts - p->start_ts, p->count.spte_changes);
+	for (int c = 0, n = 0; c < MSC_CLASS_NR; c++)
+		if (p->count.by_class[c])
+			fprintf(f, "%s\"%s\": %" PRIu64, n++ ? ", " : "",
+				msc_spte_class_name(c), p->count.by_class[c]);
+	fprintf(f, "}, \"splits\": %" PRIu64 ", \"split_failures\": %" PRIu64
+		", \"pages_split\": %" PRIu64 ", \"pages_promoted\": %" PRIu64
+		", \"children_synthesized\": %" PRIu64 ", \"faults_slow\": %" PRIu64
+		", \"faults_fast\": %" PRIu64 ", \"faults_spurious\": %" PRIu64
+		", \"tlb_flushes\": ", p->count.splits,
+		p->count.split_failures, p->count.pages_split, p->count.pages_promoted, p->count.children_synthesized,
+		p->count.faults_slow, p->count.faults_fast, p->count.faults_spurious);
+	if (p->count.flushes >= 0)
+		fprintf(f, "%" PRId64, p->count.flushes);
+	else
+		fprintf(f, "null");
+	for (int l = 2; l <= 3; l++) {
+		fprintf(f, ", \"pages_split_%s\": ", l == 2 ? "2m" : "1g");
+		if (p->count.pages_split_level[l] >= 0)
+			fprintf(f, "%" PRId64, p->count.pages_split_level[l]);
+		else
+			fprintf(f, "null");
+	}
+	fprintf(f, ", \"zaps\": %" PRIu64 ", \"refaults\": %" PRIu64
+		", \"region_split_ns\": %" PRIu64 ", \"to_huge_ns\": ", p->count.zaps, p->count.refaults,
+		p->region_split_ns);
+	if (p->to_huge_ns >= 0)
+		fprintf(f, "%" PRId64, p->to_huge_ns);
+	else
+		fprintf(f, "null");
+	fprintf(f, ", \"harvest\": ");
+	if (!msc_hview_phase_harvest(rp->l.v, p, &h) && h.ioctls)
+		fprintf(f, "{\"get\": %" PRIu64 ", \"clear\": %" PRIu64 ", \"pages\": %" PRIu64
+			", \"dirty\": %" PRIu64 ", \"rearmed\": %" PRIu64
+			", \"kernel_ns\": %" PRIu64 "}", h.gets, h.clears, h.pages, h.dirty,
+			h.rearmed, h.kernel_ns);
+	else
+		fprintf(f, "null");
+	fprintf(f, ", ");
+	json_census(f, "census_before", &p->before);
+	fprintf(f, ", ");
+	json_census(f, "census_after", &p->after);
+	report_kvm_json(f, rp->l.kvm ? &rp->l.kvm[i] : NULL, p);
+	fprintf(f, "}");
+}
+
 static void json_report(struct report *rp)
 {
 	const struct msc_history_summary *s = &rp->l.sum;
@@ -659,68 +726,8 @@ static void json_report(struct report *rp)
 		fprintf(f, "}");
 	}
 	fprintf(f, "],\n \"phases\": [");
-	for (size_t i = 0; i < rp->l.nr_phases; i++) {
-		const struct msc_phase *p = &rp->l.phases[i];
-		struct msc_harvest_sum h;
-
-		fprintf(f, "%s\n  {\"id\": %" PRId64 ", \"vm\": %" PRId64 ", \"kind\": \"%s\", "
-			"\"source\": \"%s\", \"name\": ", i ? "," : "", p->id, p->vm,
-			msc_phase_kind_name(p->kind), msc_phase_source_name(p->source));
-		report_json_str(f, p->name);
-		/* where it began in trace-cmd's clock too, as trace-cmd report prints it */
-		fprintf(f, ", \"start\": \"%s\"", cli_trace_ts(p->start_ts, origin, sizeof(origin)));
-		fprintf(f, ", \"bounds\": \"%s\", \"slack_start_ns\": %" PRIu64
-			", \"slack_end_ns\": %" PRIu64, msc_phase_bounds_name(p->bounds),
-			p->slack_start_ns, p->slack_end_ns);
-		json_dirtied(rp, f, p);
-		json_cost(rp, f, p);
-		fprintf(f, ", \"start_ns\": %" PRIu64 ", \"duration_ns\": %" PRIu64
-			", \"spte_changes\": %" PRIu64 ", \"by_class\": {",
-			p->start_ts - s->first_ts, p->end_ts - p->start_ts, p->count.spte_changes);
-		for (int c = 0, n = 0; c < MSC_CLASS_NR; c++)
-			if (p->count.by_class[c])
-				fprintf(f, "%s\"%s\": %" PRIu64, n++ ? ", " : "",
-					msc_spte_class_name(c), p->count.by_class[c]);
-		fprintf(f, "}, \"splits\": %" PRIu64 ", \"split_failures\": %" PRIu64
-			", \"pages_split\": %" PRIu64 ", \"pages_promoted\": %" PRIu64
-			", \"children_synthesized\": %" PRIu64 ", \"faults_slow\": %" PRIu64
-			", \"faults_fast\": %" PRIu64 ", \"faults_spurious\": %" PRIu64
-			", \"tlb_flushes\": ", p->count.splits,
-			p->count.split_failures, p->count.pages_split, p->count.pages_promoted, p->count.children_synthesized,
-			p->count.faults_slow, p->count.faults_fast, p->count.faults_spurious);
-		if (p->count.flushes >= 0)
-			fprintf(f, "%" PRId64, p->count.flushes);
-		else
-			fprintf(f, "null");
-		for (int l = 2; l <= 3; l++) {
-			fprintf(f, ", \"pages_split_%s\": ", l == 2 ? "2m" : "1g");
-			if (p->count.pages_split_level[l] >= 0)
-				fprintf(f, "%" PRId64, p->count.pages_split_level[l]);
-			else
-				fprintf(f, "null");
-		}
-		fprintf(f, ", \"zaps\": %" PRIu64 ", \"refaults\": %" PRIu64
-			", \"region_split_ns\": %" PRIu64 ", \"to_huge_ns\": ", p->count.zaps, p->count.refaults,
-			p->region_split_ns);
-		if (p->to_huge_ns >= 0)
-			fprintf(f, "%" PRId64, p->to_huge_ns);
-		else
-			fprintf(f, "null");
-		fprintf(f, ", \"harvest\": ");
-		if (!msc_hview_phase_harvest(rp->l.v, p, &h) && h.ioctls)
-			fprintf(f, "{\"get\": %" PRIu64 ", \"clear\": %" PRIu64 ", \"pages\": %" PRIu64
-				", \"dirty\": %" PRIu64 ", \"rearmed\": %" PRIu64
-				", \"kernel_ns\": %" PRIu64 "}", h.gets, h.clears, h.pages, h.dirty,
-				h.rearmed, h.kernel_ns);
-		else
-			fprintf(f, "null");
-		fprintf(f, ", ");
-		json_census(f, "census_before", &p->before);
-		fprintf(f, ", ");
-		json_census(f, "census_after", &p->after);
-		report_kvm_json(f, rp->l.kvm ? &rp->l.kvm[i] : NULL, p);
-		fprintf(f, "}");
-	}
+	for (size_t i = 0; i < rp->l.nr_phases; i++)
+		json_phase(rp, f, i);
 	fprintf(f, "],\n \"kvm_stats\": [");
 	for (size_t i = 0; i < rp->l.nr_stats; i++) {
 		const struct msc_kvm_stats *k = &rp->l.stats[i];
@@ -848,7 +855,9 @@ static int write_svg(struct report *rp, struct msc_store *s, const struct msc_ca
 	return r ? 1 : 0;
 }
 
-int cmd_report(int argc, char **argv)
+/* The options into @rp, @ret_in, @ret_only; 2 (usage) on a bad one */
+static int parse_args(int argc, char **argv, struct report *rp, const char **ret_in,
+		      long long *ret_only)
 {
 	static const struct option longopts[] = {
 		{ "capture", required_argument, NULL, 'c' },
@@ -862,29 +871,24 @@ int cmd_report(int argc, char **argv)
 		{ "brief", no_argument, NULL, 'b' },
 		{ 0 }
 	};
-	struct report rp = { .f = stdout };
-	struct msc_capture_row *caps = NULL;
-	struct msc_store *s;
-	const char *in = NULL, *at = NULL, *window = NULL;
-	long long only = 0;
-	size_t nr = 0, done = 0;
-	int c, r;
+	const char *at = NULL, *window = NULL;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "c:i:", longopts, NULL)) != -1) {
 		if (c == 'c') {
-			if (!cli_capture_id(optarg, &only))
+			if (!cli_capture_id(optarg, ret_only))
 				return 2;
 		} else if (c == 'i') {
-			in = optarg;
+			*ret_in = optarg;
 		} else if (c == 'j') {
-			rp.json = true;
+			rp->json = true;
 		} else if (c == 't') {
-			rp.selftest = true;
+			rp->selftest = true;
 		} else if (c == 'b') {
-			rp.brief = true;
+			rp->brief = true;
 		} else if (c == 's') {
-			rp.svg_dir = optarg;
-		} else if (c == 'a' && svg_parse_times(optarg, &rp.svg)) {
+			rp->svg_dir = optarg;
+		} else if (c == 'a' && svg_parse_times(optarg, &rp->svg)) {
 			cli_error("--at %s: expected milliseconds since the capture start, or "
 				  "@TIME in trace-cmd's clock (" CLI_TS_HELP "), comma separated "
 				  "(at most %d)", optarg, SVG_MAX_MAPS);
@@ -892,7 +896,7 @@ int cmd_report(int argc, char **argv)
 		} else if (c == 'a') {
 			at = optarg;
 		} else if ((c == 'F' || c == 'T') &&
-			   svg_parse_ms(optarg, c == 'F' ? &rp.svg.from : &rp.svg.to, &rp.svg.abs,
+			   svg_parse_ms(optarg, c == 'F' ? &rp->svg.from : &rp->svg.to, &rp->svg.abs,
 					c == 'F' ? SVG_ABS_FROM : SVG_ABS_TO)) {
 			cli_error("--%s %s: expected milliseconds since the capture start, or @TIME "
 				  "in trace-cmd's clock (" CLI_TS_HELP ")", c == 'F' ? "from" : "to", optarg);
@@ -903,18 +907,33 @@ int cmd_report(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (rp.json + rp.selftest + rp.brief > 1) {
+	if (rp->json + rp->selftest + rp->brief > 1) {
 		cli_error("--json, --selftest and --brief exclude each other");
 		return 2;
 	}
-	if (at && !rp.svg_dir) {
+	if (at && !rp->svg_dir) {
 		cli_error("--at %s: the memory maps' times: give --svg DIR too", at);
 		return 2;
 	}
-	if (window && !rp.svg_dir) {
+	if (window && !rp->svg_dir) {
 		cli_error("--from/--to %s: the pictures' window: give --svg DIR too", window);
 		return 2;
 	}
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	struct report rp = { .f = stdout };
+	struct msc_capture_row *caps = NULL;
+	struct msc_store *s;
+	const char *in = NULL;
+	long long only = 0;
+	size_t nr = 0, done = 0;
+	int r;
+
+	if (parse_args(argc, argv, &rp, &in, &only))
+		return 2;
 	rp.db = cli_input(argc, argv, in, NULL, "database");
 	if (!rp.db)
 		return 2;

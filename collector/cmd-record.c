@@ -90,123 +90,100 @@ struct recorder {
 	bool metrics_failed;		/* ... said once */
 };
 
-static int parse_args(int argc, char **argv, struct record_opts *o)
+/* One option @c (not an output one) into @o; -1 when it is bad */
+static int parse_one(struct record_opts *o, int c, const char *arg)
 {
-	static const struct option longopts[] = {
-		{ "output", required_argument, NULL, 'o' },
-		{ "pid", required_argument, NULL, 'p' },
-		{ "duration", required_argument, NULL, 'd' },
-		{ "buffer-kb", required_argument, NULL, 'b' },
-		{ "instance", required_argument, NULL, 'I' },
-		{ "tracing-dir", required_argument, NULL, 'T' },
-		{ "no-kprobes", no_argument, NULL, 'K' },
-		{ "stats-ms", required_argument, NULL, 'S' },
-		{ "commit-ms", required_argument, NULL, 'C' },
-		CLI_OUTPUT_OPTIONS,
-		{ "quiet", no_argument, NULL, 'q' },
-		{ "no-analyze", no_argument, NULL, 'N' },
-		{ "trace-dat", required_argument, NULL, 'D' },
-		{ "spool-dir", required_argument, NULL, 'P' },
-		{ "no-spool", no_argument, NULL, 'Q' },
-		{ "metrics-dir", required_argument, NULL, 'M' },
-		{ "light", optional_argument, NULL, 'L' },
-		{ 0 }
-	};
 	char *end;
-	int c, r;
+	int r;
 
-	cli_output_init(&o->out);
-	o->commit_ms = 250;
-	o->stats_ms = UINT_MAX;	/* not given: 100, or 10 with --light (census around each step) */
-	while ((c = getopt_long(argc, argv, "o:p:d:b:fq", longopts, NULL)) != -1) {
-		r = cli_output_option(&o->out, c, optarg);
-		if (r < 0)
-			return -1;
-		if (r)
-			continue;
-		switch (c) {
-		case 'o':
-			o->output = optarg;
-			break;
-		case 'p':
-			o->live.pid = (int)strtol(optarg, &end, 10);
-			if (*end || o->live.pid <= 0) {
-				cli_error("--pid %s: expected a process id", optarg);
-				return -1;
-			}
-			break;
-		case 'd':
-			o->duration = strtod(optarg, &end);
-			if (*end || o->duration <= 0) {
-				cli_error("--duration %s: expected seconds > 0", optarg);
-				return -1;
-			}
-			break;
-		case 'b':
-			o->live.buffer_kb = (unsigned int)strtoul(optarg, &end, 10);
-			if (*end || !o->live.buffer_kb) {
-				cli_error("--buffer-kb %s: expected KiB per CPU", optarg);
-				return -1;
-			}
-			break;
-		case 'I':
-			o->live.instance = optarg;
-			break;
-		case 'T':
-			o->live.tracing_dir = optarg;
-			break;
-		case 'K':
-			o->live.no_kprobes = true;
-			break;
-		case 'S':
-			o->stats_ms = (unsigned int)strtoul(optarg, &end, 10);
-			if (*end) {
-				cli_error("--stats-ms %s: expected milliseconds (0: off)", optarg);
-				return -1;
-			}
-			break;
-		case 'C':
-			o->commit_ms = (unsigned int)strtoul(optarg, &end, 10);
-			if (*end || !o->commit_ms) {
-				cli_error("--commit-ms %s: expected milliseconds", optarg);
-				return -1;
-			}
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'N':
-			o->no_analyze = true;
-			break;
-		case 'D':
-			o->trace_dat = optarg;
-			break;
-		case 'P':
-			snprintf(o->spool_dir, sizeof(o->spool_dir), "%s", optarg);
-			break;
-		case 'Q':
-			o->no_spool = true;
-			break;
-		case 'M':
-			o->metrics_dir = optarg;
-			r = metrics_dir_check(optarg);
-			if (r) {
-				cli_error("--metrics-dir %s: %s (an existing directory it can write)",
-					  optarg, strerror(-r));
-				return -1;
-			}
-			break;
-		case 'L':
-			o->live.light = true;
-			o->live.light_cells = optarg ? (unsigned int)strtoul(optarg, &end, 10) : 0;
-			if (optarg && (*end || !o->live.light_cells))
-				o->live.light_cells = 1;	/* refused by the source */
-			break;
-		default:
+	switch (c) {
+	case 'o':
+		o->output = arg;
+		break;
+	case 'p':
+		o->live.pid = (int)strtol(arg, &end, 10);
+		if (*end || o->live.pid <= 0) {
+			cli_error("--pid %s: expected a process id", arg);
 			return -1;
 		}
+		break;
+	case 'd':
+		o->duration = strtod(arg, &end);
+		if (*end || o->duration <= 0) {
+			cli_error("--duration %s: expected seconds > 0", arg);
+			return -1;
+		}
+		break;
+	case 'b':
+		o->live.buffer_kb = (unsigned int)strtoul(arg, &end, 10);
+		if (*end || !o->live.buffer_kb) {
+			cli_error("--buffer-kb %s: expected KiB per CPU", arg);
+			return -1;
+		}
+		break;
+	case 'I':
+		o->live.instance = arg;
+		break;
+	case 'T':
+		o->live.tracing_dir = arg;
+		break;
+	case 'K':
+		o->live.no_kprobes = true;
+		break;
+	case 'S':
+		o->stats_ms = (unsigned int)strtoul(arg, &end, 10);
+		if (*end) {
+			cli_error("--stats-ms %s: expected milliseconds (0: off)", arg);
+			return -1;
+		}
+		break;
+	case 'C':
+		o->commit_ms = (unsigned int)strtoul(arg, &end, 10);
+		if (*end || !o->commit_ms) {
+			cli_error("--commit-ms %s: expected milliseconds", arg);
+			return -1;
+		}
+		break;
+	case 'q':
+		o->quiet = true;
+		break;
+	case 'N':
+		o->no_analyze = true;
+		break;
+	case 'D':
+		o->trace_dat = arg;
+		break;
+	case 'P':
+		snprintf(o->spool_dir, sizeof(o->spool_dir), "%s", arg);
+		break;
+	case 'Q':
+		o->no_spool = true;
+		break;
+	case 'M':
+		o->metrics_dir = arg;
+		r = metrics_dir_check(arg);
+		if (r) {
+			cli_error("--metrics-dir %s: %s (an existing directory it can write)",
+				  arg, strerror(-r));
+			return -1;
+		}
+		break;
+	case 'L':
+		o->live.light = true;
+		o->live.light_cells = arg ? (unsigned int)strtoul(arg, &end, 10) : 0;
+		if (arg && (*end || !o->live.light_cells))
+			o->live.light_cells = 1;	/* refused by the source */
+		break;
+	default:
+		return -1;
 	}
-	if (optind != argc || !o->output) {
+	return 0;
+}
+
+/* The options together: what one alone cannot tell, and the defaults they imply */
+static int check_args(struct record_opts *o)
+{
+	if (!o->output) {
 		cli_error("need -o DB (and no other arguments)");
 		return -1;
 	}
@@ -233,6 +210,48 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 	if (o->stats_ms == UINT_MAX)
 		o->stats_ms = o->live.light ? 10 : 100;
 	return cli_output_check(&o->out) ? 0 : -1;
+}
+
+
+static int parse_args(int argc, char **argv, struct record_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "pid", required_argument, NULL, 'p' },
+		{ "duration", required_argument, NULL, 'd' },
+		{ "buffer-kb", required_argument, NULL, 'b' },
+		{ "instance", required_argument, NULL, 'I' },
+		{ "tracing-dir", required_argument, NULL, 'T' },
+		{ "no-kprobes", no_argument, NULL, 'K' },
+		{ "stats-ms", required_argument, NULL, 'S' },
+		{ "commit-ms", required_argument, NULL, 'C' },
+		CLI_OUTPUT_OPTIONS,
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "no-analyze", no_argument, NULL, 'N' },
+		{ "trace-dat", required_argument, NULL, 'D' },
+		{ "spool-dir", required_argument, NULL, 'P' },
+		{ "no-spool", no_argument, NULL, 'Q' },
+		{ "metrics-dir", required_argument, NULL, 'M' },
+		{ "light", optional_argument, NULL, 'L' },
+		{ 0 }
+	};
+	int c, r;
+
+	cli_output_init(&o->out);
+	o->commit_ms = 250;
+	o->stats_ms = UINT_MAX;	/* not given: 100, or 10 with --light (census around each step) */
+	while ((c = getopt_long(argc, argv, "o:p:d:b:fq", longopts, NULL)) != -1) {
+		r = cli_output_option(&o->out, c, optarg);
+		if (r < 0)
+			return -1;
+		if (!r && parse_one(o, c, optarg))
+			return -1;
+	}
+	if (optind != argc) {
+		cli_error("need -o DB (and no other arguments)");
+		return -1;
+	}
+	return check_args(o);
 }
 
 /* Open the database: new (0600, WAL), replaced with --force, or --append. */

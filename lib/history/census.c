@@ -4,8 +4,8 @@
  * "KVM stats after <phase>" markers, and the 2M-cell states of the memory
  * map.
  *
- * Invariant: h->pages[as][level] is the number of leaf entries at that
- * level in the model, which on the TDP MMU is what kvm_update_page_stats()
+ * Invariant: h->pages[as][level], the model's count of its leaves
+ * (hmodel_leaves_add()), is on the TDP MMU what kvm_update_page_stats()
  * counts (+1 per leaf installed, -1 per leaf gone, +512 per split).
  * Census rows are coalesced: one per address space per census bucket, and
  * always one right before a marker, so every "KVM stats" point is exact.
@@ -20,12 +20,6 @@
 #include "mmuscope/util.h"
 
 #define DEFAULT_CENSUS_BUCKET_NS 100000ULL	/* 100 us: a few thousand rows per second of trace */
-
-void hcensus_add(struct msc_history *h, unsigned int as_id, unsigned int level, int delta)
-{
-	h->pages[as_id][level] += delta;
-	h->census_dirty[as_id] = true;
-}
 
 static unsigned int census_flags(const struct msc_history *h)
 {
@@ -202,7 +196,7 @@ int hcensus_cell_update(struct msc_history *h, unsigned int as_id, struct hnode 
 	}
 	c->kind = rc.kind;
 	h->cell_updates++;
-	hphase_cell_huge(h, c, rc.kind == MSC_REGION_2M || rc.kind == MSC_REGION_1G);
+	h->up->cell_huge(h, c, rc.kind == MSC_REGION_2M || rc.kind == MSC_REGION_1G);
 	if (!(c->flags & HCELL_WRITTEN) && rc.kind == MSC_REGION_UNMAPPED)
 		return 0;	/* never mapped: not part of guest memory seen */
 	if ((c->flags & HCELL_WRITTEN) && c->q_kind == rc.kind &&

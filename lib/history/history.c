@@ -26,69 +26,16 @@
 #define OUT_OF_ORDER_NOTE_NS 1000000ULL	/* a skew above 1 ms is an anomaly row */
 #define ANALYZE_COMMIT_EVERY 65536
 
-static const char *const cause_names[] = {
-#define X(name, str) [MSC_CAUSE_##name] = str,
-	MSC_MAP_CAUSES(X)
-#undef X
-};
-
-static const char *const phase_kind_names[] = {
-#define X(name, str) [MSC_PHASE_##name] = str,
-	MSC_PHASE_KINDS(X)
-#undef X
-};
-
-static const char *const phase_source_names[] = {
-#define X(name, str) [MSC_PHASE_SRC_##name] = str,
-	MSC_PHASE_SOURCES(X)
-#undef X
-};
-
-static const char *const phase_bounds_names[] = {
-#define X(name, str) [MSC_BOUNDS_##name] = str,
-	MSC_PHASE_BOUNDS(X)
-#undef X
-};
-
-static const char *const anomaly_names[] = {
-#define X(name, str) [MSC_ANOMALY_##name] = str,
-	MSC_ANOMALY_KINDS(X)
-#undef X
-};
-
-static const char *const region_kind_names[] = {
-	[MSC_REGION_UNMAPPED] = "unmapped", [MSC_REGION_4K] = "4K",
-	[MSC_REGION_2M] = "2M", [MSC_REGION_1G] = "1G",
-};
-
-const char *msc_map_cause_name(enum msc_map_cause cause)
+/* Resuming: the tables hand back each interval that was open, the front gives it to the model. */
+static int load_interval(const struct msc_interval *iv, void *h)
 {
-	return cause < MSC_CAUSE_NR ? cause_names[cause] : "?";
+	return hmodel_load_interval(h, iv);
 }
 
-const char *msc_phase_kind_name(enum msc_phase_kind kind)
+static int load_was_huge(const struct msc_interval *iv, void *h)
 {
-	return kind < MSC_PHASE_KIND_NR ? phase_kind_names[kind] : "?";
-}
-
-const char *msc_phase_source_name(enum msc_phase_source source)
-{
-	return source < MSC_PHASE_SRC_NR ? phase_source_names[source] : "?";
-}
-
-const char *msc_phase_bounds_name(enum msc_phase_bounds bounds)
-{
-	return bounds < MSC_BOUNDS_NR ? phase_bounds_names[bounds] : "?";
-}
-
-const char *msc_anomaly_kind_name(enum msc_anomaly_kind kind)
-{
-	return kind < MSC_ANOMALY_KIND_NR ? anomaly_names[kind] : "?";
-}
-
-const char *msc_region_kind_name(enum msc_region_kind kind)
-{
-	return kind < ARRAY_SIZE(region_kind_names) ? region_kind_names[kind] : "?";
+	hmodel_mark_was_huge(h, iv);
+	return 0;
 }
 
 static int find_capture(struct msc_store *s, int64_t capture_id, struct msc_capture_row *ret)
@@ -141,9 +88,9 @@ static int resume(struct msc_history *h)
 	h->loading = true;
 	h->resumed = true;
 	if (!r)
-		r = hstore_load_open(h->hs, h->capture_id, h);
+		r = hstore_load_open(h->hs, h->capture_id, load_interval, h);
 	if (!r)
-		r = hstore_load_was_huge(h->hs, h->capture_id, h);
+		r = hstore_load_was_huge(h->hs, h->capture_id, load_was_huge, h);
 	if (!r)
 		r = hphase_resume(h);
 	for (size_t i = 0; i < h->nr_vms; i++)
@@ -158,9 +105,23 @@ static int resume(struct msc_history *h)
 	return r;
 }
 
+static int run_filled(struct msc_history *h, const struct hrun *run, bool known)
+{
+	return hstore_add_run(h->hs, h->capture_id, run, known);
+}
+
+/* The way up from the floors below, the same for every part (struct hup). */
+static const struct hup front_up = {
+	.cell_changed = hcensus_cell_update,
+	.anomaly = hanomaly,
+	.cell_huge = hphase_cell_huge,
+	.run_filled = run_filled,
+};
+
 /* A part with nothing analyzed yet, of the front @f's capture */
 static void part_init(struct msc_history *h, struct msc_history *f)
 {
+	h->up = &front_up;
 	h->store = f->store;
 	h->hs = f->hs;
 	h->front = f;
@@ -779,7 +740,7 @@ static int feed(struct msc_history *h, const struct msc_event *ev)
 	h->cur_seq = (int64_t)ev->seq;
 	if (h->st.nr_npf)
 		npf_settle(h, ev);
-	r = hvm_event(h, ev);
+	r = hvm_event(h, ev, hphase_vm_begins);
 	if (!r)
 		r = hphase_event(h, ev);
 	if (!r)

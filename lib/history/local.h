@@ -368,7 +368,27 @@ struct hplace;
  * its part, owns the store writer the parts share, and writes what they
  * share (phases, VMs, regions, the analysis row).
  */
+/*
+ * What a lower floor hands up, and the only way it does: the front
+ * (history.c) installs these, as SQLite's btree hands the pager its
+ * callbacks.  The model tells of a 2M cell changed under it (the census
+ * writes its row), of an event it could not apply (the anomaly log) and of
+ * a run of intervals filled (the tables write it); the census tells the
+ * phase detector of a cell that became, or stopped being, mapped huge.
+ */
+struct hup {
+	int (*cell_changed)(struct msc_history *h, unsigned int as_id, struct hnode *n2,
+			    unsigned int i);
+	int (*anomaly)(struct msc_history *h, enum msc_anomaly_kind kind, unsigned int as_id,
+		       uint64_t gfn, unsigned int level, uint64_t old_spte, uint64_t new_spte,
+		       const char *fmt, ...) __attribute__((format(printf, 8, 9)));
+	void (*cell_huge)(struct msc_history *h, struct hcell *c, bool huge);
+	/* a run of intervals filled (@known: it begins where its node's last ended) */
+	int (*run_filled)(struct msc_history *h, const struct hrun *run, bool known);
+};
+
 struct msc_history {
+	const struct hup *up;		/* the front's hooks, the same in every part */
 	struct msc_store *store;	/* borrowed */
 	struct hstore *hs;		/* the front's */
 	struct msc_history *front;	/* the front (itself for the front) */
@@ -519,6 +539,19 @@ int hmodel_chunk_new(struct msc_history *h, struct hnode *n, struct hchunk **slo
  * writable: the chunk its node's own, no longer the empty one.  Returns 0
  * or -ENOMEM.
  */
+/*
+ * The model's count of its leaves: h->pages[as][level] leaves at that level
+ * (+1 per leaf installed, -1 per leaf gone, +512 per split), and
+ * h->census_dirty[as] set whenever they move, which the census reads and
+ * clears when it writes its row.
+ */
+static inline void hmodel_leaves_add(struct msc_history *h, unsigned int as_id, unsigned int level,
+				     int delta)
+{
+	h->pages[as_id][level] += delta;
+	h->census_dirty[as_id] = true;
+}
+
 static inline int hmodel_own(struct msc_history *h, struct hnode *n, unsigned int i)
 {
 	struct hchunk **slot = &n->chunk[i >> HCHUNK_SHIFT];
@@ -548,7 +581,7 @@ static inline uint8_t hcensus_quant(unsigned int n)
 	return n == 0 ? 0 : n >= 512 ? 17 : (uint8_t)(1 + n / 32);
 }
 
-void hcensus_add(struct msc_history *h, unsigned int as_id, unsigned int level, int delta);
+
 int hcensus_flush(struct msc_history *h, uint64_t now);
 uint64_t hcensus_due_at(const struct msc_history *h);
 void hcensus_total(const struct msc_history *h, struct msc_census *ret);
@@ -588,7 +621,10 @@ bool hphase_vcpus_full(const struct msc_history *h);
 int hphase_vm_begins(struct msc_history *h, const struct msc_event *ev);
 
 /* lib/history/vm.c */
-int hvm_event(struct msc_history *h, const struct msc_event *ev);
+/* What a VM's beginning ends of the one before (hphase_vm_begins()). */
+typedef int (*hvm_ends_fn)(struct msc_history *h, const struct msc_event *ev);
+
+int hvm_event(struct msc_history *h, const struct msc_event *ev, hvm_ends_fn ends);
 void hvm_commit(struct msc_history *h, const struct msc_event *ev);
 void hvm_census(struct msc_history *h);
 int64_t hvm_current(const struct msc_history *h);
@@ -701,7 +737,8 @@ struct hcell_log *hcell_log_new(void);
 void hcell_log_free(struct hcell_log *l);
 int hcell_log_put(struct hcell_log *l, const struct msc_region_cell *c, uint64_t ts,
 		  bool replace);
-int hregions_build(struct msc_store *s, int64_t capture_id, struct hcell_log *log);
+int hregions_build(struct msc_store *s, int64_t capture_id, struct hcell_log *log,
+		   const struct msc_phase *ph, size_t nr_phases);
 
 /* lib/history/store-dirty.c: a step's dirtied pages by region */
 struct hdirty_split;
@@ -724,8 +761,11 @@ int hstore_load_analysis(struct hstore *hs, int64_t capture_id,
 			 struct msc_history_summary *sum, struct hstate *st, bool *ret_found);
 int hstore_save_analysis(struct hstore *hs, const struct msc_history_summary *sum,
 			 const struct hstate *st);
-int hstore_load_open(struct hstore *hs, int64_t capture_id, struct msc_history *h);
-int hstore_load_was_huge(struct hstore *hs, int64_t capture_id, struct msc_history *h);
+/* An interval read back, handed up to the one who asked (the front). */
+typedef int (*hinterval_fn)(const struct msc_interval *iv, void *ctx);
+
+int hstore_load_open(struct hstore *hs, int64_t capture_id, hinterval_fn fn, void *ctx);
+int hstore_load_was_huge(struct hstore *hs, int64_t capture_id, hinterval_fn fn, void *ctx);
 int hstore_delete_open(struct hstore *hs, int64_t capture_id);
 int hstore_add_run(struct hstore *hs, int64_t capture_id, const struct hrun *run,
 		   bool ends_known);

@@ -310,7 +310,7 @@ static int run_row(struct msc_history *h, const struct hrun *r)
 	bool open = r->e[0].end_ts == MSC_TS_OPEN;
 	bool known = open && r->gapless && n->last_n == r->n && n->last_first == r->first &&
 		     n->starts_set == n->last_stamp;
-	int ret = hstore_add_run(h->hs, h->capture_id, r, known);
+	int ret = h->up->run_filled(h, r, known);
 
 	if (!ret && !open) {
 		bool own = r->gapless && r->exact && n->starts_set - r->stamp0 == r->n - 1U;
@@ -563,7 +563,7 @@ static int cell_changed(struct msc_history *h, struct hnode *n2, unsigned int i)
 	struct hcell *c;
 
 	if (!h->settling)
-		return hcensus_cell_update(h, n2->as_id, n2, i);
+		return h->up->cell_changed(h, n2->as_id, n2, i);
 	if (hmodel_own(h, n2, i))
 		return -ENOMEM;
 	c = hnode_cell(n2, i);
@@ -600,7 +600,7 @@ int hmodel_settle(struct msc_history *h)
 
 		hnode_cell(c->n2, c->i)->flags &= ~HCELL_SETTLE;
 		if (!r)
-			r = hcensus_cell_update(h, c->n2->as_id, c->n2, c->i);
+			r = h->up->cell_changed(h, c->n2->as_id, c->n2, c->i);
 	}
 	h->nr_settle = 0;
 	return r;
@@ -641,9 +641,9 @@ static int transition(struct msc_history *h, struct hnode *n, unsigned int i,
 		r = node_write_runs(h, n);	/* the table is gone: its runs are complete */
 	if (level <= MSC_HISTORY_MAX_LEVEL) {
 		if (was_leaf)
-			hcensus_add(h, n->as_id, level, -1);
+			hmodel_leaves_add(h, n->as_id, level, -1);
 		if (is_leaf_)
-			hcensus_add(h, n->as_id, level, 1);
+			hmodel_leaves_add(h, n->as_id, level, 1);
 	}
 	if (level == 1 && n->parent) {
 		struct hnode *n2 = NULL;
@@ -721,13 +721,13 @@ static int reconcile(struct msc_history *h, struct hnode *n, unsigned int i, uin
 		h->sum.resyncs++;
 		h->census_flags |= MSC_CENSUS_PARTIAL;
 		if (!r && !h->anomalies_by_kind[MSC_ANOMALY_PARTIAL])
-			r = hanomaly(h, MSC_ANOMALY_PARTIAL, n->as_id, gfn, n->level, cur, old_spte,
+			r = h->up->anomaly(h, MSC_ANOMALY_PARTIAL, n->as_id, gfn, n->level, cur, old_spte,
 				     "SPTE present before the trace began: the capture started "
 				     "after the guest was populated");
 		return r;
 	}
 	h->sum.resyncs++;
-	return hanomaly(h, MSC_ANOMALY_RESYNC, n->as_id, gfn, n->level, cur, old_spte,
+	return h->up->anomaly(h, MSC_ANOMALY_RESYNC, n->as_id, gfn, n->level, cur, old_spte,
 			"model had %#llx, event says %#llx", (unsigned long long)cur,
 			(unsigned long long)old_spte) ?:
 	       transition(h, n, i, old_spte, MSC_CAUSE_RESYNC, 0);
@@ -1127,7 +1127,7 @@ int hmodel_range_apply(struct msc_history *h)
 			continue;
 		}
 		h->last_ts = rg->ts[k];
-		r = hcensus_cell_update(h, rg->as_id, n2, i2);
+		r = h->up->cell_changed(h, rg->as_id, n2, i2);
 		stale = false;
 	}
 	h->pages[rg->as_id][1] -= removed;
@@ -1136,7 +1136,7 @@ int hmodel_range_apply(struct msc_history *h)
 		/* the last skipped update, done: the cell's staleness is its values' */
 		h->cell_updates--;
 		h->last_ts = skipped_ts;
-		r = hcensus_cell_update(h, rg->as_id, n2, i2);
+		r = h->up->cell_changed(h, rg->as_id, n2, i2);
 	}
 	h->last_ts = now;
 	return r;
@@ -1206,7 +1206,7 @@ static int fill_children(struct msc_history *h, struct hnode *n, uint64_t huge, 
 		set_start(n, i, sw);
 	}
 	n->present = HNODE_ENTRIES;
-	hcensus_add(h, n->as_id, level, HNODE_ENTRIES);
+	hmodel_leaves_add(h, n->as_id, level, HNODE_ENTRIES);
 	if (level == 2) {
 		for (unsigned int i = 0; i < HNODE_ENTRIES && !r; i++)
 			r = cell_changed(h, n, i);

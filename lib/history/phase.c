@@ -1246,27 +1246,60 @@ static int walk_event(struct msc_history *h, const struct msc_event *ev)
 	return 0;
 }
 
-static int phase_event(struct msc_history *h, const struct msc_event *ev)
+/* A kprobe: a step's function (its kind), or a flush */
+static int kprobe_event(struct msc_history *h, const struct msc_event *ev)
 {
-	/*
-	 * A vCPU's thread inside a dirty-log ioctl does that ioctl's work, in
-	 * the ioctl (a full dirty ring's KVM_RESET_DIRTY_RINGS between two
-	 * KVM_RUNs): the task is no vCPU while it is there.
-	 */
-	bool ioctl = !hphase_is_vcpu(h, ev->pid) ||
-		     (h->st.ioctl_open && ev->pid == h->st.ioctl_pid);
-	struct hphase *open = cur_dirty(h);
+	enum msc_phase_kind kind = kprobe_kind(ev->kprobe.name);
+
+	if (!strncmp(ev->kprobe.name, "kvm_flush_remote_tlbs", 21) ||
+	    !strcmp(ev->kprobe.name, "kvm_arch_flush_remote_tlbs_memslot"))
+		flush_seen(h, ev);
+	if (kind == MSC_PHASE_WORKLOAD || h->opts.infer_only)
+		return 0;
+	return activity(h, ev, kind, MSC_PHASE_SRC_KPROBE);
+}
+
+/* The companion patch: dirty logging turned on or off, exactly */
+static int dirty_log_event(struct msc_history *h, const struct msc_event *ev)
+{
+	bool on = ev->dirty_log.new_flags & 1, was = ev->dirty_log.old_flags & 1;
 	int r;
 
-	h->sweep_hit = h->kp_hit = false;
-	h->steady = 0;
-	h->ev_pid = ev->pid;
-	h->ev_vcpu = !ioctl;
-	h->steady_walk = NULL;
-	if (open && !sweep_bounded(h) && ev->pid == h->st.sweep_pid &&
-	    ((open->p.kind == MSC_PHASE_DISABLE && !disable_work(ev)) || sweep_left(h, ev)) &&
-	    (r = close_dirty(h, ev)))
+	if (on == was || h->opts.infer_only)
+		return 0;
+	h->st.dirty_log_open = 0;
+	if (ev->dirty_log.end) {
+		/* the work ends here: the phase closes once this event is counted */
+		h->sweep_hit = h->end_dirty = cur_dirty(h) != NULL;
+		return 0;
+	}
+	r = activity(h, ev, on ? MSC_PHASE_ENABLE : MSC_PHASE_DISABLE, MSC_PHASE_SRC_TRACEPOINT);
+	h->st.dirty_log_open = !r;
+	return r;
+}
+
+/* The companion patch: one GET or CLEAR_DIRTY_LOG ends here, exactly */
+static int harvest_event(struct msc_history *h, const struct msc_event *ev)
+{
+	int r;
+
+	if (h->opts.infer_only)
+		return 0;
+	r = activity(h, ev, MSC_PHASE_HARVEST, MSC_PHASE_SRC_TRACEPOINT);
+	if (r || !cur_dirty(h))
 		return r;
+	harvest_began(h, cur_dirty(h), ev);
+	cur_dirty(h)->p.exact |= MSC_EXACT_START;
+	h->end_dirty = true;
+	return 0;
+}
+
+/*
+ * An event other than an SPTE change: what it tells of the phases.  @ioctl:
+ * its task does no vCPU's work now (phase_event()).
+ */
+static int kernel_event(struct msc_history *h, const struct msc_event *ev, bool ioctl)
+{
 	switch (ev->type) {
 	case MSC_EV_PAGE_FAULT:
 		learn_vcpu(h, ev->pid);
@@ -1282,36 +1315,13 @@ static int phase_event(struct msc_history *h, const struct msc_event *ev)
 		return workload_marker(h, ev);
 	case MSC_EV_IOCTL:
 		return h->opts.infer_only ? 0 : ioctl_event(h, ev);
-	case MSC_EV_KPROBE: {
-		enum msc_phase_kind kind = kprobe_kind(ev->kprobe.name);
-
-		if (!strncmp(ev->kprobe.name, "kvm_flush_remote_tlbs", 21) ||
-		    !strcmp(ev->kprobe.name, "kvm_arch_flush_remote_tlbs_memslot"))
-			flush_seen(h, ev);
-		if (kind == MSC_PHASE_WORKLOAD || h->opts.infer_only)
-			return 0;
-		return activity(h, ev, kind, MSC_PHASE_SRC_KPROBE);
-	}
+	case MSC_EV_KPROBE:
+		return kprobe_event(h, ev);
 	case MSC_EV_TLB_FLUSH:
 		flush_seen(h, ev);
 		return 0;
-	case MSC_EV_DIRTY_LOG: {
-		/* the companion patch: dirty logging turned on or off, exactly */
-		bool on = ev->dirty_log.new_flags & 1, was = ev->dirty_log.old_flags & 1;
-
-		if (on == was || h->opts.infer_only)
-			return 0;
-		h->st.dirty_log_open = 0;
-		if (ev->dirty_log.end) {
-			/* the work ends here: the phase closes once this event is counted */
-			h->sweep_hit = h->end_dirty = cur_dirty(h) != NULL;
-			return 0;
-		}
-		r = activity(h, ev, on ? MSC_PHASE_ENABLE : MSC_PHASE_DISABLE,
-			     MSC_PHASE_SRC_TRACEPOINT);
-		h->st.dirty_log_open = !r;
-		return r;
-	}
+	case MSC_EV_DIRTY_LOG:
+		return dirty_log_event(h, ev);
 	case MSC_EV_LOST:
 		/*
 		 * The _end may be among the lost, and so may the open ioctl's
@@ -1330,18 +1340,8 @@ static int phase_event(struct msc_history *h, const struct msc_event *ev)
 		if (h->opts.infer_only)
 			return 0;
 		return activity(h, ev, MSC_PHASE_DISABLE, MSC_PHASE_SRC_TRACEPOINT);
-	case MSC_EV_HARVEST: {
-		/* the companion patch: one GET or CLEAR_DIRTY_LOG ends here, exactly */
-		if (h->opts.infer_only)
-			return 0;
-		r = activity(h, ev, MSC_PHASE_HARVEST, MSC_PHASE_SRC_TRACEPOINT);
-		if (r || !cur_dirty(h))
-			return r;
-		harvest_began(h, cur_dirty(h), ev);
-		cur_dirty(h)->p.exact |= MSC_EXACT_START;
-		h->end_dirty = true;
-		return 0;
-	}
+	case MSC_EV_HARVEST:
+		return harvest_event(h, ev);
 	case MSC_EV_SPLIT:
 		/* it follows its SPTE change: the sweep of its task, however late */
 		if (cur_dirty(h) && ev->pid == h->st.sweep_pid) {
@@ -1355,11 +1355,14 @@ static int phase_event(struct msc_history *h, const struct msc_event *ev)
 		if (ioctl)
 			prelude(h, ev);
 		return 0;
-	case MSC_EV_SPTE_CHANGED:
-		break;
 	default:
 		return 0;
 	}
+}
+
+/* An SPTE change: a vCPU's, or a sweep's (@ioctl: an ioctl's, a kernel thread's) */
+static int spte_event(struct msc_history *h, const struct msc_event *ev, bool ioctl)
+{
 	if (!ioctl)
 		return vcpu_event(h, ev, false);
 	switch (ev->spte.class) {
@@ -1388,6 +1391,32 @@ static int phase_event(struct msc_history *h, const struct msc_event *ev)
 		h->steady = HSTEADY_SWEEP;
 	}
 	return 0;
+}
+
+static int phase_event(struct msc_history *h, const struct msc_event *ev)
+{
+	/*
+	 * A vCPU's thread inside a dirty-log ioctl does that ioctl's work, in
+	 * the ioctl (a full dirty ring's KVM_RESET_DIRTY_RINGS between two
+	 * KVM_RUNs): the task is no vCPU while it is there.
+	 */
+	bool ioctl = !hphase_is_vcpu(h, ev->pid) ||
+		     (h->st.ioctl_open && ev->pid == h->st.ioctl_pid);
+	struct hphase *open = cur_dirty(h);
+	int r;
+
+	h->sweep_hit = h->kp_hit = false;
+	h->steady = 0;
+	h->ev_pid = ev->pid;
+	h->ev_vcpu = !ioctl;
+	h->steady_walk = NULL;
+	if (open && !sweep_bounded(h) && ev->pid == h->st.sweep_pid &&
+	    ((open->p.kind == MSC_PHASE_DISABLE && !disable_work(ev)) || sweep_left(h, ev)) &&
+	    (r = close_dirty(h, ev)))
+		return r;
+	if (ev->type == MSC_EV_SPTE_CHANGED)
+		return spte_event(h, ev, ioctl);
+	return kernel_event(h, ev, ioctl);
 }
 
 /* A trailing phase's activity: what waited is its cost, its end is now. */

@@ -313,19 +313,20 @@ static int null_dirtied(struct msc_store *s, int64_t capture_id, int64_t phase_i
  *
  * @log: every region_state row of the capture as written (left sorted), or
  *	NULL to read them from the table
+ * @ph: the capture's phases, by id (hstore_read_phases())
  *
  * The caller has deleted the capture's old ones and written every
  * region_state row.  Returns 0 or a negative error.
  */
-int hregions_build(struct msc_store *s, int64_t capture_id, struct hcell_log *log)
+int hregions_build(struct msc_store *s, int64_t capture_id, struct hcell_log *log,
+		   const struct msc_phase *ph, size_t nr_phases)
 {
 	struct hcell_log read = { 0 };
 	struct hdirty_split *split = NULL;
-	struct msc_phase *ph = NULL;
 	struct coverage *cov = NULL;
 	int64_t *dirt = NULL, *split_sum = NULL;
 	sqlite3_stmt *reg = NULL, *pr = NULL;
-	size_t nr_rows, nr_phases = 0, i = 0;
+	size_t nr_rows, i = 0;
 	const struct cell_row *row;
 	int64_t id = 0;
 	int r = log ? 0 : read_rows(s, capture_id, &read);
@@ -336,8 +337,6 @@ int hregions_build(struct msc_store *s, int64_t capture_id, struct hcell_log *lo
 		r = sort_rows(log);
 	row = log->v;
 	nr_rows = log->nr;
-	if (!r)
-		r = hstore_read_phases(s, capture_id, &ph, NULL, &nr_phases);
 	if (!r)
 		r = hdirty_split_open(s, capture_id, ph, nr_phases, &split);
 	if (!r && (!(cov = calloc(nr_phases ?: 1, sizeof(*cov))) ||
@@ -386,7 +385,6 @@ int hregions_build(struct msc_store *s, int64_t capture_id, struct hcell_log *lo
 	free(split_sum);
 	free(dirt);
 	free(cov);
-	free(ph);
 	free(read.v);
 	return r;
 }

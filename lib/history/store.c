@@ -636,13 +636,11 @@ int hstore_add_run(struct hstore *hs, int64_t capture_id, const struct hrun *run
 		 "r.idx0, r.t0, r.start_step, r.e0, r.end_step, r.prev"
 #define RUN_FROM "mapping_run r LEFT JOIN mapping_run p ON p.id = r.prev"
 
-typedef int (*interval_fn)(const struct msc_interval *iv, void *ctx);
-
 /*
  * Call @fn for each interval of the run in the current row of @st (RUN_COLS),
  * or only for those of entry @only when it is >= 0.
  */
-static int run_intervals(sqlite3_stmt *st, int only, interval_fn fn, void *ctx)
+static int run_intervals(sqlite3_stmt *st, int only, hinterval_fn fn, void *ctx)
 {
 	const char *p = (const char *)sqlite3_column_text(st, 12);
 	struct msc_interval iv = {
@@ -689,20 +687,9 @@ static int run_intervals(sqlite3_stmt *st, int only, interval_fn fn, void *ctx)
 	return r;
 }
 
-static int load_one(const struct msc_interval *iv, void *ctx)
-{
-	return hmodel_load_interval(ctx, iv);
-}
-
-static int load_was_huge(const struct msc_interval *iv, void *ctx)
-{
-	hmodel_mark_was_huge(ctx, iv);
-	return 0;
-}
-
 /* Every interval of the capture's runs that @where selects, to @fn. */
 static int load_runs(struct hstore *hs, int64_t capture_id, const char *where,
-		     int (*fn)(const struct msc_interval *iv, void *ctx), struct msc_history *h)
+		     hinterval_fn fn, void *ctx)
 {
 	char sql[1024];
 	sqlite3_stmt *st;
@@ -715,7 +702,7 @@ static int load_runs(struct hstore *hs, int64_t capture_id, const char *where,
 		return r;
 	sqlite3_bind_int64(st, 1, capture_id);
 	while ((r = msc_store_step(hs->s, st)) == 1) {
-		r = run_intervals(st, -1, fn, h);
+		r = run_intervals(st, -1, fn, ctx);
 		if (r)
 			break;
 	}
@@ -724,22 +711,22 @@ static int load_runs(struct hstore *hs, int64_t capture_id, const char *where,
 }
 
 /**
- * hstore_load_open - feed the open intervals of the last run back to the
- *	model, upper levels first
+ * hstore_load_open - the open intervals of the last run, upper levels
+ *	first, to @fn (the front feeds them back to the model)
  */
-int hstore_load_open(struct hstore *hs, int64_t capture_id, struct msc_history *h)
+int hstore_load_open(struct hstore *hs, int64_t capture_id, hinterval_fn fn, void *ctx)
 {
 	return load_runs(hs, capture_id, "r.end_cause = 0 ORDER BY r.level DESC, r.as_id, r.gfn",
-			 load_one, h);
+			 fn, ctx);
 }
 
 /**
- * hstore_load_was_huge - the huge leaves of the last run that are gone, for
- *	the cells the model has again (after hstore_load_open())
+ * hstore_load_was_huge - the huge leaves of the last run that are gone, to
+ *	@fn (after hstore_load_open(): for the cells the model has again)
  */
-int hstore_load_was_huge(struct hstore *hs, int64_t capture_id, struct msc_history *h)
+int hstore_load_was_huge(struct hstore *hs, int64_t capture_id, hinterval_fn fn, void *ctx)
 {
-	return load_runs(hs, capture_id, "r.level >= 2 AND r.end_cause != 0", load_was_huge, h);
+	return load_runs(hs, capture_id, "r.level >= 2 AND r.end_cause != 0", fn, ctx);
 }
 
 /** hstore_delete_open - delete the open runs (end_cause 0 exactly while open) */
@@ -1244,13 +1231,18 @@ int hstore_load_phases(struct hstore *hs, int64_t capture_id, struct hphase **re
  */
 int hstore_build_regions(struct hstore *hs, int64_t capture_id)
 {
+	struct msc_phase *ph = NULL;
+	size_t nr = 0;
 	int r = exec_capture(hs, "DELETE FROM region WHERE capture_id = ?1", capture_id);
 
 	if (!r)
 		r = exec_capture(hs, "DELETE FROM phase_region WHERE capture_id = ?1", capture_id);
 	if (!r)
+		r = hstore_read_phases(hs->s, capture_id, &ph, NULL, &nr);
+	if (!r)
 		r = hregions_build(hs->s, capture_id,
-				   capture_id == hs->cells_capture ? hs->cells : NULL);
+				   capture_id == hs->cells_capture ? hs->cells : NULL, ph, nr);
+	free(ph);
 	/* sorted now: a later build reads the table */
 	hcell_log_free(hs->cells);
 	hs->cells = NULL;

@@ -67,10 +67,11 @@ static struct msc_vm *vm_new(struct msc_history *h, enum msc_phase_source source
 
 /*
  * A new VM begins at @ts/@seq (the event @ev shows it): *@ret.  A VM that
- * did nothing yet is the same VM, now known better; otherwise the phases of
- * the one before end here.
+ * did nothing yet is the same VM, now known better; otherwise what the one
+ * before had open ends here (@ends, the phase detector's: handed down by
+ * the front, so that this file calls no detector above it).
  */
-static int vm_begin(struct msc_history *h, const struct msc_event *ev,
+static int vm_begin(struct msc_history *h, const struct msc_event *ev, hvm_ends_fn ends,
 		    enum msc_phase_source source, uint64_t ts, int64_t seq, struct msc_vm **ret)
 {
 	struct msc_vm *vm = cur_vm(h);
@@ -87,7 +88,7 @@ static int vm_begin(struct msc_history *h, const struct msc_event *ev,
 	}
 	hcensus_total(h, &c);
 	overlap = vm && !h->st.vm_gone && msc_census_mapped(&c);
-	r = vm ? hphase_vm_begins(h, ev) : 0;
+	r = vm ? ends(h, ev) : 0;
 	if (r)
 		return r;
 	vm = vm_new(h, source, ts, seq);
@@ -120,7 +121,7 @@ static uint32_t kernel_vm(const struct msc_event *ev, int32_t *ret_pid)
 	}
 }
 
-static int create_vm(struct msc_history *h, const struct msc_event *ev)
+static int create_vm(struct msc_history *h, const struct msc_event *ev, hvm_ends_fn ends)
 {
 	struct msc_vm *vm;
 	int r;
@@ -135,7 +136,7 @@ static int create_vm(struct msc_history *h, const struct msc_event *ev)
 	h->st.create_open = 0;
 	if (ev->ioctl.ret < 0)
 		return 0;	/* no VM */
-	r = vm_begin(h, ev, MSC_PHASE_SRC_IOCTL, h->st.create_ts, h->st.create_seq, &vm);
+	r = vm_begin(h, ev, ends, MSC_PHASE_SRC_IOCTL, h->st.create_ts, h->st.create_seq, &vm);
 	if (r)
 		return r;
 	vm->pid = h->st.create_pid;
@@ -169,9 +170,10 @@ bool hvm_by_ioctl(const struct msc_history *h)
 }
 
 /**
- * hvm_event - does a VM begin with @ev?  Called before the phases see it.
+ * hvm_event - does a VM begin with @ev?  Called before the phases see it;
+ * @ends closes what the VM before had open (hphase_vm_begins())
  */
-int hvm_event(struct msc_history *h, const struct msc_event *ev)
+int hvm_event(struct msc_history *h, const struct msc_event *ev, hvm_ends_fn ends)
 {
 	struct msc_vm *vm = cur_vm(h);
 	int32_t kpid = -1;
@@ -187,14 +189,14 @@ int hvm_event(struct msc_history *h, const struct msc_event *ev)
 		if (!ev->ioctl.exit && name)
 			h->st.ioctls_seen = 1;
 		if (name && !strcmp(name, "KVM_CREATE_VM") && !ev->ioctl.exit)
-			return create_vm(h, ev);
+			return create_vm(h, ev, ends);
 		if (ev->ioctl.exit && h->st.create_open && ev->pid == h->st.create_pid)
-			return create_vm(h, ev);
+			return create_vm(h, ev, ends);
 		return 0;
 	}
 	kid = kernel_vm(ev, &kpid);
 	if (kid && vm->kernel_id && kid != vm->kernel_id) {
-		r = vm_begin(h, ev, MSC_PHASE_SRC_TRACEPOINT, ev->ts, (int64_t)ev->seq, &vm);
+		r = vm_begin(h, ev, ends, MSC_PHASE_SRC_TRACEPOINT, ev->ts, (int64_t)ev->seq, &vm);
 		if (r)
 			return r;
 	}
@@ -210,7 +212,7 @@ int hvm_event(struct msc_history *h, const struct msc_event *ev)
 	h->st.vm_gone = 0;
 	if (h->st.ioctls_seen)
 		return 0;
-	return vm_begin(h, ev, MSC_PHASE_SRC_INFERRED, ev->ts, (int64_t)ev->seq, &vm);
+	return vm_begin(h, ev, ends, MSC_PHASE_SRC_INFERRED, ev->ts, (int64_t)ev->seq, &vm);
 }
 
 /**

@@ -288,7 +288,14 @@ static void t_regions_order(void)
 
 		check_int(hcell_log_put(log, &c, rows[i].ts, false), ==, 0);
 	}
-	check_int(hregions_build(s, 1, log), ==, 0);
+	{
+		struct msc_phase *ph = NULL;
+		size_t nr = 0;
+
+		check_int(hstore_read_phases(s, 1, &ph, NULL, &nr), ==, 0);
+		check_int(hregions_build(s, 1, log, ph, nr), ==, 0);
+		free(ph);
+	}
 	hcell_log_free(log);
 	msc_store_close(s);
 	check_int(sqlite3_open(path, &db), ==, SQLITE_OK);
