@@ -21,7 +21,7 @@
 #include <string.h>
 
 #include "mmuscope/util.h"
-#include "store-local.h"
+#include "store-share.h"
 
 #define COLS "ts, previous_read_ts, pages_4k, pages_2m, pages_1g, remote_tlb_flush_requests, " \
 	     "pf_taken, pf_fixed, pf_fast"

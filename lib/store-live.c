@@ -87,7 +87,9 @@ int msc_store_add_kvm_sample(struct msc_store *s, uint64_t ts, uint64_t previous
 int msc_store_add_cpu_stats(struct msc_store *s, const struct msc_live_cpu_stats *c)
 {
 	sqlite3_stmt *st;
-	int r = prepare(s, "INSERT OR REPLACE INTO ring_buffer_cpu VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+	int r = prepare(s, "INSERT OR REPLACE INTO ring_buffer_cpu (capture_id, cpu, records, pages, "
+			"marked, unknown_marks, overrun, commit_overrun, dropped, read_events, "
+			"entries) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
 			&st);
 
 	if (r)
@@ -119,7 +121,8 @@ int msc_store_add_cpu_stats(struct msc_store *s, const struct msc_live_cpu_stats
 int msc_store_add_task(struct msc_store *s, int pid, int tgid, const char *comm, const char *vm)
 {
 	sqlite3_stmt *st;
-	int r = prepare(s, "INSERT OR REPLACE INTO task VALUES (?,?,?,?,?)", &st);
+	int r = prepare(s, "INSERT OR REPLACE INTO task (capture_id, pid, tgid, comm, vm) "
+			"VALUES (?,?,?,?,?)", &st);
 
 	if (r)
 		return r;

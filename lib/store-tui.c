@@ -13,7 +13,7 @@
 
 #include "mmuscope/error.h"
 #include "mmuscope/util.h"
-#include "store-local.h"
+#include "store-share.h"
 
 _Static_assert(MSC_CELL_STATES_MIN >= MSC_CELL_RUN_MAX, "a run fits msc_cell_states()' room");
 
@@ -95,9 +95,8 @@ int msc_cell_states(struct msc_store *s, int64_t capture_id, int64_t *io_pos,
 			break;	/* read by the next call */
 		if (cell_run_rows(&cell, (const char *)sqlite3_column_text(st, 6), n,
 				  sqlite3_column_int64(st, 1), &rows[nr])) {
-			snprintf(s->errmsg, sizeof(s->errmsg),
-				 "region_state_run: row %lld: at is not %lld rows",
-				 (long long)sqlite3_column_int64(st, 0), (long long)n);
+			msc_store_set_errmsg(s, "region_state_run: row %lld: at is not %lld rows",
+					     (long long)sqlite3_column_int64(st, 0), (long long)n);
 			r = MSC_ERR_SQL;
 			break;
 		}

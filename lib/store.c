@@ -10,6 +10,7 @@
 #include "mmuscope/store.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -119,6 +120,22 @@ int msc_store_error(struct msc_store *s, int rc)
 	default:
 		return MSC_ERR_SQL;
 	}
+}
+
+/** msc_store_sqlite - the store's SQLite handle (store-share.h) */
+sqlite3 *msc_store_sqlite(struct msc_store *s)
+{
+	return s->db;
+}
+
+/** msc_store_set_errmsg - what the next error of @s is about (msc_store_errmsg()) */
+void msc_store_set_errmsg(struct msc_store *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s->errmsg, sizeof(s->errmsg), fmt, ap);
+	va_end(ap);
 }
 
 /** msc_store_step - sqlite3_step() with fault injection and error mapping */
@@ -998,7 +1015,8 @@ int msc_store_add_event(struct msc_store *s, const struct msc_event *ev)
  */
 int msc_store_add_stat(struct msc_store *s, const struct msc_event_stat *stat)
 {
-	static const char sql[] = "INSERT OR REPLACE INTO capture_event VALUES (?,?,?,?,?)";
+	static const char sql[] = "INSERT OR REPLACE INTO capture_event (capture_id, system, "
+				  "name, count, stored_in) VALUES (?,?,?,?,?)";
 	sqlite3_stmt *st;
 	int r;
 
@@ -1021,7 +1039,8 @@ int msc_store_add_stat(struct msc_store *s, const struct msc_event_stat *stat)
 /** msc_store_set_param - record one host fact of the current capture */
 int msc_store_set_param(struct msc_store *s, const char *name, const char *value)
 {
-	static const char sql[] = "INSERT OR REPLACE INTO host_param VALUES (?,?,?)";
+	static const char sql[] = "INSERT OR REPLACE INTO host_param (capture_id, name, value) "
+				  "VALUES (?,?,?)";
 	sqlite3_stmt *st;
 	int r;
 

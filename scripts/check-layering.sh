@@ -27,6 +27,12 @@ bad=$(grep -lE '#include "(cli|tui|collector|analyzer)/' lib/*.c lib/*.h lib/*/*
 if [ -z "$bad" ]; then echo "ok $n - layering: lib/ includes no program code"; else
 	echo "not ok $n - layering: lib/ includes program code: $bad"; fail=1; fi
 n=$((n + 1))
+# the event store's own header is its own; other table owners share store-share.h
+bad=$(grep -lE '#include "store-local\.h"' lib/*/*.c lib/*.h lib/*/*.h cli/*.c collector/*.c \
+	analyzer/*.c tui/*.c 2>/dev/null | grep -v '^lib/store-share\.h$' || true)
+if [ -z "$bad" ]; then echo "ok $n - layering: only the event store (lib/*.c) includes store-local.h"; else
+	echo "not ok $n - layering: store-local.h included outside the event store: $bad"; fail=1; fi
+n=$((n + 1))
 bad=$(grep -lE '\b(printf|fprintf|puts|exit|abort)\(' lib/*.c lib/*/*.c | grep -v '^lib/event\.c$' || true)
 bad=$(for f in $bad; do grep -nE '^[^/*]*\b(printf|fprintf|puts|exit)\(' "$f" | grep -vE 'snprintf|vsnprintf' | sed "s|^|$f:|"; done)
 if [ -z "$bad" ]; then echo "ok $n - layering: lib/ neither prints nor exits"; else

@@ -65,7 +65,8 @@ static int resume(struct msc_history *h)
 	bool found;
 	int r = hstore_load_analysis(h->hs, h->capture_id, &sum, &st, &found);
 
-	if (!r && found && (sum.last_seq < -1 || st.size != sizeof(st))) {
+	if (!r && found && (sum.last_seq < -1 || st.size != sizeof(st) ||
+			    st.version != HSTATE_VERSION)) {
 		r = hstore_drop(h->hs, h->capture_id);	/* an interrupted or older run */
 		found = false;
 	}
@@ -131,6 +132,7 @@ static void part_init(struct msc_history *h, struct msc_history *f)
 	h->tdp_mmu = f->tdp_mmu;
 	h->kver = f->kver;
 	h->st.size = sizeof(h->st);
+	h->st.version = HSTATE_VERSION;
 	h->st.cur_dirty = h->st.cur_repromote = h->st.last_dirty = -1;
 	h->st.cur_pass = h->st.cur_vm = -1;
 	h->sum.capture_id = f->capture_id;

@@ -263,8 +263,17 @@ struct htask_act {
 	uint64_t act[ACT_NR];
 };
 
+/*
+ * The version of struct hstate, kept in the analysis row's state blob with
+ * its size: a blob of another version or size is not read (the analysis
+ * starts over).  Raise it whenever a field of struct hstate changes its
+ * place, size or meaning.
+ */
+#define HSTATE_VERSION 2
+
 struct hstate {
-	uint32_t size;			/* sizeof(struct hstate): a version check */
+	uint32_t size;			/* sizeof(struct hstate) */
+	uint32_t version;		/* HSTATE_VERSION */
 	uint8_t dirty_active;
 	uint8_t flush_probes;		/* remote TLB flushes are traced (kprobe or tracepoint) */
 	uint8_t dirty_log_open;		/* a patch _begin awaits its _end: the phase goes on */

@@ -20,7 +20,7 @@
 #include <sqlite3.h>
 
 #include "local.h"
-#include "store-local.h"
+#include "store-share.h"
 
 struct dirty_row {
 	uint64_t gfn;

@@ -29,7 +29,7 @@
 #include "local.h"
 #include "mmuscope/hview-extra.h"
 #include "mmuscope/util.h"
-#include "store-local.h"
+#include "store-share.h"
 
 #define CELLS_CHUNK 65536	/* rows read back at a time */
 

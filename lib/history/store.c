@@ -31,15 +31,18 @@
 #include "local.h"
 #include "mmuscope/error.h"
 #include "mmuscope/util.h"
-#include "store-local.h"
+#include "store-share.h"
 
 enum {
 	ST_KVM_STATS, ST_ANOMALY, ST_NR,
 };
 
 static const char *const write_sql[ST_NR] = {
-	[ST_KVM_STATS] = "INSERT OR REPLACE INTO kvm_stats VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
-	[ST_ANOMALY] = "INSERT INTO anomaly VALUES (?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_KVM_STATS] = "INSERT OR REPLACE INTO kvm_stats (capture_id, seq, ts, phase, pages_4k, "
+			 "pages_2m, pages_1g, census_4k, census_2m, census_1g, census_flags, stats, "
+			 "vm) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+	[ST_ANOMALY] = "INSERT INTO anomaly (capture_id, seq, ts, kind, as_id, gfn, level, "
+		       "old_spte, new_spte, detail, vm) VALUES (?,?,?,?,?,?,?,?,?,?,?)",
 };
 
 /*
@@ -134,13 +137,13 @@ static void drop_indexes_if_empty(struct msc_store *s)
 	sqlite3_stmt *st;
 	bool empty;
 
-	if (sqlite3_prepare_v2(s->db, "SELECT NOT EXISTS (SELECT 1 FROM mapping_run)", -1, &st,
-			       NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(msc_store_sqlite(s), "SELECT NOT EXISTS (SELECT 1 FROM mapping_run)",
+			       -1, &st, NULL) != SQLITE_OK)
 		return;
 	empty = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
 	sqlite3_finalize(st);
 	if (empty)
-		sqlite3_exec(s->db, index_drop_sql, NULL, NULL, NULL);
+		sqlite3_exec(msc_store_sqlite(s), index_drop_sql, NULL, NULL, NULL);
 }
 
 int hstore_open(struct msc_store *s, struct hstore **ret)
@@ -277,10 +280,34 @@ int hstore_drop(struct hstore *hs, int64_t capture_id)
 	return r;
 }
 
-static const char analysis_cols[] =
-	"last_seq, first_ts, last_ts, events, spte_events, resyncs, ad_resyncs, synthesized, "
-	"fast_applied, frozen_completed, out_of_order, lost_marks, lost_events, anomalies, "
-	"intervals, tdp_mmu, census_flags, unplaced";
+/*
+ * The analysis table's columns, in the order they are written and read:
+ * each read at its AN_ index and bound at AN_ + 1 (capture_id last, at
+ * AN_NR + 1).  state is the resume blob (struct hstate).
+ */
+#define ANALYSIS_COLUMNS(X)							\
+	X(LAST_SEQ, "last_seq") X(FIRST_TS, "first_ts") X(LAST_TS, "last_ts")		\
+	X(EVENTS, "events") X(SPTE_EVENTS, "spte_events") X(RESYNCS, "resyncs")	\
+	X(AD_RESYNCS, "ad_resyncs") X(SYNTHESIZED, "synthesized")			\
+	X(FAST_APPLIED, "fast_applied") X(FROZEN_COMPLETED, "frozen_completed")	\
+	X(OUT_OF_ORDER, "out_of_order") X(LOST_MARKS, "lost_marks")			\
+	X(LOST_EVENTS, "lost_events") X(ANOMALIES, "anomalies") X(INTERVALS, "intervals")	\
+	X(TDP_MMU, "tdp_mmu") X(CENSUS_FLAGS, "census_flags") X(UNPLACED, "unplaced")	\
+	X(STATE, "state")
+
+enum {
+#define X(e, name) AN_##e,
+	ANALYSIS_COLUMNS(X)
+#undef X
+	AN_NR
+};
+
+#define X(e, name) name ", "
+static const char analysis_cols[] = ANALYSIS_COLUMNS(X) "capture_id";
+#undef X
+#define X(e, name) "?,"
+static const char analysis_params[] = ANALYSIS_COLUMNS(X) "?";
+#undef X
 
 /** hstore_mark_running - an analysis is under way: an interrupted one restarts */
 int hstore_mark_running(struct hstore *hs, int64_t capture_id)
@@ -294,26 +321,27 @@ int hstore_mark_running(struct hstore *hs, int64_t capture_id)
 			    capture_id);
 }
 
-static void read_summary(sqlite3_stmt *st, int col, struct msc_history_summary *s)
+/* The summary in @st's current row (a SELECT of analysis_cols) */
+static void read_summary(sqlite3_stmt *st, struct msc_history_summary *s)
 {
-	s->last_seq = sqlite3_column_int64(st, col++);
-	s->first_ts = column_u64(st, col++);
-	s->last_ts = column_u64(st, col++);
-	s->events = column_u64(st, col++);
-	s->spte_events = column_u64(st, col++);
-	s->resyncs = column_u64(st, col++);
-	s->ad_resyncs = column_u64(st, col++);
-	s->synthesized = column_u64(st, col++);
-	s->fast_applied = column_u64(st, col++);
-	s->frozen_completed = column_u64(st, col++);
-	s->out_of_order = column_u64(st, col++);
-	s->lost_marks = column_u64(st, col++);
-	s->lost_events = column_u64(st, col++);
-	s->anomalies = column_u64(st, col++);
-	s->intervals = column_u64(st, col++);
-	s->tdp_mmu = sqlite3_column_int(st, col++);
-	s->census_flags = (unsigned int)sqlite3_column_int(st, col++);
-	s->unplaced = column_u64(st, col++);
+	s->last_seq = sqlite3_column_int64(st, AN_LAST_SEQ);
+	s->first_ts = column_u64(st, AN_FIRST_TS);
+	s->last_ts = column_u64(st, AN_LAST_TS);
+	s->events = column_u64(st, AN_EVENTS);
+	s->spte_events = column_u64(st, AN_SPTE_EVENTS);
+	s->resyncs = column_u64(st, AN_RESYNCS);
+	s->ad_resyncs = column_u64(st, AN_AD_RESYNCS);
+	s->synthesized = column_u64(st, AN_SYNTHESIZED);
+	s->fast_applied = column_u64(st, AN_FAST_APPLIED);
+	s->frozen_completed = column_u64(st, AN_FROZEN_COMPLETED);
+	s->out_of_order = column_u64(st, AN_OUT_OF_ORDER);
+	s->lost_marks = column_u64(st, AN_LOST_MARKS);
+	s->lost_events = column_u64(st, AN_LOST_EVENTS);
+	s->anomalies = column_u64(st, AN_ANOMALIES);
+	s->intervals = column_u64(st, AN_INTERVALS);
+	s->tdp_mmu = sqlite3_column_int(st, AN_TDP_MMU);
+	s->census_flags = (unsigned int)sqlite3_column_int(st, AN_CENSUS_FLAGS);
+	s->unplaced = column_u64(st, AN_UNPLACED);
 }
 
 static int load_summary(struct msc_store *s, int64_t capture_id, struct msc_history_summary *sum,
@@ -323,8 +351,7 @@ static int load_summary(struct msc_store *s, int64_t capture_id, struct msc_hist
 	sqlite3_stmt *st;
 	int r;
 
-	snprintf(sql, sizeof(sql), "SELECT %s, state FROM analysis WHERE capture_id = ?",
-		 analysis_cols);
+	snprintf(sql, sizeof(sql), "SELECT %s FROM analysis WHERE capture_id = ?", analysis_cols);
 	r = msc_store_prepare(s, sql, &st);
 	if (r)
 		return r;
@@ -334,13 +361,13 @@ static int load_summary(struct msc_store *s, int64_t capture_id, struct msc_hist
 	if (r == 1) {
 		memset(sum, 0, sizeof(*sum));
 		sum->capture_id = capture_id;
-		read_summary(st, 0, sum);
+		read_summary(st, sum);
 		if (state) {
-			int n = sqlite3_column_bytes(st, 18);
+			int n = sqlite3_column_bytes(st, AN_STATE);
 
 			memset(state, 0, sizeof(*state));
 			if (n == (int)sizeof(*state))
-				memcpy(state, sqlite3_column_blob(st, 18), sizeof(*state));
+				memcpy(state, sqlite3_column_blob(st, AN_STATE), sizeof(*state));
 		}
 	}
 	sqlite3_finalize(st);
@@ -364,33 +391,35 @@ int hstore_save_analysis(struct hstore *hs, const struct msc_history_summary *su
 	sqlite3_stmt *st;
 	int r = msc_store_begin(hs->s);
 
-	snprintf(sql, sizeof(sql), "INSERT OR REPLACE INTO analysis (capture_id, %s, state) "
-		 "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", analysis_cols);
+	snprintf(sql, sizeof(sql), "INSERT OR REPLACE INTO analysis (%s) VALUES (%s)",
+		 analysis_cols, analysis_params);
 	if (!r)
 		r = msc_store_prepare(hs->s, sql, &st);
 	if (r)
 		return r;
-	sqlite3_bind_int64(st, 1, sum->capture_id);
-	sqlite3_bind_int64(st, 2, sum->last_seq);
-	bind_u64(st, 3, sum->first_ts);
-	bind_u64(st, 4, sum->last_ts);
-	bind_u64(st, 5, sum->events);
-	bind_u64(st, 6, sum->spte_events);
-	bind_u64(st, 7, sum->resyncs);
-	bind_u64(st, 8, sum->ad_resyncs);
-	bind_u64(st, 9, sum->synthesized);
-	bind_u64(st, 10, sum->fast_applied);
-	bind_u64(st, 11, sum->frozen_completed);
-	bind_u64(st, 12, sum->out_of_order);
-	bind_u64(st, 13, sum->lost_marks);
-	bind_u64(st, 14, sum->lost_events);
-	bind_u64(st, 15, sum->anomalies);
-	bind_u64(st, 16, sum->intervals);
-	sqlite3_bind_int(st, 17, sum->tdp_mmu);
-	sqlite3_bind_int(st, 18, (int)sum->census_flags);
-	bind_u64(st, 19, sum->unplaced);
+#define B(col) (AN_##col + 1)
+	sqlite3_bind_int64(st, AN_NR + 1, sum->capture_id);
+	sqlite3_bind_int64(st, B(LAST_SEQ), sum->last_seq);
+	bind_u64(st, B(FIRST_TS), sum->first_ts);
+	bind_u64(st, B(LAST_TS), sum->last_ts);
+	bind_u64(st, B(EVENTS), sum->events);
+	bind_u64(st, B(SPTE_EVENTS), sum->spte_events);
+	bind_u64(st, B(RESYNCS), sum->resyncs);
+	bind_u64(st, B(AD_RESYNCS), sum->ad_resyncs);
+	bind_u64(st, B(SYNTHESIZED), sum->synthesized);
+	bind_u64(st, B(FAST_APPLIED), sum->fast_applied);
+	bind_u64(st, B(FROZEN_COMPLETED), sum->frozen_completed);
+	bind_u64(st, B(OUT_OF_ORDER), sum->out_of_order);
+	bind_u64(st, B(LOST_MARKS), sum->lost_marks);
+	bind_u64(st, B(LOST_EVENTS), sum->lost_events);
+	bind_u64(st, B(ANOMALIES), sum->anomalies);
+	bind_u64(st, B(INTERVALS), sum->intervals);
+	sqlite3_bind_int(st, B(TDP_MMU), sum->tdp_mmu);
+	sqlite3_bind_int(st, B(CENSUS_FLAGS), (int)sum->census_flags);
+	bind_u64(st, B(UNPLACED), sum->unplaced);
 	if (state)
-		sqlite3_bind_blob(st, 20, state, sizeof(*state), SQLITE_TRANSIENT);
+		sqlite3_bind_blob(st, B(STATE), state, sizeof(*state), SQLITE_TRANSIENT);
+#undef B
 	r = msc_store_step(hs->s, st);
 	sqlite3_finalize(st);
 	return r < 0 ? r : 0;
@@ -946,13 +975,43 @@ int hstore_add_anomaly(struct hstore *hs, int64_t capture_id, const struct msc_a
 	return put(hs, st);
 }
 
-#define PHASE_COLS "id, kind, source, name, open, start_ts, end_ts, start_seq, end_seq, " \
-		   "gfn_first, gfn_last, spte_changes, classes, splits, split_failures, "   \
-		   "pages_split, pages_promoted, children_synthesized, faults_slow, "       \
-		   "faults_fast, flushes, zaps, refaults, region_split_ns, to_huge_ns, "    \
-		   "before_4k, before_2m, before_1g, after_4k, after_2m, after_1g, census_flags, " \
-		   "faults_spurious, vm, pages_split_2m, pages_split_1g, bounds, slack_start_ns, " \
-		   "slack_end_ns, dirtied_pages, dirty_window_ns"
+/*
+ * The phase table's columns, in the order they are written and read: each
+ * is read at its PH_ index and bound at PH_ + 1, so no writer or reader
+ * counts positions (capture_id comes last, bound at PH_NR + 1).
+ */
+#define PHASE_COLUMNS(X)							\
+	X(ID, "id") X(KIND, "kind") X(SOURCE, "source") X(NAME, "name")		\
+	X(OPEN, "open") X(START_TS, "start_ts") X(END_TS, "end_ts")		\
+	X(START_SEQ, "start_seq") X(END_SEQ, "end_seq") X(GFN_FIRST, "gfn_first")	\
+	X(GFN_LAST, "gfn_last") X(SPTE_CHANGES, "spte_changes") X(CLASSES, "classes")	\
+	X(SPLITS, "splits") X(SPLIT_FAILURES, "split_failures")			\
+	X(PAGES_SPLIT, "pages_split") X(PAGES_PROMOTED, "pages_promoted")		\
+	X(CHILDREN_SYNTHESIZED, "children_synthesized") X(FAULTS_SLOW, "faults_slow")	\
+	X(FAULTS_FAST, "faults_fast") X(FLUSHES, "flushes") X(ZAPS, "zaps")		\
+	X(REFAULTS, "refaults") X(REGION_SPLIT_NS, "region_split_ns")		\
+	X(TO_HUGE_NS, "to_huge_ns") X(BEFORE_4K, "before_4k") X(BEFORE_2M, "before_2m")	\
+	X(BEFORE_1G, "before_1g") X(AFTER_4K, "after_4k") X(AFTER_2M, "after_2m")	\
+	X(AFTER_1G, "after_1g") X(CENSUS_FLAGS, "census_flags")			\
+	X(FAULTS_SPURIOUS, "faults_spurious") X(VM, "vm")				\
+	X(PAGES_SPLIT_2M, "pages_split_2m") X(PAGES_SPLIT_1G, "pages_split_1g")	\
+	X(BOUNDS, "bounds") X(SLACK_START_NS, "slack_start_ns")			\
+	X(SLACK_END_NS, "slack_end_ns") X(DIRTIED_PAGES, "dirtied_pages")		\
+	X(DIRTY_WINDOW_NS, "dirty_window_ns")
+
+enum {
+#define X(e, name) PH_##e,
+	PHASE_COLUMNS(X)
+#undef X
+	PH_NR
+};
+
+#define X(e, name) name ", "
+static const char phase_cols[] = PHASE_COLUMNS(X) "capture_id";
+#undef X
+#define X(e, name) "?,"
+static const char phase_params[] = PHASE_COLUMNS(X) "?";
+#undef X
 
 /* msc_phase fields from the cost counters of a phase being built. */
 static void phase_of(const struct hphase *ph, bool flushes_known, struct msc_phase *p)
@@ -992,147 +1051,146 @@ static void parse_classes(const char *text, uint64_t *by_class)
 	}
 }
 
+/* Bind phase @p's values, each at its column's PH_ index + 1. */
+static void bind_phase(sqlite3_stmt *st, const struct msc_phase *p, bool open,
+		       const char *classes)
+{
+#define B(col) (PH_##col + 1)
+	sqlite3_bind_int64(st, B(ID), p->id);
+	sqlite3_bind_text(st, B(KIND), msc_phase_kind_name(p->kind), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, B(SOURCE), msc_phase_source_name(p->source), -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, B(NAME), p->name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, B(OPEN), open);
+	bind_u64(st, B(START_TS), p->start_ts);
+	bind_u64(st, B(END_TS), p->end_ts);
+	sqlite3_bind_int64(st, B(START_SEQ), p->start_seq);
+	sqlite3_bind_int64(st, B(END_SEQ), p->end_seq);
+	if (p->count.gfn_first <= p->count.gfn_last) {
+		bind_u64(st, B(GFN_FIRST), p->count.gfn_first);
+		bind_u64(st, B(GFN_LAST), p->count.gfn_last);
+	}
+	bind_u64(st, B(SPTE_CHANGES), p->count.spte_changes);
+	sqlite3_bind_text(st, B(CLASSES), classes, -1, SQLITE_TRANSIENT);
+	bind_u64(st, B(SPLITS), p->count.splits);
+	bind_u64(st, B(SPLIT_FAILURES), p->count.split_failures);
+	bind_u64(st, B(PAGES_SPLIT), p->count.pages_split);
+	bind_u64(st, B(PAGES_PROMOTED), p->count.pages_promoted);
+	bind_u64(st, B(CHILDREN_SYNTHESIZED), p->count.children_synthesized);
+	bind_u64(st, B(FAULTS_SLOW), p->count.faults_slow);
+	bind_u64(st, B(FAULTS_FAST), p->count.faults_fast);
+	if (p->count.flushes >= 0)
+		sqlite3_bind_int64(st, B(FLUSHES), p->count.flushes);
+	bind_u64(st, B(ZAPS), p->count.zaps);
+	bind_u64(st, B(REFAULTS), p->count.refaults);
+	bind_u64(st, B(REGION_SPLIT_NS), p->region_split_ns);
+	if (p->to_huge_ns >= 0)
+		sqlite3_bind_int64(st, B(TO_HUGE_NS), p->to_huge_ns);
+	for (int l = 1; l <= 3; l++) {
+		sqlite3_bind_int64(st, B(BEFORE_4K) + l - 1, p->before.pages[l]);
+		sqlite3_bind_int64(st, B(AFTER_4K) + l - 1, p->after.pages[l]);
+	}
+	sqlite3_bind_int(st, B(CENSUS_FLAGS), (int)p->after.flags);
+	bind_u64(st, B(FAULTS_SPURIOUS), p->count.faults_spurious);
+	sqlite3_bind_int64(st, B(VM), p->vm);
+	if (p->count.pages_split_level[2] >= 0)
+		sqlite3_bind_int64(st, B(PAGES_SPLIT_2M), p->count.pages_split_level[2]);
+	if (p->count.pages_split_level[3] >= 0)
+		sqlite3_bind_int64(st, B(PAGES_SPLIT_1G), p->count.pages_split_level[3]);
+	sqlite3_bind_text(st, B(BOUNDS), msc_phase_bounds_name(p->bounds), -1, SQLITE_STATIC);
+	bind_u64(st, B(SLACK_START_NS), p->slack_start_ns);
+	bind_u64(st, B(SLACK_END_NS), p->slack_end_ns);
+	if (p->dirtied >= 0)
+		sqlite3_bind_int64(st, B(DIRTIED_PAGES), p->dirtied);
+	if (p->dirtied >= 0 && p->dirty_window_ns)
+		bind_u64(st, B(DIRTY_WINDOW_NS), p->dirty_window_ns);
+#undef B
+}
+
 /** hstore_put_phases - replace the capture's phases by @ph */
 int hstore_put_phases(struct hstore *hs, int64_t capture_id, const struct hphase *ph, size_t nr)
 {
 	sqlite3_stmt *st = NULL;
 	bool flushes_known = false;
+	char sql[2048];
 	int r = exec_capture(hs, "DELETE FROM phase WHERE capture_id = ?1", capture_id);
 
 	/* flush counts mean something only if the capture traces flushes */
 	for (size_t i = 0; i < nr; i++)
 		flushes_known |= ph[i].cost.count.flushes || ph[i].pending.count.flushes;
+	snprintf(sql, sizeof(sql), "INSERT INTO phase (%s) VALUES (%s)", phase_cols, phase_params);
 	if (!r)
-		r = msc_store_prepare(hs->s, "INSERT INTO phase (capture_id, " PHASE_COLS ") VALUES "
-				      "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,"
-				      "?,?,?,?,?,?,?,?,?,?,?,?)", &st);
+		r = msc_store_prepare(hs->s, sql, &st);
 	for (size_t i = 0; i < nr && !r; i++) {
 		struct msc_phase p;
 		char classes[512];
-		int c = 1;
 
 		phase_of(&ph[i], flushes_known, &p);
 		format_classes(p.count.by_class, classes, sizeof(classes));
-		sqlite3_bind_int64(st, c++, capture_id);
-		sqlite3_bind_int64(st, c++, p.id);
-		sqlite3_bind_text(st, c++, msc_phase_kind_name(p.kind), -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, c++, msc_phase_source_name(p.source), -1, SQLITE_STATIC);
-		sqlite3_bind_text(st, c++, p.name, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int(st, c++, ph[i].open);
-		bind_u64(st, c++, p.start_ts);
-		bind_u64(st, c++, p.end_ts);
-		sqlite3_bind_int64(st, c++, p.start_seq);
-		sqlite3_bind_int64(st, c++, p.end_seq);
-		if (p.count.gfn_first <= p.count.gfn_last) {
-			bind_u64(st, c++, p.count.gfn_first);
-			bind_u64(st, c++, p.count.gfn_last);
-		} else {
-			c += 2;
-		}
-		bind_u64(st, c++, p.count.spte_changes);
-		sqlite3_bind_text(st, c++, classes, -1, SQLITE_TRANSIENT);
-		bind_u64(st, c++, p.count.splits);
-		bind_u64(st, c++, p.count.split_failures);
-		bind_u64(st, c++, p.count.pages_split);
-		bind_u64(st, c++, p.count.pages_promoted);
-		bind_u64(st, c++, p.count.children_synthesized);
-		bind_u64(st, c++, p.count.faults_slow);
-		bind_u64(st, c++, p.count.faults_fast);
-		if (p.count.flushes >= 0)
-			sqlite3_bind_int64(st, c, p.count.flushes);
-		c++;
-		bind_u64(st, c++, p.count.zaps);
-		bind_u64(st, c++, p.count.refaults);
-		bind_u64(st, c++, p.region_split_ns);
-		if (p.to_huge_ns >= 0)
-			sqlite3_bind_int64(st, c, p.to_huge_ns);
-		c++;
-		for (int l = 1; l <= 3; l++)
-			sqlite3_bind_int64(st, c++, p.before.pages[l]);
-		for (int l = 1; l <= 3; l++)
-			sqlite3_bind_int64(st, c++, p.after.pages[l]);
-		sqlite3_bind_int(st, c++, (int)p.after.flags);
-		bind_u64(st, c++, p.count.faults_spurious);
-		sqlite3_bind_int64(st, c++, p.vm);
-		for (int l = 2; l <= 3; l++)
-			if (p.count.pages_split_level[l] >= 0)
-				sqlite3_bind_int64(st, c++, p.count.pages_split_level[l]);
-			else
-				c++;
-		sqlite3_bind_text(st, c++, msc_phase_bounds_name(p.bounds), -1, SQLITE_STATIC);
-		bind_u64(st, c++, p.slack_start_ns);
-		bind_u64(st, c++, p.slack_end_ns);
-		if (p.dirtied >= 0)
-			sqlite3_bind_int64(st, c, p.dirtied);
-		c++;
-		if (p.dirtied >= 0 && p.dirty_window_ns)
-			bind_u64(st, c, p.dirty_window_ns);
-		c++;
+		sqlite3_clear_bindings(st);
+		bind_phase(st, &p, ph[i].open, classes);
+		sqlite3_bind_int64(st, PH_NR + 1, capture_id);
 		r = put(hs, st);
 	}
 	sqlite3_finalize(st);
 	return r;
 }
 
+/* The phase in @st's current row (a SELECT of phase_cols): each column at its PH_ index. */
 static void read_phase(sqlite3_stmt *st, struct msc_phase *p, bool *ret_open)
 {
-	const char *kind = (const char *)sqlite3_column_text(st, 1);
-	const char *source = (const char *)sqlite3_column_text(st, 2);
-	int c = 3;
+	const char *kind = (const char *)sqlite3_column_text(st, PH_KIND);
+	const char *source = (const char *)sqlite3_column_text(st, PH_SOURCE);
+	const char *bounds = (const char *)sqlite3_column_text(st, PH_BOUNDS);
 
 	memset(p, 0, sizeof(*p));
-	p->id = sqlite3_column_int64(st, 0);
+	p->id = sqlite3_column_int64(st, PH_ID);
 	for (int k = 0; k < MSC_PHASE_KIND_NR; k++)
 		if (kind && !strcmp(kind, msc_phase_kind_name(k)))
 			p->kind = (uint8_t)k;
 	for (int k = 0; k < MSC_PHASE_SRC_NR; k++)
 		if (source && !strcmp(source, msc_phase_source_name(k)))
 			p->source = (uint8_t)k;
-	snprintf(p->name, sizeof(p->name), "%s", (const char *)sqlite3_column_text(st, c++));
-	*ret_open = sqlite3_column_int(st, c++);
-	p->start_ts = column_u64(st, c++);
-	p->end_ts = column_u64(st, c++);
-	p->start_seq = sqlite3_column_int64(st, c++);
-	p->end_seq = sqlite3_column_int64(st, c++);
-	if (sqlite3_column_type(st, c) == SQLITE_NULL) {
-		p->count.gfn_first = UINT64_MAX;
-		p->count.gfn_last = 0;
-		c += 2;
-	} else {
-		p->count.gfn_first = column_u64(st, c++);
-		p->count.gfn_last = column_u64(st, c++);
+	snprintf(p->name, sizeof(p->name), "%s", (const char *)sqlite3_column_text(st, PH_NAME));
+	*ret_open = sqlite3_column_int(st, PH_OPEN);
+	p->start_ts = column_u64(st, PH_START_TS);
+	p->end_ts = column_u64(st, PH_END_TS);
+	p->start_seq = sqlite3_column_int64(st, PH_START_SEQ);
+	p->end_seq = sqlite3_column_int64(st, PH_END_SEQ);
+	p->count.gfn_first = UINT64_MAX;
+	if (sqlite3_column_type(st, PH_GFN_FIRST) != SQLITE_NULL) {
+		p->count.gfn_first = column_u64(st, PH_GFN_FIRST);
+		p->count.gfn_last = column_u64(st, PH_GFN_LAST);
 	}
-	p->count.spte_changes = column_u64(st, c++);
-	parse_classes((const char *)sqlite3_column_text(st, c++), p->count.by_class);
-	p->count.splits = column_u64(st, c++);
-	p->count.split_failures = column_u64(st, c++);
-	p->count.pages_split = column_u64(st, c++);
-	p->count.pages_promoted = column_u64(st, c++);
-	p->count.children_synthesized = column_u64(st, c++);
-	p->count.faults_slow = column_u64(st, c++);
-	p->count.faults_fast = column_u64(st, c++);
-	p->count.flushes = column_int_or(st, c++, -1);
-	p->count.zaps = column_u64(st, c++);
-	p->count.refaults = column_u64(st, c++);
-	p->region_split_ns = column_u64(st, c++);
-	p->to_huge_ns = column_int_or(st, c++, -1);
-	for (int l = 1; l <= 3; l++)
-		p->before.pages[l] = sqlite3_column_int64(st, c++);
-	for (int l = 1; l <= 3; l++)
-		p->after.pages[l] = sqlite3_column_int64(st, c++);
-	p->after.flags = p->before.flags = (unsigned int)sqlite3_column_int(st, c++);
-	p->count.faults_spurious = column_u64(st, c++);
-	p->vm = sqlite3_column_int64(st, c++);
-	for (int l = 2; l <= 3; l++)
-		p->count.pages_split_level[l] = column_int_or(st, c++, -1);
+	p->count.spte_changes = column_u64(st, PH_SPTE_CHANGES);
+	parse_classes((const char *)sqlite3_column_text(st, PH_CLASSES), p->count.by_class);
+	p->count.splits = column_u64(st, PH_SPLITS);
+	p->count.split_failures = column_u64(st, PH_SPLIT_FAILURES);
+	p->count.pages_split = column_u64(st, PH_PAGES_SPLIT);
+	p->count.pages_promoted = column_u64(st, PH_PAGES_PROMOTED);
+	p->count.children_synthesized = column_u64(st, PH_CHILDREN_SYNTHESIZED);
+	p->count.faults_slow = column_u64(st, PH_FAULTS_SLOW);
+	p->count.faults_fast = column_u64(st, PH_FAULTS_FAST);
+	p->count.flushes = column_int_or(st, PH_FLUSHES, -1);
+	p->count.zaps = column_u64(st, PH_ZAPS);
+	p->count.refaults = column_u64(st, PH_REFAULTS);
+	p->region_split_ns = column_u64(st, PH_REGION_SPLIT_NS);
+	p->to_huge_ns = column_int_or(st, PH_TO_HUGE_NS, -1);
+	for (int l = 1; l <= 3; l++) {
+		p->before.pages[l] = sqlite3_column_int64(st, PH_BEFORE_4K + l - 1);
+		p->after.pages[l] = sqlite3_column_int64(st, PH_AFTER_4K + l - 1);
+	}
+	p->after.flags = p->before.flags = (unsigned int)sqlite3_column_int(st, PH_CENSUS_FLAGS);
+	p->count.faults_spurious = column_u64(st, PH_FAULTS_SPURIOUS);
+	p->vm = sqlite3_column_int64(st, PH_VM);
+	p->count.pages_split_level[2] = column_int_or(st, PH_PAGES_SPLIT_2M, -1);
+	p->count.pages_split_level[3] = column_int_or(st, PH_PAGES_SPLIT_1G, -1);
 	for (int k = 0; k < MSC_BOUNDS_NR; k++)
-		if (!strcmp((const char *)sqlite3_column_text(st, c) ?: "", msc_phase_bounds_name(k)))
+		if (!strcmp(bounds ?: "", msc_phase_bounds_name(k)))
 			p->bounds = (uint8_t)k;
-	c++;
-	p->slack_start_ns = column_u64(st, c++);
-	p->slack_end_ns = column_u64(st, c++);
-	p->dirtied = column_int_or(st, c++, -1);
-	p->dirty_window_ns = column_u64(st, c++);
+	p->slack_start_ns = column_u64(st, PH_SLACK_START_NS);
+	p->slack_end_ns = column_u64(st, PH_SLACK_END_NS);
+	p->dirtied = column_int_or(st, PH_DIRTIED_PAGES, -1);
+	p->dirty_window_ns = column_u64(st, PH_DIRTY_WINDOW_NS);
 	/* which bound is exact: a bounded phase's start (a kprobe at its entry) */
 	p->exact = p->bounds == MSC_BOUNDS_EXACT ? MSC_EXACT_START | MSC_EXACT_END :
 		   p->bounds == MSC_BOUNDS_BOUNDED ? (p->slack_start_ns ? MSC_EXACT_END : MSC_EXACT_START) : 0;
@@ -1151,9 +1209,12 @@ int hstore_read_phases(struct msc_store *s, int64_t capture_id, struct msc_phase
 	bool *open = NULL, *o;
 	size_t nr = 0;
 	sqlite3_stmt *st;
-	int r = msc_store_prepare(s, "SELECT " PHASE_COLS " FROM phase WHERE capture_id = ? "
-				  "ORDER BY id", &st);
+	char sql[2048];
+	int r;
 
+	snprintf(sql, sizeof(sql), "SELECT %s FROM phase WHERE capture_id = ? ORDER BY id",
+		 phase_cols);
+	r = msc_store_prepare(s, sql, &st);
 	if (r)
 		return r;
 	sqlite3_bind_int64(st, 1, capture_id);
@@ -1261,6 +1322,34 @@ int hstore_finish(struct hstore *hs, bool indexes)
 	return r;
 }
 
+/*
+ * Copy table @t of the attached analysis into main, column by name (the two
+ * files' columns may stand in another order: each adds a schema step's at
+ * the end).  @t is one of the constants above, never data; the column
+ * names come quoted from main's own schema.
+ */
+static int merge_table(struct msc_store *dst, const char *t)
+{
+	char sql[4096];
+	sqlite3_stmt *st;
+	const char *cols;
+	int r = msc_store_prepare(dst, "SELECT group_concat('\"' || replace(name, '\"', '\"\"') || "
+				  "'\"', ', ') FROM pragma_table_info(?, 'main')", &st);
+
+	if (r)
+		return r;
+	sqlite3_bind_text(st, 1, t, -1, SQLITE_STATIC);
+	r = msc_store_step(dst, st);
+	cols = r == 1 ? (const char *)sqlite3_column_text(st, 0) : NULL;
+	if (r >= 0 && !cols)
+		r = MSC_ERR_SQL;	/* no such table: not a database of ours */
+	if (r >= 0 && snprintf(sql, sizeof(sql), "INSERT INTO main.%s (%s) SELECT %s FROM "
+			       "analysis.%s", t, cols, cols, t) >= (int)sizeof(sql))
+		r = -E2BIG;
+	sqlite3_finalize(st);
+	return r < 0 ? r : msc_store_exec(dst, sql);
+}
+
 /**
  * msc_history_merge - bring an analysis written to its own database in
  * @dst: the events' database: new, its analysis tables still empty
@@ -1273,7 +1362,6 @@ int hstore_finish(struct hstore *hs, bool indexes)
  */
 int msc_history_merge(struct msc_store *dst, const char *analysis_path)
 {
-	char sql[160];
 	sqlite3_stmt *st;
 	int r = msc_store_commit(dst);
 
@@ -1290,12 +1378,8 @@ int msc_history_merge(struct msc_store *dst, const char *analysis_path)
 	/* built after (schema steps 13 and 14 make them with the tables) */
 	r = r ?: msc_store_exec(dst, "DROP INDEX IF EXISTS main.mapping_run_gfn;"
 				"DROP INDEX IF EXISTS main.region_state_gfn");
-	for (size_t i = 0; i < ARRAY_SIZE(analysis_tables) && !r; i++) {
-		/* table names are the constants above, never data */
-		snprintf(sql, sizeof(sql), "INSERT INTO main.%s SELECT * FROM analysis.%s",
-			 analysis_tables[i], analysis_tables[i]);
-		r = msc_store_exec(dst, sql);
-	}
+	for (size_t i = 0; i < ARRAY_SIZE(analysis_tables) && !r; i++)
+		r = merge_table(dst, analysis_tables[i]);
 	r = r ?: msc_store_exec(dst, index_sql);
 	r = r ?: msc_store_exec(dst, "COMMIT");
 	if (r)

@@ -210,6 +210,74 @@ static void t_detached_resumed(void)
 			   "AND end_ts = 2003010", buf, sizeof(buf)), "512 2003010");
 }
 
+/* Where an analysis of @db would resume: the seq of its next event to analyze. */
+static int64_t resume_seq(const char *db)
+{
+	struct msc_capture_row *caps = NULL;
+	struct msc_history *h;
+	struct msc_store *s;
+	int64_t seq = -2;
+	size_t nr;
+
+	if (msc_store_open(db, 0, &s))
+		return -2;
+	if (!msc_store_get_captures(s, &caps, &nr) && nr &&
+	    !msc_history_open(s, caps[0].id, NULL, NULL, &h)) {
+		seq = msc_history_resume_seq(h);
+		msc_history_close(h);
+	}
+	free(caps);
+	msc_store_close(s);
+	return seq;
+}
+
+/*
+ * The resume state is versioned (local.h, HSTATE_VERSION): a blob of the
+ * right size but another version is not read; the analysis starts over.
+ */
+static void t_state_versioned(void)
+{
+	char db[300];
+	sqlite3_stmt *st;
+	sqlite3 *sdb;
+	int64_t resumed, first;
+	size_t n = 0;
+
+	snprintf(db, sizeof(db), "%s/state.db", dir);
+	if (!check_int(import_events("refault-detached", db), ==, 0))
+		return;
+	first = resume_seq(db);
+	check_int(analyze_until(db, UINT64_MAX), ==, 0);
+	resumed = resume_seq(db);
+	check(resumed > first);		/* resumes after what was analyzed */
+	/* the same blob, but its version (the second u32) another */
+	if (!check_int(sqlite3_open(db, &sdb), ==, SQLITE_OK))
+		return;
+	check_int(sqlite3_prepare_v2(sdb, "SELECT state FROM analysis", -1, &st, NULL), ==, SQLITE_OK);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		const void *b = sqlite3_column_blob(st, 0);
+		size_t len = (size_t)sqlite3_column_bytes(st, 0);
+		unsigned char *copy = malloc(len);
+
+		if (check(b && copy && len >= 8)) {	/* u32 size, u32 version, ... */
+			sqlite3_stmt *up;
+
+			memcpy(copy, b, len);
+			copy[4] ^= 0x80;
+			n = len;
+			sqlite3_prepare_v2(sdb, "UPDATE analysis SET state = ?", -1, &up, NULL);
+			sqlite3_bind_blob(up, 1, copy, (int)len, SQLITE_TRANSIENT);
+			check_int(sqlite3_step(up), ==, SQLITE_DONE);
+			sqlite3_finalize(up);
+		}
+		free(copy);
+	}
+	sqlite3_finalize(st);
+	sqlite3_close(sdb);
+	check(n > 0);
+	check_int(resume_seq(db), ==, first);	/* not read: from the start again */
+}
+
 int main(void)
 {
 	TEST(t_stats_k61(), "KVM stats line of the 6.1 harness (names with spaces)");
@@ -220,8 +288,9 @@ int main(void)
 		return 1;
 	TEST(t_orphans_resumed(), "late children of a zapped table: no resync, also resumed between");
 	TEST(t_detached_resumed(), "a detached table resumed among its children: never unmapped");
-	for (unsigned int i = 0; i < 3; i++) {
-		static const char *const dbs[] = { "once.db", "twice.db", "recover.db" };
+	TEST(t_state_versioned(), "a resume state of another version is not read: it starts over");
+	for (unsigned int i = 0; i < 4; i++) {
+		static const char *const dbs[] = { "once.db", "twice.db", "recover.db", "state.db" };
 		char path[300];
 
 		snprintf(path, sizeof(path), "%s/%s", dir, dbs[i]);
