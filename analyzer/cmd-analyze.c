@@ -7,10 +7,12 @@
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "mmuscope/error.h"
 #include "mmuscope/history.h"
+#include "mmuscope/live.h"
 #include "mmuscope/store.h"
 #include "mmuscope/util.h"
 
@@ -121,6 +123,15 @@ static void print_summary(const char *db, const struct msc_history_summary *s, d
 	       cli_count(s->ranged, b, sizeof(b)));
 }
 
+/* record --light without a sample (host_param record.light 0): no SPTE to rebuild */
+static bool light_without_sptes(struct msc_store *s, int64_t capture_id)
+{
+	char buf[16];
+
+	return msc_store_get_param(s, capture_id, "record.light", buf, sizeof(buf)) == 1 &&
+	       !strcmp(buf, "0");
+}
+
 int cmd_analyze(int argc, char **argv)
 {
 	struct analyze_opts o = { 0 };
@@ -156,10 +167,17 @@ int cmd_analyze(int argc, char **argv)
 		r = msc_history_analyze(s, caps[i].id, &o.hopts, &sum);
 		if (r)
 			break;
-		if (!analyze_report_summary(o.db, &sum, true))
+		if (!sum.spte_events && !sum.intervals && light_without_sptes(s, caps[i].id)) {
+			if (!o.quiet)	/* nothing to rebuild, by design: its steps are analyzed */
+				printf("%s: capture %lld: a light recording without SPTE history: "
+				       "%llu events analyzed, the steps' census is KVM's "
+				       "(mmuscope report)\n", o.db, (long long)caps[i].id,
+				       (unsigned long long)sum.events);
+		} else if (!analyze_report_summary(o.db, &sum, true)) {
 			status = 1;
-		else if (!o.quiet)
+		} else if (!o.quiet) {
 			print_summary(o.db, &sum, msc_mono_s() - t0);
+		}
 	}
 	if (r) {
 		cli_store_error(o.db, s, r);

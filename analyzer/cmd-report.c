@@ -68,6 +68,7 @@ struct report {
 		size_t nr_settled, alloc_settled;
 		bool no_memory;
 		int light;		/* record --light=N: N (0: no SPTE history); -1: not light */
+		struct report_kvm *kvm;	/* KVM's counters around each phase; NULL: none read */
 	} l;
 };
 
@@ -299,53 +300,12 @@ static const char *region_dirty_text(const struct msc_phase *p, int64_t pages, c
 	return buf;
 }
 
-/* One phase; false when it said in one line that its work is another's. */
-static bool text_phase(struct report *rp, const struct msc_phase *p)
+/* What text_phase() prints of a phase after its counts. */
+static bool text_phase_tail(struct report *rp, const struct msc_phase *p)
 {
 	struct msc_harvest_sum h;
-	char a[64], b[64], at[64], ha[32], hb[32], classes[512] = "";
-	int64_t inner = 0;
-	size_t o = 0;
 
-	census_text(&p->before, a, sizeof(a));
-	census_text(&p->after, b, sizeof(b));
-	for (int c = 0; c < MSC_CLASS_NR; c++)
-		if (p->count.by_class[c] && o < sizeof(classes))
-			o += (size_t)snprintf(classes + o, sizeof(classes) - o, " %s=%" PRIu64,
-					      msc_spte_class_name(c), p->count.by_class[c]);
-	fprintf(rp->f, "[%" PRId64 "] %-12s %-24s (%s) at %s, took %.3f ms", p->id,
-		msc_phase_kind_name(p->kind), ESC(p->name), msc_phase_source_name(p->source),
-		at_text(rp, p->start_ts, at, sizeof(at)), (double)(p->end_ts - p->start_ts) / 1e6);
-	bounds_text(rp->f, p);
-	if (rp->l.nr_vms > 1)
-		fprintf(rp->f, ", VM %" PRId64, p->vm);
-	if (same_work(rp, p, &inner)) {
-		if (inner)
-			fprintf(rp->f, ": the work of [%" PRId64 "] below\n", inner);
-		else
-			fprintf(rp->f, ": no MMU work\n");
-		return false;
-	}
-	fputc('\n', rp->f);
-	fprintf(rp->f, "    census before: %s (%s)\n", a, huge_text(&p->before, ha, sizeof(ha)));
-	fprintf(rp->f, "    census after:  %s (%s)\n", b, huge_text(&p->after, hb, sizeof(hb)));
-	fprintf(rp->f, "    spte changes %" PRIu64 ":%s\n", p->count.spte_changes,
-		classes[0] ? classes : " none");
-	fprintf(rp->f, "    pages split %" PRIu64, p->count.pages_split);
-	if (p->count.pages_split && p->count.pages_split_level[2] >= 0 &&
-	    p->count.pages_split_level[3] >= 0)
-		fprintf(rp->f, " (%" PRId64 " x 2M, %" PRId64 " x 1G)", p->count.pages_split_level[2],
-			p->count.pages_split_level[3]);
-	fprintf(rp->f, ", promoted %" PRIu64 ", children synthesized %" PRIu64 ", split failures %"
-		PRIu64 "\n", p->count.pages_promoted, p->count.children_synthesized,
-		p->count.split_failures);
-	fprintf(rp->f, "    faults slow %" PRIu64 ", fast %" PRIu64 ", spurious %" PRIu64
-		", refaults after zap %" PRIu64 ", zaps %" PRIu64, p->count.faults_slow, p->count.faults_fast,
-		p->count.faults_spurious, p->count.refaults, p->count.zaps);
-	if (p->count.flushes >= 0)
-		fprintf(rp->f, ", TLB flushes %" PRId64, p->count.flushes);
-	fputc('\n', rp->f);
-	if (shows_dirtied(p)) {
+	if (shows_dirtied(p) && rp->l.light) {	/* light=0: no SPTE saw it */
 		char d[128];
 
 		/* a pass's are the fast path's fixes, a harvest's what it collected */
@@ -368,9 +328,76 @@ static bool text_phase(struct report *rp, const struct msc_phase *p)
 		fprintf(rp->f, "    kernel: %" PRIu64 " get + %" PRIu64 " clear, %" PRIu64
 			" of %" PRIu64 " pages dirty, %" PRIu64 " re-armed, %.3f ms\n", h.gets,
 			h.clears, h.dirty, h.pages, h.rearmed, (double)h.kernel_ns / 1e6);
-	if (p->kind == MSC_PHASE_DISABLE || p->kind == MSC_PHASE_REPROMOTE)
+	if ((p->kind == MSC_PHASE_DISABLE || p->kind == MSC_PHASE_REPROMOTE) && rp->l.light)
 		text_huge_again(rp, p);
 	return true;
+}
+
+/* One phase; false when it said in one line that its work is another's. */
+static bool text_phase(struct report *rp, const struct msc_phase *p)
+{
+	char a[64], b[64], at[64], ha[32], hb[32], classes[512] = "";
+	int64_t inner = 0;
+	size_t o = 0;
+
+	census_text(&p->before, a, sizeof(a));
+	census_text(&p->after, b, sizeof(b));
+	for (int c = 0; c < MSC_CLASS_NR; c++)
+		if (p->count.by_class[c] && o < sizeof(classes))
+			o += (size_t)snprintf(classes + o, sizeof(classes) - o, " %s=%" PRIu64,
+					      msc_spte_class_name(c), p->count.by_class[c]);
+	fprintf(rp->f, "[%" PRId64 "] %-12s %-24s (%s) at %s, took %.3f ms", p->id,
+		msc_phase_kind_name(p->kind), ESC(p->name), msc_phase_source_name(p->source),
+		at_text(rp, p->start_ts, at, sizeof(at)), (double)(p->end_ts - p->start_ts) / 1e6);
+	bounds_text(rp->f, p);
+	if (rp->l.nr_vms > 1)
+		fprintf(rp->f, ", VM %" PRId64, p->vm);
+	if (same_work(rp, p, &inner)) {
+		const struct report_kvm *k = rp->l.kvm ? &rp->l.kvm[p - rp->l.phases] : NULL;
+
+		if (inner) {
+			fprintf(rp->f, ": the work of [%" PRId64 "] below\n", inner);
+		} else if (rp->l.light >= 0 && k && report_kvm_moved(k)) {
+			/* a light recording's vCPU pass: KVM counted its faults */
+			fprintf(rp->f, ": no MMU work traced\n");
+			report_kvm_text(rp->f, k, p);
+		} else {
+			fprintf(rp->f, ": no MMU work\n");
+		}
+		return false;
+	}
+	fputc('\n', rp->f);
+	if (!rp->l.light) {	/* no SPTE history: KVM's census, one split event per huge page */
+		if (rp->l.kvm)
+			report_kvm_text(rp->f, &rp->l.kvm[p - rp->l.phases], p);
+		fprintf(rp->f, "    huge pages split %" PRIu64 ", split failures %" PRIu64
+			" (kvm_mmu_split_huge_page)\n", p->count.splits - min(p->count.splits,
+			p->count.split_failures), p->count.split_failures);
+		return text_phase_tail(rp, p);
+	}
+	fprintf(rp->f, "    census before%s: %s (%s)\n", rp->l.light > 0 ? " (sample)" : "", a,
+		huge_text(&p->before, ha, sizeof(ha)));
+	fprintf(rp->f, "    census after%s:  %s (%s)\n", rp->l.light > 0 ? " (sample)" : "", b,
+		huge_text(&p->after, hb, sizeof(hb)));
+	fprintf(rp->f, "    spte changes %" PRIu64 ":%s\n", p->count.spte_changes,
+		classes[0] ? classes : " none");
+	if (rp->l.light > 0 && rp->l.kvm)
+		report_kvm_text(rp->f, &rp->l.kvm[p - rp->l.phases], p);
+	fprintf(rp->f, "    pages split %" PRIu64, p->count.pages_split);
+	if (p->count.pages_split && p->count.pages_split_level[2] >= 0 &&
+	    p->count.pages_split_level[3] >= 0)
+		fprintf(rp->f, " (%" PRId64 " x 2M, %" PRId64 " x 1G)", p->count.pages_split_level[2],
+			p->count.pages_split_level[3]);
+	fprintf(rp->f, ", promoted %" PRIu64 ", children synthesized %" PRIu64 ", split failures %"
+		PRIu64 "\n", p->count.pages_promoted, p->count.children_synthesized,
+		p->count.split_failures);
+	fprintf(rp->f, "    faults slow %" PRIu64 ", fast %" PRIu64 ", spurious %" PRIu64
+		", refaults after zap %" PRIu64 ", zaps %" PRIu64, p->count.faults_slow,
+		p->count.faults_fast, p->count.faults_spurious, p->count.refaults, p->count.zaps);
+	if (p->count.flushes >= 0)
+		fprintf(rp->f, ", TLB flushes %" PRId64, p->count.flushes);
+	fputc('\n', rp->f);
+	return text_phase_tail(rp, p);
 }
 
 static void text_coverage(struct report *rp, const struct msc_phase *p)
@@ -691,6 +718,7 @@ static void json_report(struct report *rp)
 		json_census(f, "census_before", &p->before);
 		fprintf(f, ", ");
 		json_census(f, "census_after", &p->after);
+		report_kvm_json(f, rp->l.kvm ? &rp->l.kvm[i] : NULL, p);
 		fprintf(f, "}");
 	}
 	fprintf(f, "],\n \"kvm_stats\": [");
@@ -726,6 +754,7 @@ static void report_free(struct report *rp)
 	free(rp->l.lost);
 	free(rp->l.tasks);
 	free(rp->l.settled);
+	free(rp->l.kvm);
 	report_cells_free(&rp->l.cells);
 	msc_hview_close(rp->l.v);
 }
@@ -766,6 +795,9 @@ static int report_capture(struct report *rp, struct msc_store *s, const struct m
 	}
 	if (!r)
 		report_sort_phases(rp->l.phases, rp->l.nr_phases);
+	if (!r && !rp->selftest && !rp->brief)
+		r = report_kvm_load(s, c->id, rp->l.vms, rp->l.nr_vms, rp->l.phases,
+				    rp->l.nr_phases, &rp->l.kvm);
 	if (!r && !rp->selftest) {
 		uint64_t first, last;
 

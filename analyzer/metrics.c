@@ -16,9 +16,11 @@
 #include <string.h>
 
 #include "mmuscope/history.h"
+#include "mmuscope/live.h"
 #include "mmuscope/spte.h"
 #include "mmuscope/util.h"
 #include "metrics.h"
+#include "report.h"
 
 enum {
 	M_INFO, M_MAPPED, M_HUGE, M_STEP, M_HUGE_AGAIN, M_SPLITS, M_FLUSHES, M_LOST,
@@ -81,6 +83,7 @@ struct figures {
 	struct msc_history_summary sum;
 	struct vm_figures *vm;
 	size_t nr_vms;
+	bool light;				/* record --light: KVM's counters, not a census */
 };
 
 /* A label value as the text format wants it: \, " and newline escaped */
@@ -171,7 +174,7 @@ static int huge_ratio(struct msc_hview *v, struct vm_figures *m, const struct ms
 }
 
 /* @m's steps: the last of each kind, the counts, the time to huge again */
-static void vm_steps(struct vm_figures *m, const struct msc_phase *ph, size_t nr)
+static void vm_steps(struct vm_figures *m, const struct msc_phase *ph, size_t nr, bool light)
 {
 	const struct msc_phase *disable = NULL;
 
@@ -187,7 +190,9 @@ static void vm_steps(struct vm_figures *m, const struct msc_phase *ph, size_t nr
 		    p->kind == MSC_PHASE_WORKLOAD)
 			continue;
 		m->any = true;
-		m->splits += p->count.pages_split;
+		/* a light recording's: one split event per huge page, no SPTE history */
+		m->splits += light ? p->count.splits - min(p->count.splits, p->count.split_failures)
+				   : p->count.pages_split;
 		if (p->count.flushes >= 0)
 			m->flushes = max(m->flushes, (int64_t)0) + p->count.flushes;
 		for (size_t k = 0; k < ARRAY_SIZE(steps); k++)
@@ -218,7 +223,36 @@ static const struct msc_phase *last_phase(const struct msc_phase *ph, size_t nr,
 	return last;
 }
 
-static int gather(struct msc_hview *v, struct figures *g)
+/*
+ * A light recording rebuilds no census (or a sample's): @m's memory,
+ * huge share and flushes are then KVM's own, as last read.  The huge share
+ * is then of all its memory, the dirty-logged part not being known.  None
+ * when the VM cannot be told among several sampled.
+ */
+static int from_kvm(struct msc_store *s, const struct figures *g, const struct msc_vm *vm,
+		    size_t nr_vms, struct vm_figures *m)
+{
+	char buf[32];
+	const char *name = msc_vm_stats_name(vm, buf, sizeof(buf));
+	struct msc_kvm_read k;
+	int r = msc_kvm_read_at(s, g->cap.id, name, INT64_MAX - 1, false, &k);
+
+	for (int l = 1; l <= 3; l++)
+		m->census.pages[l] = -1;
+	m->huge_ratio = -1;
+	if (r || !k.vms || (!name && (k.vms > 1 || nr_vms > 1)))
+		return r;
+	for (int l = 1; l <= 3; l++)
+		m->census.pages[l] = k.pages[l];
+	if (k.pages[1] >= 0 && k.pages[2] >= 0 && k.pages[3] >= 0 &&
+	    report_huge_pct(&m->census) >= 0)
+		m->huge_ratio = report_huge_pct(&m->census) / 100;
+	m->flushes = k.flushes;
+	m->any = true;
+	return 0;
+}
+
+static int gather(struct msc_store *s, struct msc_hview *v, struct figures *g)
 {
 	struct msc_phase *ph = NULL;
 	struct msc_region *rg = NULL;
@@ -238,7 +272,11 @@ static int gather(struct msc_hview *v, struct figures *g)
 		struct vm_figures *m = &g->vm[g->nr_vms++];
 
 		m->vm = vms[i].id;
-		vm_steps(m, ph, nr_ph);
+		vm_steps(m, ph, nr_ph, g->light);
+		if (g->light) {
+			r = from_kvm(s, g, &vms[i], nr_vms, m);
+			continue;
+		}
 		/* its last rows: also while a recording's analysis is under way */
 		r = msc_hview_vm_census_at(v, m->vm, INT64_MAX, &m->census);
 		if (!r)
@@ -257,7 +295,7 @@ static void write_vm_families(FILE *f, const struct msc_metrics_opts *o, const s
 
 	family(f, M_MAPPED);
 	for (size_t i = 0; i < g->nr_vms; i++)
-		for (int l = 1; l <= 3 && g->vm[i].any; l++) {
+		for (int l = 1; l <= 3 && g->vm[i].any && g->vm[i].census.pages[l] >= 0; l++) {
 			sample_head(f, M_MAPPED, o, g, g->vm[i].vm);
 			label(f, "size", size[l], false);
 			fprintf(f, "} %" PRIu64 "\n", (uint64_t)max(g->vm[i].census.pages[l],
@@ -321,8 +359,15 @@ int msc_metrics_write(struct msc_store *s, int64_t capture_id,
 		r = -ENOENT;
 	if (!r)
 		r = msc_hview_open(s, g.cap.id, &v);
+	if (!r) {
+		char buf[16];
+
+		r = msc_store_get_param(s, g.cap.id, "record.light", buf, sizeof(buf));
+		g.light = r == 1;
+		r = r < 0 ? r : 0;
+	}
 	if (!r)
-		r = gather(v, &g);
+		r = gather(s, v, &g);
 	if (!r) {
 		family(f, M_INFO);
 		sample_head(f, M_INFO, o, &g, 0);

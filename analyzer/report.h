@@ -12,6 +12,7 @@
 #include <stdbool.h>
 
 #include "mmuscope/history.h"
+#include "mmuscope/live.h"
 
 struct msc_store;
 
@@ -135,6 +136,23 @@ void report_tracing_cost(const char *release, int64_t first_seq, int64_t last_se
 			 uint64_t took_ns, struct report_cost *ret);
 const char *report_cost_text(const struct report_cost *c, char *buf, size_t size);
 void report_sort_phases(struct msc_phase *ph, size_t nr);
+
+/*
+ * KVM's own counters around one step (report-kvm.c).  A side with vms 0 is
+ * not known: no read, or none between the step and @before_other's end
+ * (@after_other's start), another step of its VM (0: none).
+ */
+struct report_kvm {
+	struct msc_kvm_read before, after;
+	int64_t before_other, after_other;
+};
+
+int report_kvm_load(struct msc_store *s, int64_t capture_id, const struct msc_vm *vms,
+		    size_t nr_vms, const struct msc_phase *ph, size_t nr,
+		    struct report_kvm **ret);
+bool report_kvm_moved(const struct report_kvm *k);
+void report_kvm_text(FILE *f, const struct report_kvm *k, const struct msc_phase *p);
+void report_kvm_json(FILE *f, const struct report_kvm *k, const struct msc_phase *p);
 void report_selftest(FILE *f, const struct msc_vm *vms, size_t nr_vms,
 		     const struct msc_phase *ph, size_t nr);
 

@@ -68,7 +68,8 @@ struct raw_tee {
 
 /* A VM seen by the counter sampler, and what was last stored of it. */
 struct vm_seen {
-	struct msc_kvm_sample last;
+	struct msc_kvm_sample last;	/* its newest row's counters */
+	uint64_t read_ts;		/* its newest read placed in time (0: none) */
 };
 
 struct recorder {
@@ -339,6 +340,7 @@ static struct vm_seen *find_vm(struct recorder *rec, const struct msc_kvm_sample
 		return NULL;
 	rec->vms[rec->nr_vms].last = *k;
 	rec->vms[rec->nr_vms].last.pages_4k = -2;	/* differs from any sample */
+	rec->vms[rec->nr_vms].read_ts = 0;
 	return &rec->vms[rec->nr_vms++];
 }
 
@@ -350,7 +352,11 @@ static struct vm_seen *find_vm(struct recorder *rec, const struct msc_kvm_sample
  */
 #define SAMPLE_SLACK_NS (5 * 1000 * 1000)
 
-/* KVM's counters: a row per VM whose counters changed since its last row. */
+/*
+ * KVM's counters: a row per VM whose counters changed since its last row,
+ * with the read before it (which still saw that last row's counters):
+ * together they tell when the change happened (lib/store-kvm-reads.c).
+ */
 static int sample_kvm(struct recorder *rec)
 {
 	struct msc_kvm_sample k[MAX_VMS];
@@ -369,11 +375,17 @@ static int sample_kvm(struct recorder *rec)
 	for (int i = 0; i < n && !r; i++) {
 		struct vm_seen *v = find_vm(rec, &k[i]);
 
-		if (!v || !memcmp(&v->last, &k[i], sizeof(k[i])))
+		uint64_t previous;
+
+		if (!v)
+			continue;
+		previous = v->read_ts;
+		v->read_ts = now;
+		if (!memcmp(&v->last, &k[i], sizeof(k[i])))
 			continue;
 		v->last = k[i];
 		rec->samples++;
-		r = store_result(rec, msc_store_add_kvm_sample(rec->store, now, &k[i]));
+		r = store_result(rec, msc_store_add_kvm_sample(rec->store, now, previous, &k[i]));
 	}
 	return r;
 }

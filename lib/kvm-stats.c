@@ -2,23 +2,29 @@
 /*
  * KVM's own counters of every VM on the host (or of one VMM process):
  * pages_4k/2m/1g and the remote TLB flush counts, the ground truth the
- * rebuilt census is checked against.
+ * rebuilt census is checked against; and the page faults of the VM's
+ * vCPUs (pf_taken, pf_fixed, pf_fast), which a light recording counts
+ * with instead of tracing them.
  *
  * Two ways to read them, tried in this order:
  *  - debugfs: KVM makes one directory per VM, <debugfs>/kvm/<pid>-<fd>/,
- *    holding one file per VM stat;
+ *    holding one file per VM stat, and one per vCPU stat that sums it
+ *    over the VM's vCPUs;
  *  - the binary stats fd (KVM_GET_STATS_FD): each VM fd is found in
  *    /proc/<pid>/fd ("anon_inode:kvm-vm"), copied with pidfd_getfd() just
  *    long enough to ask for its stats fd, which is then read with pread().
  *    A stats fd pins the VM, so it is closed as soon as the VMM no longer
- *    holds the VM fd.
+ *    holds the VM fd.  A VM's stats fd has no vCPU stat: the faults are
+ *    read from debugfs only.
  * Nothing here allocates per sample; the VM table grows when VMs appear.
  *
  * KVM updates each counter on its own, and a split or a zap moves several
  * at once, so one read of five counters can mix two moments (debugfs reads
  * them from five files).  A sample is only returned once two reads in a row
- * agree: it is a state KVM was really in.  A VM whose counters move during
- * every try is left out of this sample.
+ * of those five agree: it is a state KVM was really in.  A VM whose
+ * counters move during every try is left out of this sample.  The fault
+ * counters take no part: they move at every vCPU fault, and are those of
+ * the last try.
  */
 #include "mmuscope/live.h"
 
@@ -43,7 +49,8 @@
 /* Reads of one VM's counters until two in a row agree. */
 #define SETTLE_TRIES 4
 
-enum { ST_4K, ST_2M, ST_1G, ST_FLUSH, ST_FLUSH_REQ, NR_STATS };
+enum { ST_4K, ST_2M, ST_1G, ST_FLUSH, ST_FLUSH_REQ, ST_PF_TAKEN, ST_PF_FIXED, ST_PF_FAST,
+       NR_STATS };
 
 static const char *const stat_names[NR_STATS] = {
 	[ST_4K] = "pages_4k",
@@ -51,6 +58,9 @@ static const char *const stat_names[NR_STATS] = {
 	[ST_1G] = "pages_1g",
 	[ST_FLUSH] = "remote_tlb_flush",
 	[ST_FLUSH_REQ] = "remote_tlb_flush_requests",
+	[ST_PF_TAKEN] = "pf_taken",
+	[ST_PF_FIXED] = "pf_fixed",
+	[ST_PF_FAST] = "pf_fast",
 };
 
 struct vm {
@@ -145,14 +155,16 @@ static void sample_init(struct msc_kvm_sample *s, int pid, int fd)
 {
 	*s = (struct msc_kvm_sample){ .pid = pid, .pages_4k = -1, .pages_2m = -1,
 				      .pages_1g = -1, .remote_tlb_flush = -1,
-				      .remote_tlb_flush_requests = -1 };
+				      .remote_tlb_flush_requests = -1, .pf_taken = -1,
+				      .pf_fixed = -1, .pf_fast = -1 };
 	snprintf(s->vm, sizeof(s->vm), "%d-%d", pid, fd);
 }
 
 static int64_t *sample_field(struct msc_kvm_sample *s, int i)
 {
 	int64_t *f[NR_STATS] = { &s->pages_4k, &s->pages_2m, &s->pages_1g,
-				 &s->remote_tlb_flush, &s->remote_tlb_flush_requests };
+				 &s->remote_tlb_flush, &s->remote_tlb_flush_requests,
+				 &s->pf_taken, &s->pf_fixed, &s->pf_fast };
 
 	return f[i];
 }
@@ -185,6 +197,7 @@ static void read_vm(const struct vm_source *src, struct msc_kvm_sample *s)
 	}
 }
 
+/* The counters a split or a zap moves together (not the faults). */
 static bool same_counts(const struct msc_kvm_sample *a, const struct msc_kvm_sample *b)
 {
 	return a->pages_4k == b->pages_4k && a->pages_2m == b->pages_2m &&
@@ -205,9 +218,11 @@ static bool read_settled(const struct vm_source *src, int pid, int fd, struct ms
 	for (int i = 1; i < SETTLE_TRIES; i++) {
 		sample_init(&again, pid, fd);
 		read_vm(src, &again);
-		if (same_counts(&again, s))
+		bool settled = same_counts(&again, s);
+
+		*s = again;	/* the faults: the newest read's */
+		if (settled)
 			return true;
-		*s = again;
 	}
 	return false;
 }

@@ -49,14 +49,20 @@ static void bind_count(sqlite3_stmt *st, int i, int64_t v)
  * msc_store_add_kvm_sample - store one VM's KVM counters
  * @s: the store, with a capture open
  * @ts: trace clock when they were read
+ * @previous_read_ts: the VM's read before this one, which saw its row
+ *	before (schema/021-kvm-reads.sql); 0: none
  * @k: the counters; -1 values are stored as NULL
  *
  * Returns 0, -EINVAL without an open capture, or a store error.
  */
-int msc_store_add_kvm_sample(struct msc_store *s, uint64_t ts, const struct msc_kvm_sample *k)
+int msc_store_add_kvm_sample(struct msc_store *s, uint64_t ts, uint64_t previous_read_ts,
+			     const struct msc_kvm_sample *k)
 {
 	sqlite3_stmt *st;
-	int r = prepare(s, "INSERT INTO kvm_stats_sample VALUES (?,?,?,?,?,?,?,?,?)", &st);
+	int r = prepare(s, "INSERT INTO kvm_stats_sample (capture_id, ts, vm, pid, pages_4k, "
+			"pages_2m, pages_1g, remote_tlb_flush, remote_tlb_flush_requests, "
+			"previous_read_ts, pf_taken, pf_fixed, pf_fast) "
+			"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", &st);
 
 	if (r)
 		return r;
@@ -69,6 +75,11 @@ int msc_store_add_kvm_sample(struct msc_store *s, uint64_t ts, const struct msc_
 	bind_count(st, 7, k->pages_1g);
 	bind_count(st, 8, k->remote_tlb_flush);
 	bind_count(st, 9, k->remote_tlb_flush_requests);
+	if (previous_read_ts)
+		bind_u64(st, 10, previous_read_ts);
+	bind_count(st, 11, k->pf_taken);
+	bind_count(st, 12, k->pf_fixed);
+	bind_count(st, 13, k->pf_fast);
 	return step_once(s, st);
 }
 

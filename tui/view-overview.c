@@ -20,6 +20,7 @@
 #include "format.h"
 #include "tui.h"
 #include "mmuscope/hview-extra.h"
+#include "mmuscope/live.h"
 #include "mmuscope/util.h"
 
 #define FIXED_ROWS 12		/* everything but the chart */
@@ -146,17 +147,17 @@ static void draw_kvm_line(struct overview *o, struct tui *t, int y)
 {
 	const struct tui_data *d = t->data;
 	const struct msc_kvm_stats *k = tui_data_stats_before(d, t->cursor, o->vm);
-	struct msc_tui_kvm_sample s;
+	struct msc_kvm_read s;
 	char line[512], c[96], when[32];
 	bool same = true;
 
 	/* record's samples are the host's: with one VM shown, its markers' counters */
-	if (!o->vm && !msc_tui_kvm_sample_at(d->src, d->cap.id, t->cursor, &s) && s.vms) {
+	if (!o->vm && !msc_kvm_read_at(d->src, d->cap.id, NULL, t->cursor, false, &s) && s.vms) {
 		census_text(c, sizeof(c), s.pages);
 		for (int l = 1; l <= 3; l++)
 			same &= s.pages[l] < 0 || s.pages[l] == o->at.pages[l];
 		fmt_time(when, sizeof(when), s.ts - min(s.ts, d->t_first));
-		snprintf(line, sizeof(line), "  KVM     sampled at %s: %s  (%s)", when, c,
+		snprintf(line, sizeof(line), "  KVM     read at %s: %s  (%s)", when, c,
 			 same ? "= census" : "census differs: sampled at another instant");
 	} else if (k) {
 		census_text(c, sizeof(c), k->kvm);

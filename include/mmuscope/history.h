@@ -33,6 +33,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "mmuscope/tap.h"
 
@@ -267,6 +268,19 @@ struct msc_vm {
 	uint64_t start_ts, end_ts;
 	int64_t start_seq, end_seq;
 };
+
+/*
+ * The name KVM gives @vm's debugfs directory and `record` its counters
+ * (kvm_stats_sample.vm): "<pid>-<fd>" of KVM_CREATE_VM's thread and
+ * result; NULL when the capture did not see it created.
+ */
+static inline const char *msc_vm_stats_name(const struct msc_vm *vm, char *buf, size_t size)
+{
+	if (vm->pid < 0 || vm->fd < 0)
+		return NULL;
+	snprintf(buf, size, "%d-%d", vm->pid, vm->fd);
+	return buf;
+}
 
 /* State of one 2M region of guest memory at one time (memory-map cell). */
 enum msc_region_kind {

@@ -10,9 +10,6 @@
  * answers "the cells at T" from memory; a capture that is still being
  * analyzed is followed by asking only for rows after the last one read.
  *
- * Live ground truth: the KVM counters `mmuscope record` samples
- * (kvm_stats_sample, schema/003-live.sql) at a time T.
- *
  * No SQL leaves lib/store*.c; arrays returned are the caller's.
  */
 #ifndef MSC_HVIEW_EXTRA_H
@@ -40,15 +37,5 @@ struct msc_cell_state {
 int msc_cell_states(struct msc_store *s, int64_t capture_id, int64_t *io_pos,
 		    struct msc_cell_state *rows, size_t max, size_t *ret_nr);
 int msc_cell_states_end(struct msc_store *s, int64_t *ret_pos);
-
-/* KVM's own counters at a time, summed over the VMs sampled. */
-struct msc_tui_kvm_sample {
-	uint64_t ts;			/* of the newest sample used */
-	unsigned int vms;		/* VMs with a sample at or before T; 0: none */
-	int64_t pages[4];		/* [1] 4K [2] 2M [3] 1G; -1: not exported */
-};
-
-int msc_tui_kvm_sample_at(struct msc_store *s, int64_t capture_id, uint64_t ts,
-			  struct msc_tui_kvm_sample *ret);
 
 #endif /* MSC_HVIEW_EXTRA_H */

@@ -158,6 +158,7 @@ struct msc_kvm_sample {
 	int pid;			/* the VMM process */
 	int64_t pages_4k, pages_2m, pages_1g;
 	int64_t remote_tlb_flush, remote_tlb_flush_requests;
+	int64_t pf_taken, pf_fixed, pf_fast;	/* summed over its vCPUs; debugfs only */
 };
 
 struct msc_kvm_sampler;
@@ -170,7 +171,24 @@ void msc_kvm_sampler_close(struct msc_kvm_sampler *k);
 
 /* ---- what the store keeps of a live capture (lib/store-live.c) ---- */
 
-int msc_store_add_kvm_sample(struct msc_store *s, uint64_t ts, const struct msc_kvm_sample *k);
+int msc_store_add_kvm_sample(struct msc_store *s, uint64_t ts, uint64_t previous_read_ts,
+			     const struct msc_kvm_sample *k);
+/*
+ * KVM's counters at a moment, as record read them (lib/store-kvm-reads.c):
+ * the last read at or before it, or the first at or after it.
+ */
+struct msc_kvm_read {
+	uint64_t ts;			/* when read (the newest of the VMs'); 0: see @unchanged */
+	unsigned int vms;		/* VMs summed; 0: none read */
+	unsigned int unchanged;		/* of those, after: no change up to the recording's
+					   end, read time not kept */
+	int64_t pages[4];		/* [1] 4K [2] 2M [3] 1G */
+	int64_t flushes;		/* remote_tlb_flush_requests: each flush asked for */
+	int64_t faults, faults_fixed, faults_fast;	/* pf_taken, pf_fixed, pf_fast */
+};					/* a counter -1: not exported */
+
+int msc_kvm_read_at(struct msc_store *s, int64_t capture_id, const char *vm, uint64_t ts,
+		    bool after, struct msc_kvm_read *ret);
 int msc_store_add_cpu_stats(struct msc_store *s, const struct msc_live_cpu_stats *c);
 int msc_store_add_task(struct msc_store *s, int pid, int tgid, const char *comm, const char *vm);
 

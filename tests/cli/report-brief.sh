@@ -139,6 +139,10 @@ sqlite3 "$T/old.db" "DROP VIEW gfn_history; DROP VIEW mapping; DROP VIEW vm_cens
 	ALTER TABLE capture DROP COLUMN ept_sw; ALTER TABLE capture DROP COLUMN ept_sw_from;
 	ALTER TABLE phase DROP COLUMN dirtied_pages; ALTER TABLE phase DROP COLUMN dirty_window_ns;
 	DROP TABLE dirty_cell; ALTER TABLE phase_region DROP COLUMN dirtied_pages;
+	ALTER TABLE kvm_stats_sample DROP COLUMN previous_read_ts;
+	ALTER TABLE kvm_stats_sample DROP COLUMN pf_taken;
+	ALTER TABLE kvm_stats_sample DROP COLUMN pf_fixed;
+	ALTER TABLE kvm_stats_sample DROP COLUMN pf_fast;
 	PRAGMA user_version = 10"
 check "analyze upgrades a schema 10 database" "$MSC" analyze -q "$T/old.db"
 check_eq "... and, its resume state dropped, knows the split sizes" \

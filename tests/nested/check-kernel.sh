@@ -35,13 +35,23 @@
 # that mapped memory, nothing unplaced, no anomaly and every kvm_stats_check
 # row equal, each process's counters in a VM of its own.
 #
+# With --light record runs with --light (no SPTE history: the steps' ioctls,
+# the huge-page splits, KVM's counters every 5 ms).  The checks, besides
+# the first ones above (exit status, nothing left behind, nothing lost): no
+# SPTE, fault or page-table row; every counter row with its faults and the
+# read before it; KVM's fast-fault count = 2 passes x the slot's pages;
+# `analyze` accepts it; the four steps bounded by their ioctls; the enable's
+# split events = the slot's 2M pages; the census report gives after the
+# steps equal to the workload's own (check-light.py); report prints KVM's
+# census before and after each step; metrics give KVM's last read's memory.
+#
 # With -E the guest boots under Bochs instead (bochs.sh: Intel VMX + EPT,
 # EPT A/D and PML, one CPU): kvm_intel ept=Y, the EPT layout read live, and
 # the workload is dirtylog -m 8 -i 2 (Bochs is slow: 2-6 min); with PML
 # on (the default; -a msc.pml=0 turns it off) KVM clears dirty bits instead
 # of write-protecting, so the dirty passes take no fast page fault at all.
 #
-# Usage: check-kernel.sh [--pid | --procs] [-E] [-k RELEASE] [-a KERNEL_ARGS]... [MSC_BINARY]
+# Usage: check-kernel.sh [--pid | --procs | --light] [-E] [-k RELEASE] [-a KERNEL_ARGS]... [MSC_BINARY]
 #   MSC_BINARY defaults to build/mmuscope; -k RELEASE (or $NESTED_KVER) is
 #   passed to run.sh (default: $NESTED_DIR/kernel/current, the 6.12 one),
 #   and -a too (may be repeated).
@@ -52,6 +62,7 @@ set -uo pipefail
 
 PID_MODE=0
 PROCS=0
+LIGHT=0
 EPT=0
 KARGS=()
 KVER=${NESTED_KVER:-}
@@ -59,6 +70,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--pid) PID_MODE=1; shift ;;
 	--procs) PROCS=1; shift ;;
+	--light) LIGHT=1; shift ;;
 	-E) EPT=1; shift ;;
 	-a) [ $# -ge 2 ] || die "-a needs kernel arguments"; KARGS+=(-a "$2"); shift 2 ;;
 	-k) [ $# -ge 2 ] || die "-k needs a release"; KVER=$2; shift 2 ;;
@@ -66,9 +78,9 @@ while [ $# -gt 0 ]; do
 	esac
 done
 MSC=${1:-$NESTED_TOP/build/mmuscope}
-[ $PID_MODE = 0 ] || [ $PROCS = 0 ] || die "--pid and --procs exclude each other"
+[ $((PID_MODE + PROCS + LIGHT)) -le 1 ] || die "--pid, --procs and --light exclude each other"
 # the run directory is named after a release other than kernel/current's
-RUN=$NESTED_DIR/runs/check-kernel$([ $PID_MODE = 1 ] && echo -pid)$([ $PROCS = 1 ] && echo -procs)$([ $EPT = 1 ] && echo -ept)
+RUN=$NESTED_DIR/runs/check-kernel$([ $PID_MODE = 1 ] && echo -pid)$([ $PROCS = 1 ] && echo -procs)$([ $LIGHT = 1 ] && echo -light)$([ $EPT = 1 ] && echo -ept)
 [ -z "$KVER" ] || [ "$KVER" = "$(kernel_current)" ] || RUN=$RUN-$KVER
 n=0
 failed=0
@@ -94,6 +106,7 @@ MIB=32
 	[ $PID_MODE = 0 ] || echo RECORD_PID=1
 	# two processes of half the slot each
 	[ $PROCS = 0 ] || echo "RECORD_PROCS=2 PROCS_ARGS='-m $((MIB / 2)) -i 2'"
+	[ $LIGHT = 0 ] || echo "RECORD_OPTS=--light"
 	echo "DIRTYLOG_ARGS='-m $MIB -i 2'"
 	cat "$NESTED_SRC/record-guest.sh"
 } > "$RUN.job.sh"
@@ -188,6 +201,46 @@ check_eq "per CPU: no overrun, nothing dropped, kernel read count = records stor
 	"$(q 'select count(*) from ring_buffer_cpu where overrun != 0 or dropped != 0 or commit_overrun != 0 or read_events != records')" 0
 check_eq "records stored = records the kernel handed out" \
 	"$(q 'select (select sum(records) from ring_buffer_cpu) = records from capture')" 1
+
+# --- --light: no SPTE history; the steps, the splits and KVM's counters ------
+if [ $LIGHT = 1 ]; then
+	PAGES=$((MIB * 256))
+	check_eq "--light: record.light 0, no SPTE change, fault or page-table row stored" \
+		"$(q "select (select value from host_param where name = 'record.light'),
+			(select count(*) from spte_change), (select count(*) from fault),
+			(select count(*) from page_table)")" "0|0|0|0"
+	check_eq "--light: KVM's counters read with the faults, each row with the read before it" \
+		"$(q 'select count(*) > 10, count(pf_taken) = count(pages_4k),
+			count(previous_read_ts) = count(*) - count(distinct vm) from kvm_stats_sample')" "1|1|1"
+	# NPT: each write to a write-protected 4K page is one fast-path fix, counted by KVM
+	check_eq "--light: KVM counted one fast fault per page and dirty pass (2 x $PAGES)" \
+		"$(q 'select max(pf_fast) from kvm_stats_sample')" $((2 * PAGES))
+	out=$("$MSC" analyze --rebuild "$DB" 2>&1)
+	check_eq "--light: mmuscope analyze accepts a capture without SPTE history" \
+		"$?|$(echo "$out" | grep -c 'light recording without SPTE history')" "0|1"
+	"$MSC" report --json "$DB" > "$RUN/report.json" 2>&1
+	python3 "$NESTED_SRC/check-light.py" "$RUN/report.json" "$DB" > "$RUN/light-checks.txt" 2>&1
+	sed 's/^/# /' "$RUN/light-checks.txt"
+	lc() { sed -n "s/^$1 //p" "$RUN/light-checks.txt"; }
+	check_eq "--light: the enable, both harvests and the disable, each bounded by its ioctl" \
+		"$(lc steps)" "enable/exact harvest/exact harvest/exact disable/exact"
+	check_eq "--light: the enable split every 2M page of the slot, one event each" \
+		"$(lc enable_splits)" $((MIB / 2))
+	# the enable's and the harvests' windows hold the dirty passes: read at least once
+	check_eq "--light: KVM's census after the steps (check-light.py) is the workload's own" \
+		"$([ "$(lc after_checked)" -ge 1 ] && echo read)|$(lc after_differ)" "read|0"
+	check_eq "--light: report prints KVM's census around the steps" \
+		"$("$MSC" report "$DB" | awk '/^\[[0-9]+\] (enable|harvest|disable) / { n = 2; next }
+			n && /^    KVM (before|after): / { k++ } { n = n ? n - 1 : 0 } END { print k + 0 }')" \
+		"$(q "select 2 * count(*) from phase where kind in ('enable', 'harvest', 'disable')")"
+	check_eq "--light: metrics: the memory mapped 4K/2M, splits and flushes are KVM's last read's" \
+		"$("$MSC" metrics "$DB" | awk '/^mmuscope_vm_mapped_bytes.*size="(4k|2m)"/ { printf "%s ", $2 }
+			/^mmuscope_vm_(pages_split|tlb_flushes)_total/ { printf "%s ", $2 }')" \
+		"$(q "select printf('%d %d %d %d ', pages_4k * 4096, pages_2m * 2097152, $((MIB / 2)),
+			remote_tlb_flush_requests) from kvm_stats_sample where pages_4k is not null
+			order by ts desc limit 1")"
+	finish
+fi
 
 # --- --procs: two processes whose VMs predate the recording ------------------
 if [ $PROCS = 1 ]; then

@@ -25,6 +25,9 @@
 # harness-1.log, harness-2.log, procs.txt ("<k> <pid>" per process) and
 # record.rc "dirtylog-1=R dirtylog-2=R record=R" instead of harness.log.
 #
+# RECORD_OPTS (check-kernel.sh --light prepends "--light") are added to
+# record's options.
+#
 # POSIX sh: it runs under busybox.  The database is written to /tmp (tmpfs)
 # and copied out afterwards: SQLite's WAL needs shared memory maps that a
 # 9p share does not give.
@@ -73,7 +76,8 @@ if [ "${RECORD_PID:-0}" = 1 ]; then
 	PID_OPT="--pid $vm"
 fi
 # shellcheck disable=SC2086
-mmuscope record -o $DB --stats-ms 5 --buffer-kb 32768 $PID_OPT > "$OUT"/record.out 2>&1 &
+mmuscope record -o $DB --stats-ms 5 --buffer-kb 32768 $PID_OPT ${RECORD_OPTS:-} \
+	> "$OUT"/record.out 2>&1 &
 rec=$!
 # recording has begun once record says how to stop it (kprobe registration
 # alone takes seconds under TCG; the instance exists long before)

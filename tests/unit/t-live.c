@@ -568,6 +568,8 @@ static void t_kvm_debugfs(void)
 	write_file(vm, "pages_2m", "0\n");
 	write_file(vm, "pages_1g", "0\n");
 	write_file(vm, "remote_tlb_flush_requests", "19\n");
+	write_file(vm, "pf_taken", "40000\n");	/* a vCPU stat: summed over the VM's vCPUs */
+	write_file(vm, "pf_fixed", "39000\n");
 	snprintf(vm, sizeof(vm), "%s/kvm/77-9", dbg);
 	sh("mkdir -p '%s'", vm);
 	write_file(vm, "pages_2m", "16\n");
@@ -583,6 +585,9 @@ static void t_kvm_debugfs(void)
 		check_int(s[0].pages_2m, ==, 0);
 		check_int(s[0].remote_tlb_flush, ==, -1);	/* not exported */
 		check_int(s[0].remote_tlb_flush_requests, ==, 19);
+		check_int(s[0].pf_taken, ==, 40000);
+		check_int(s[0].pf_fixed, ==, 39000);
+		check_int(s[0].pf_fast, ==, -1);
 	}
 	msc_kvm_sampler_close(k);
 	if (!check_int(msc_kvm_sampler_open(dbg, NULL, 0, &k), ==, 0))
@@ -621,15 +626,16 @@ static void *serve(void *arg)
 	return NULL;
 }
 
-/* How many samples one read returns while pages_4k reads as @values. */
-static int read_moving(const char *dbg, const char *const *values, struct msc_kvm_sample *s)
+/* How many samples one read returns while counter @name reads as @values. */
+static int read_moving(const char *dbg, const char *name, const char *const *values,
+		       struct msc_kvm_sample *s)
 {
 	struct msc_kvm_sampler *k;
 	struct moving m = { .values = values };
 	pthread_t th;
 	int n;
 
-	snprintf(m.path, sizeof(m.path), "%s/kvm/4343-12/pages_4k", dbg);
+	snprintf(m.path, sizeof(m.path), "%s/kvm/4343-12/%s", dbg, name);
 	snprintf(m.next, sizeof(m.next), "%s.next", m.path);
 	unlink(m.path);
 	if (mkfifo(m.path, 0600) || pthread_create(&th, NULL, serve, &m))
@@ -651,17 +657,26 @@ static void t_kvm_settled(void)
 {
 	static const char *const settles[] = { "1\n", "512\n", "512\n", NULL };
 	static const char *const moves[] = { "1\n", "2\n", "3\n", "4\n", NULL };
+	static const char *const faults[] = { "5\n", "6\n", NULL };
 	struct msc_kvm_sample s[4];
-	char dbg[512], vm[1024];
+	char dbg[512], vm[1024], path[1100];
 
 	snprintf(dbg, sizeof(dbg), "%s/debugfs-moving", tmp);
 	snprintf(vm, sizeof(vm), "%s/kvm/4343-12", dbg);
 	sh("mkdir -p '%s'", vm);
 	write_file(vm, "pages_2m", "7\n");
-	if (check_int(read_moving(dbg, settles, s), ==, 1))
+	if (check_int(read_moving(dbg, "pages_4k", settles, s), ==, 1))
 		check_int(s[0].pages_4k, ==, 512);
 	/* still moving after every try: no sample this time */
-	check_int(read_moving(dbg, moves, s), ==, 0);
+	check_int(read_moving(dbg, "pages_4k", moves, s), ==, 0);
+	/* the faults move at every vCPU fault: they do not hold a sample back */
+	snprintf(path, sizeof(path), "%s/pages_4k", vm);
+	unlink(path);	/* the FIFO of the reads above */
+	write_file(vm, "pages_4k", "512\n");
+	if (check_int(read_moving(dbg, "pf_taken", faults, s), ==, 1)) {
+		check_int(s[0].pages_4k, ==, 512);
+		check_int(s[0].pf_taken, ==, 6);	/* the last try's */
+	}
 }
 
 /* The live tables: lost rows count in the capture like stream marks. */
@@ -689,7 +704,7 @@ static void t_store_live(void)
 	snprintf(ev.marker.text, sizeof(ev.marker.text), "hello");
 	check_int(msc_store_add_event(s, &ev), ==, 0);
 	check_int(msc_store_add_event(s, &lost), ==, 0);
-	check_int(msc_store_add_kvm_sample(s, 4500, &ks), ==, 0);
+	check_int(msc_store_add_kvm_sample(s, 4500, 0, &ks), ==, 0);
 	check_int(msc_store_add_cpu_stats(s, &cs), ==, 0);
 	check_int(msc_store_add_task(s, 321, 320, "qemu", "320-11"), ==, 0);
 	check_int(msc_store_end_capture(s, 2), ==, 0);
@@ -711,6 +726,77 @@ static void t_store_live(void)
 		}
 	}
 	free(caps);
+	msc_store_close(s);
+}
+
+/*
+ * The counters before and after a moment: a row is a read that saw a
+ * change, its previous_read_ts the read before, which saw none.
+ */
+static void t_kvm_reads(void)
+{
+	struct msc_capture_info info = { .kind = "tracefs", .path = "/x" };
+	struct msc_kvm_sample a = { .vm = "10-3", .pid = 10, .pages_4k = 0, .pages_2m = 32,
+				    .pages_1g = 0, .remote_tlb_flush_requests = 5, .pf_taken = 100,
+				    .pf_fixed = 90, .pf_fast = 0 };
+	struct msc_kvm_sample b = a, c = a, other = { .vm = "11-4", .pid = 11, .pages_4k = 1,
+						      .pages_2m = 1, .pages_1g = 0,
+						      .remote_tlb_flush_requests = 0, .pf_taken = -1,
+						      .pf_fixed = -1, .pf_fast = -1 };
+	struct msc_kvm_read r;
+	struct msc_store *s;
+	struct msc_host host;
+	char path[512];
+	int64_t id;
+
+	b.pages_4k = 16384, b.pages_2m = 0, b.remote_tlb_flush_requests = 40;
+	c = b;
+	c.pf_taken = 16484, c.pf_fast = 16384;
+	msc_host_init(&host);
+	snprintf(path, sizeof(path), "%s/reads.db", tmp);
+	if (!check_int(msc_store_open(path, MSC_STORE_CREATE, &s), ==, 0))
+		return;
+	check_int(msc_store_begin_capture(s, &info, &host, &id), ==, 0);
+	check_int(msc_store_add_kvm_sample(s, 1000, 0, &a), ==, 0);
+	check_int(msc_store_add_kvm_sample(s, 1500, 0, &other), ==, 0);
+	check_int(msc_store_add_kvm_sample(s, 2000, 1900, &b), ==, 0);	/* split after 1900 */
+	check_int(msc_store_add_kvm_sample(s, 5000, 4990, &c), ==, 0);
+	check_int(msc_store_end_capture(s, 0), ==, 0);
+
+	/* before 1950: A's, known still at the read of 1900 */
+	check_int(msc_kvm_read_at(s, id, "10-3", 1950, false, &r), ==, 0);
+	check_int(r.vms, ==, 1);
+	check_int(r.pages[2], ==, 32);
+	check_uint(r.ts, ==, 1900);
+	/* after 1950: the change was read at 2000 */
+	check_int(msc_kvm_read_at(s, id, "10-3", 1950, true, &r), ==, 0);
+	check_int(r.pages[1], ==, 16384);
+	check_int(r.flushes, ==, 40);
+	check_uint(r.ts, ==, 2000);
+	/* after 1800: the read of 1900 still saw A, not B's later change */
+	check_int(msc_kvm_read_at(s, id, "10-3", 1800, true, &r), ==, 0);
+	check_int(r.pages[2], ==, 32);
+	check_uint(r.ts, ==, 1900);
+	/* a read exactly at the moment is both before and after it */
+	check_int(msc_kvm_read_at(s, id, "10-3", 2000, true, &r), ==, 0);
+	check_uint(r.ts, ==, 2000);
+	check_int(msc_kvm_read_at(s, id, "10-3", 2000, false, &r), ==, 0);
+	check_int(r.pages[1], ==, 16384);
+	/* after the last row: its counters, unchanged to the end, read time unknown */
+	check_int(msc_kvm_read_at(s, id, "10-3", 6000, true, &r), ==, 0);
+	check_int(r.faults_fast, ==, 16384);
+	check_int(r.unchanged, ==, 1);
+	check_uint(r.ts, ==, 0);
+	/* before the first read: nothing */
+	check_int(msc_kvm_read_at(s, id, "10-3", 500, false, &r), ==, 0);
+	check_int(r.vms, ==, 0);
+	/* every VM: summed; a counter one of them lacks is -1 */
+	check_int(msc_kvm_read_at(s, id, NULL, 1950, false, &r), ==, 0);
+	check_int(r.vms, ==, 2);
+	check_int(r.pages[1], ==, 1);
+	check_int(r.pages[2], ==, 33);
+	check_int(r.faults, ==, -1);
+	check_uint(r.ts, ==, 1900);
 	msc_store_close(s);
 }
 
@@ -808,6 +894,7 @@ int main(void)
 	TEST(t_kvm_settled(), "KVM counters: a sample is two reads that agree, never a torn read");
 	TEST(t_kvm_debugfs(), "KVM counters from debugfs, one VM or all");
 	TEST(t_store_live(), "live tables: lost rows take a seq and count in the capture");
+	TEST(t_kvm_reads(), "KVM's counters before and after a moment, from the reads that saw a change");
 	TEST(t_not_live(), "a source that is not live: every msc_live_*() call refuses it");
 	TEST(t_ingest_pids(), "the tasks of a recording: every stored event's, once, ascending");
 	sh("rm -rf '%s'", tmp);

@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KVM's own counters at a moment, as `record` read them (kvm_stats_sample,
+ * schema/003-live.sql and 021-kvm-reads.sql).
+ *
+ * A VM's rows are the reads that saw its counters change.  Between two
+ * rows R1 and R2 the counters held R1's values from R1.ts up to
+ * R2.previous_read_ts at least (that read saw no change), and moved
+ * somewhere in (R2.previous_read_ts, R2.ts].  So:
+ *  - before T: R1, the newest row at or before T, read at the newest read
+ *    known at or before T (R2.previous_read_ts when that is, else R1.ts);
+ *  - after T: the first read at or after T.  That is R2.previous_read_ts
+ *    when it is at or after T (it still saw R1), else R2's own read; and
+ *    when no row follows T, R1 (nothing changed up to the recording's end,
+ *    its read time is not kept).
+ * No rule here depends on how often the sampler ran.
+ */
+#include "mmuscope/live.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include "mmuscope/util.h"
+#include "store-local.h"
+
+#define COLS "ts, previous_read_ts, pages_4k, pages_2m, pages_1g, remote_tlb_flush_requests, " \
+	     "pf_taken, pf_fixed, pf_fast"
+
+/* One row: its read time, the read before it (0: unknown) and its counters. */
+struct kvm_row {
+	uint64_t ts, previous;
+	int64_t v[7];			/* pages[1..3], flushes, pf_taken, pf_fixed, pf_fast */
+};
+
+static int64_t column_count(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
+}
+
+/* 1 with @row filled, 0 when there is none, or a store error. */
+static int fetch(struct msc_store *s, sqlite3_stmt *st, int64_t capture_id, const char *vm,
+		 uint64_t ts, struct kvm_row *row)
+{
+	int r;
+
+	sqlite3_reset(st);
+	sqlite3_bind_int64(st, 1, capture_id);
+	sqlite3_bind_text(st, 2, vm, -1, SQLITE_TRANSIENT);
+	bind_u64(st, 3, ts);
+	r = msc_store_step(s, st);
+	if (r != 1)
+		return r;
+	row->ts = column_u64(st, 0);
+	row->previous = sqlite3_column_type(st, 1) == SQLITE_NULL ? 0 : column_u64(st, 1);
+	for (int i = 0; i < 7; i++)
+		row->v[i] = column_count(st, 2 + i);
+	return 1;
+}
+
+static void add(struct msc_kvm_read *ret, const struct kvm_row *row, uint64_t read_ts)
+{
+	int64_t *to[7] = { &ret->pages[1], &ret->pages[2], &ret->pages[3], &ret->flushes,
+			   &ret->faults, &ret->faults_fixed, &ret->faults_fast };
+
+	for (int i = 0; i < 7; i++)
+		*to[i] = row->v[i] < 0 || *to[i] < 0 ? -1 : *to[i] + row->v[i];
+	ret->ts = max(ret->ts, read_ts);
+	ret->vms++;
+}
+
+/* One VM's counters before or after @ts, added into @ret. */
+static int read_vm(struct msc_store *s, sqlite3_stmt *older, sqlite3_stmt *newer,
+		   int64_t capture_id, const char *vm, uint64_t ts, bool after,
+		   struct msc_kvm_read *ret)
+{
+	struct kvm_row r1, r2;
+	int has1, has2;
+
+	/* after: R1 the newest row before @ts, R2 the first at or after it */
+	has1 = fetch(s, older, capture_id, vm, after && ts ? ts - 1 : ts, &r1);
+	if (has1 < 0)
+		return has1;
+	has2 = fetch(s, newer, capture_id, vm, after ? ts : ts + 1, &r2);
+	if (has2 < 0)
+		return has2;
+	if (!after) {
+		if (has1)
+			add(ret, &r1, has2 && r2.previous <= ts && r2.previous > r1.ts ?
+				      r2.previous : r1.ts);
+	} else if (has2 && has1 && r2.previous >= ts) {
+		add(ret, &r1, r2.previous);
+	} else if (has2) {
+		add(ret, &r2, r2.ts);
+	} else if (has1) {
+		add(ret, &r1, 0);
+		ret->unchanged++;
+	}
+	return 0;
+}
+
+/**
+ * msc_kvm_read_at - KVM's counters just before or just after a moment
+ * @s: the store
+ * @capture_id: the capture
+ * @vm: the VM's debugfs name ("<pid>-<fd>"), NULL: every VM sampled, summed
+ * @ts: the moment
+ * @after: false: as last read at or before @ts; true: as first read at or
+ *	after it
+ * @ret: the counters; ret->vms 0 when no VM had been read (not a
+ *	recording, or before its first read); -1 where not exported
+ *
+ * Two index lookups per VM.  Returns 0 or a negative error.
+ */
+int msc_kvm_read_at(struct msc_store *s, int64_t capture_id, const char *vm, uint64_t ts,
+		    bool after, struct msc_kvm_read *ret)
+{
+	sqlite3_stmt *vms = NULL, *older = NULL, *newer = NULL;
+	int r;
+
+	memset(ret, 0, sizeof(*ret));
+	r = msc_store_prepare(s, "SELECT " COLS " FROM kvm_stats_sample WHERE capture_id = ? "
+			      "AND vm = ? AND ts <= ? ORDER BY ts DESC LIMIT 1", &older);
+	if (!r)
+		r = msc_store_prepare(s, "SELECT " COLS " FROM kvm_stats_sample WHERE capture_id = ? "
+				      "AND vm = ? AND ts >= ? ORDER BY ts LIMIT 1", &newer);
+	if (!r && vm)
+		r = read_vm(s, older, newer, capture_id, vm, ts, after, ret);
+	if (!r && !vm)
+		r = msc_store_prepare(s, "SELECT DISTINCT vm FROM kvm_stats_sample "
+				      "WHERE capture_id = ?", &vms);
+	if (!r && !vm) {
+		sqlite3_bind_int64(vms, 1, capture_id);
+		while ((r = msc_store_step(s, vms)) == 1) {
+			r = read_vm(s, older, newer, capture_id,
+				    (const char *)sqlite3_column_text(vms, 0), ts, after, ret);
+			if (r)
+				break;
+		}
+	}
+	sqlite3_finalize(vms);
+	sqlite3_finalize(older);
+	sqlite3_finalize(newer);
+	return r < 0 ? r : 0;
+}
