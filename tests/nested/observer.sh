@@ -20,8 +20,10 @@
 #   -t SECONDS  bound on the boot (default 3000; with -E 14400)
 #   -o DIR      where the runs go (default $NESTED_DIR/runs/observer, with
 #               -E $NESTED_DIR/runs/observer-ept)
-#   MODES="untraced full light light2" LIGHT2="record options" in the
-#   environment adds a fourth mode (a variant of the light recording);
+#   MODES in the environment picks the modes (default "untraced full
+#   light"; e.g. MODES="untraced light"); MODES="untraced full light
+#   light2" LIGHT2="record options" adds a fourth mode (a variant of the
+#   light recording);
 #   LIGHT2_OFF="kvmmmu/kvm_tdp_mmu_spte_changed ..." turns those events
 #   of the variant off once record runs (to measure what they cost)
 #   TEST ARGS   dirty_log_perf_test's (default -v 2 -b 32M -s anonymous_thp -i 2)
