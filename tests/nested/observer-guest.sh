@@ -5,7 +5,9 @@
 # untraced, ...) so that a slow spell of the host falls on all three.
 #
 # Run by guest-init.sh (run.sh -S) in the share directory $OUT, with
-# /usr/bin/mmuscope and /usr/bin/dirty_log_perf_test in the initramfs.
+# /usr/bin/mmuscope and /usr/bin/dirty_log_perf_test in the initramfs;
+# under Bochs (observer.sh -E, bochs.sh -S) $OUT is /tmp/out, written out
+# as a tar onto the results disk once the job ends.
 # observer.sh prepends RUNS, TEST_ARGS, LIGHT, MODES, LIGHT2 and LIGHT2_OFF.  Leaves in $OUT, per
 # run K and mode M: M-K.log (the test's output), M-K.rec (record's),
 # M-K.db (the capture), and order.txt (the modes in the order run).

@@ -42,8 +42,11 @@ for db in "$DIR"/*-[0-9]*.db; do
 	done
 done > "$TMP/events"
 
-MODES="untraced full light"
-grep -q '^light2 ' "$TMP/times" && MODES="$MODES light2"
+# the modes run, in this order (MODES="untraced light" has no full)
+MODES=""
+for m in untraced full light light2; do
+	grep -q "^$m " "$TMP/times" && MODES="$MODES $m"
+done
 awk -v modes="$MODES" '
 function med(a, n,   i, j, t) {
 	for (i = 2; i <= n; i++) for (j = i; j > 1 && a[j - 1] > a[j]; j--) { t = a[j]; a[j] = a[j - 1]; a[j - 1] = t }
@@ -53,6 +56,8 @@ FILENAME ~ /times$/ { key = $1 SUBSEP $3; T[key, ++nt[key]] = $4 * 1000; if (!se
 { key = $1 SUBSEP $3; E[key, ++ne[key]] = $4 }
 END {
 	nm = split(modes, md, " ")
+	for (m = 1; m <= nm; m++) ix[md[m]] = m
+	f = ix["full"]; l = ix["light"]; l2 = ix["light2"]
 	head = "| step"; sep = "|---"
 	for (m = 1; m <= nm; m++) { head = head " | " md[m] " ms"; sep = sep "|---" }
 	for (m = 2; m <= nm; m++) { head = head " | " md[m] " / untraced"; sep = sep "|---:" }
@@ -79,23 +84,25 @@ END {
 			line = line sprintf(" | %d", EV[m])
 		}
 		print line " |"
-		if (EV[2] > 1000 && EV[2] > EV[3]) {
-			c = (M[2] - M[3]) * 1e6 / (EV[2] - EV[3])
+		if (f && l && EV[f] > 1000 && EV[f] > EV[l]) {
+			c = (M[f] - M[l]) * 1e6 / (EV[f] - EV[l])
 			cost = cost sprintf("  %s: (%.3f - %.3f) ms / (%d - %d) events = %.0f ns per event\n",
-					    name, M[2], M[3], EV[2], EV[3], c)
+					    name, M[f], M[l], EV[f], EV[l], c)
 		}
-		if (nm > 3 && EV[2] > 1000 && EV[2] > EV[4]) {
-			c = (M[4] - M[3]) * 1e6 / (EV[2] - EV[4])
+		if (f && l && l2 && EV[f] > 1000 && EV[f] > EV[l2]) {
+			c = (M[l2] - M[l]) * 1e6 / (EV[f] - EV[l2])
 			fcost = fcost sprintf("  %s: (%.3f - %.3f) ms / (%d - %d) hits = %.0f ns per hit\n",
-					      name, M[4], M[3], EV[2], EV[4], c)
+					      name, M[l2], M[l], EV[f], EV[l2], c)
 		}
 	}
 	printf "\nmedian (min-max) of %d runs per mode\n\n", N
-	print "cost per traced event, (full - light) / (events full - events light), steps with > 1,000 events:"
-	printf "%s", cost
+	if (f && l) {
+		print "cost per traced event, (full - light) / (events full - events light), steps with > 1,000 events:"
+		printf "%s", cost
+	}
 	if (fcost != "") {
 		print ""
-		print md[4] " over light, per SPTE-level hit its filter dropped, (" md[4] " - light) / (events full - events " md[4] "):"
+		print "light2 over light, per SPTE-level hit its filter dropped, (light2 - light) / (events full - events light2):"
 		printf "%s", fcost
 	}
 }' "$TMP/times" "$TMP/events"
