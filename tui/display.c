@@ -7,6 +7,9 @@
  * Colour is used where the terminal has it (and NO_COLOR is unset); every
  * screen reads the same without it, since characters carry the meaning
  * and colour only repeats it.
+ *
+ * The TUI's bottom floor: it calls no other file of tui/ (what the screen
+ * shows is drawn by frame.c, draw.c and the views).
  */
 #include <curses.h>
 #include <errno.h>
@@ -138,40 +141,6 @@ void display_end(struct tui *t)
 		fclose(t->null_in);
 	t->screen = NULL;
 	t->null_out = t->null_in = NULL;
-}
-
-/* The terminal is smaller than any screen's layout: say so, clearly. */
-static void draw_too_small(const struct tui *t)
-{
-	char line[160];
-
-	snprintf(line, sizeof(line), "terminal too small: %dx%d", t->cols, t->lines);
-	mvaddnstr(0, 0, line, t->cols);
-	snprintf(line, sizeof(line), "mmuscope needs at least %dx%d", TUI_MIN_COLS, TUI_MIN_LINES);
-	mvaddnstr(1, 0, line, t->cols);
-	mvaddnstr(2, 0, "enlarge it, or press q to quit", t->cols);
-}
-
-/**
- * display_draw - draw the whole screen into curses' buffer (one doupdate()
- *	follows)
- *
- * A view may read more data while drawing (the memory map loads in
- * chunks): the generation drawn is the one before, so that the change is
- * drawn on the next turn.
- */
-void display_draw(struct tui *t)
-{
-	unsigned long gen = t->data->gen;
-
-	erase();
-	if (t->cols < TUI_MIN_COLS || t->lines < TUI_MIN_LINES)
-		draw_too_small(t);
-	else
-		view_draw_screen(t);
-	wnoutrefresh(stdscr);
-	t->dirty = false;
-	t->drawn_gen = gen;
 }
 
 /**

@@ -411,6 +411,23 @@ char *fmt_axis_labels(char *buf, const struct fmt_axis *a)
 /* ---- phases ---- */
 
 /**
+ * fmt_phase_label - "7 harvest (kprobe)", or "5 workload dirty_pass_1 (marker)"
+ *	when the phase's name is not its kind's; returns @buf
+ */
+char *fmt_phase_label(char *buf, size_t size, const struct msc_phase *p)
+{
+	const char *kind = msc_phase_kind_name(p->kind);
+
+	if (!strcmp(kind, p->name))
+		snprintf(buf, size, "%" PRId64 " %s (%s)", p->id, kind,
+			 msc_phase_source_name(p->source));
+	else
+		snprintf(buf, size, "%" PRId64 " %s %s (%s)", p->id, kind, p->name,
+			 msc_phase_source_name(p->source));
+	return buf;
+}
+
+/**
  * fmt_phase_letter - E enable, H harvest, D disable, R re-promotion, M memslot
  *	update, T teardown, P populate, V dirty pass, U re-populate; lower case
  *	when inferred

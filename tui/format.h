@@ -83,6 +83,7 @@ enum fmt_strip_kind {
 	FMT_STRIP_WORKLOAD,		/* the workload's own phase markers */
 };
 
+char *fmt_phase_label(char *buf, size_t size, const struct msc_phase *p);
 char fmt_phase_letter(const struct msc_phase *p);
 char *fmt_phase_strip(char *buf, const struct fmt_axis *a, const struct msc_phase *ph,
 		      size_t nr, enum fmt_strip_kind kind);

@@ -76,7 +76,7 @@ int tui_run(struct tui *t)
 			last_poll = msc_mono_s();
 		}
 		if (t->dirty || t->drawn_gen != t->data->gen) {
-			display_draw(t);
+			frame_draw(t);
 			doupdate();
 			if (!t->bench.first_screen && t->data->v)
 				t->bench.first_screen = msc_mono_s() - t->bench.start;

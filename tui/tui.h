@@ -199,10 +199,28 @@ struct tui {
 #define TUI_MIN_LINES 16
 #define TUI_GUTTER 9			/* left column of charts and strips: labels */
 
+/*
+ * The files of the TUI by floor, from the top; each calls only the floors
+ * under it (docs/ARCHITECTURE.md, scripts/check-layering.sh):
+ *
+ *	main.c, loop.c			the program; the main loop drives the rest
+ *	view.c				the table of views; a request's dispatch
+ *	frame.c, view-*.c, jump.c	the whole screen; one screen each; where
+ *					the cursor jumps, the prompt
+ *	help.c				the help screen's text
+ *	input.c, timeline.c		keys and the keymap; the time cursor
+ *	draw.c				what screens draw with; the status message
+ *	display.c, focus.c		curses; which screen is shown
+ *
+ * Under them all: data.c (and cells.c, follow.c), format.c, recorder.c.
+ * A view is called from below only through its struct view_ops: focus.c
+ * opens it, frame.c draws it, view.c hands it requests; only view.c's
+ * table names the views.
+ */
+
 /* display.c */
 int display_init(struct tui *t);
 void display_end(struct tui *t);
-void display_draw(struct tui *t);
 void display_resize(struct tui *t, int lines, int cols);
 int display_save_screen(struct tui *t, const char *name);
 int display_attr(const struct tui *t, int what);
@@ -225,6 +243,28 @@ enum tui_attr {
 	ATTR_NR,
 };
 
+/* draw.c */
+void tui_message(struct tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+unsigned int tui_chart_cols(int cols);
+void draw_line(int y, int attr, const char *text);
+void draw_axis(struct tui *t, int y);
+void draw_axis_labels(struct tui *t, int y);
+void draw_phase_strip(struct tui *t, int y, const char *label, enum fmt_strip_kind kind);
+void draw_cursor_line(struct tui *t, int y);
+
+/* timeline.c */
+uint64_t tui_time_step(const struct tui *t);
+void tui_show_window(struct tui *t, uint64_t t0, uint64_t t1);
+void tui_set_cursor(struct tui *t, uint64_t ts, bool follow);
+void tui_time_sync(struct tui *t);
+void tui_zoom(struct tui *t, bool in);
+void tui_play(struct tui *t);
+void tui_tick(struct tui *t);
+
+/* focus.c */
+int tui_switch_view(struct tui *t, enum tui_view_id id);
+void tui_open_gfn(struct tui *t, int64_t vm, uint8_t as_id, uint64_t gfn);
+
 /* input.c */
 int input_open(struct tui *t, const char *script);
 void input_close(struct tui *t);
@@ -232,36 +272,32 @@ int input_read(struct tui *t, int timeout_ms);
 enum msc_request keymap_lookup(int key);
 const char *request_name(enum msc_request req);
 const char *request_help(enum msc_request req);
-#define HELP_LINE 256			/* a help line's bytes, at most */
-#define HELP_MAX_LINES 128
-int help_text(char (*out)[HELP_LINE], int max_lines, size_t width);
 size_t keymap_keys(enum msc_request req, char *buf, size_t size);
 
 #define INPUT_TIMER (-2)		/* a timer tick (timeout, or :wait) */
 #define INPUT_END (-3)			/* the script is over */
 
-/* loop.c */
-int tui_run(struct tui *t);
+/* help.c */
+#define HELP_LINE 256			/* a help line's bytes, at most */
+#define HELP_MAX_LINES 128
+int help_text(char (*out)[HELP_LINE], int max_lines, size_t width);
+
+/* jump.c */
+void tui_phase_step(struct tui *t, bool next);
+void tui_jump_again(struct tui *t);
+void tui_next_vm(struct tui *t);
+void tui_prompt_open(struct tui *t, bool jump);
+void tui_prompt_key(struct tui *t, int key);
+
+/* frame.c */
+void frame_draw(struct tui *t);
 
 /* view.c */
 int views_open(struct tui *t);
 void views_close(struct tui *t);
-void view_draw_screen(struct tui *t);
 unsigned int view_dispatch(struct tui *t, enum msc_request req);
-int tui_switch_view(struct tui *t, enum tui_view_id id);
-void tui_time_sync(struct tui *t);
-void tui_set_cursor(struct tui *t, uint64_t ts, bool follow);
-void tui_show_window(struct tui *t, uint64_t t0, uint64_t t1);
-uint64_t tui_time_step(const struct tui *t);
-unsigned int tui_chart_cols(int cols);
-void tui_tick(struct tui *t);
-void tui_message(struct tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void tui_open_gfn(struct tui *t, int64_t vm, uint8_t as_id, uint64_t gfn);
-void tui_prompt_key(struct tui *t, int key);
-void draw_line(int y, int attr, const char *text);
-void draw_axis(struct tui *t, int y);
-void draw_axis_labels(struct tui *t, int y);
-void draw_phase_strip(struct tui *t, int y, const char *label, enum fmt_strip_kind kind);
-void draw_cursor_line(struct tui *t, int y);
+
+/* loop.c */
+int tui_run(struct tui *t);
 
 #endif /* MSC_TUI_H */
