@@ -4,14 +4,14 @@
  * every slot the VM mapped: a 2 MiB code slot mapped huge reads "100%
  * huge" after a disable that left the test's slot unmapped.  So the views
  * read the 2M cells of the GFN range dirty logging touched (region_state,
- * through hview-extra.h) and tell that range's share at a step's start and
- * end, and whether the huge pages a cycle split are back where the
- * analysis says they are huge again.
+ * through msc_cell_states(), history.h) and tell that range's share at a
+ * step's start and end, and whether the huge pages a cycle split are back
+ * where the analysis says they are huge again.
  */
 #include <errno.h>
 #include <stdlib.h>
 
-#include "mmuscope/hview-extra.h"
+#include "mmuscope/history.h"
 #include "mmuscope/util.h"
 #include "report.h"
 

@@ -64,28 +64,6 @@ bool msc_store_interrupted(void)
 	return progress(NULL);
 }
 
-/*
- * ---- the message of an open that failed (there is no store to keep it),
- * or of the last error of a store since closed ----
- */
-
-static __thread char open_errmsg[512];
-
-/**
- * msc_store_open_errmsg - what SQLite or the checks said of this thread's
- *	last store error: of a failed msc_store_open(), or the last error of a
- *	store since closed (msc_store_open() clears it); "" when none
- */
-const char *msc_store_open_errmsg(void)
-{
-	return open_errmsg;
-}
-
-void msc_store_set_open_errmsg(const char *msg)
-{
-	snprintf(open_errmsg, sizeof(open_errmsg), "%s", msg ? msg : "");
-}
-
 /* ---- the file: regular, or not opened at all ---- */
 
 static const char *file_kind(mode_t m)

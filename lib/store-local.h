@@ -55,6 +55,8 @@ struct msc_store {
 	struct msc_run_row *held_run[MSC_EV_NR];
 	struct msc_store_runs *runs[MSC_EV_NR];
 	struct msc_store_rows *rows;	/* registered row batches */
+	/* writes the held rows of a type: store.c's, handed to store-run.c */
+	int (*flush_type)(struct msc_store *s, int type);
 
 	/* the capture being written, 0 when none */
 	int64_t capture_id;

@@ -320,7 +320,7 @@ static int close_run(struct msc_store *s, int type, unsigned int i)
 	s->nr_held[type]++;
 	rs->open[i] = rs->open[--rs->nr_open];
 	rs->spare[rs->nr_spare++] = r;
-	return s->nr_held[type] == MSC_STORE_MULTI ? msc_store_flush_type(s, type) : 0;
+	return s->nr_held[type] == MSC_STORE_MULTI ? s->flush_type(s, type) : 0;
 }
 
 static int open_run(struct msc_store *s, int type, const struct msc_event *ev, int64_t seq,

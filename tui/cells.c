@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "format.h"
-#include "mmuscope/hview-extra.h"
+#include "mmuscope/history.h"
 #include "mmuscope/util.h"
 
 /* One state of a cell: from ts on, until the next entry. */

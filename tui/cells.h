@@ -9,7 +9,7 @@
  * never freezes) and followed while the analysis grows.  A cell is keyed by
  * (VM, as_id, 2M-aligned gfn) in an open-addressing hash; each cell's states
  * are sorted by time.  No curses, no SQL (the rows come through
- * hview-extra.h).
+ * history.h, msc_cell_states()).
  */
 #ifndef MSC_TUI_CELLS_H
 #define MSC_TUI_CELLS_H

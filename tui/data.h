@@ -2,7 +2,7 @@
 /*
  * What the TUI shows, and where it comes from: one capture of a database,
  * read through the analyzer's msc_hview (history.h) and the TUI's helpers
- * (hview-extra.h).  No curses here.
+ * (history.h).  No curses here.
  *
  * Two ways in, chosen at open and kept:
  *  - direct: the capture is analyzed (import, analyze); the hview reads

@@ -19,7 +19,7 @@
 
 #include "format.h"
 #include "tui.h"
-#include "mmuscope/hview-extra.h"
+#include "mmuscope/history.h"
 #include "mmuscope/live.h"
 #include "mmuscope/util.h"
 

@@ -27,7 +27,7 @@
 #include <sqlite3.h>
 
 #include "local.h"
-#include "mmuscope/hview-extra.h"
+#include "mmuscope/history.h"
 #include "mmuscope/util.h"
 #include "store-share.h"
 

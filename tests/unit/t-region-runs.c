@@ -18,7 +18,7 @@
 
 #include "history/local.h"
 #include "mmuscope/error.h"
-#include "mmuscope/hview-extra.h"
+#include "mmuscope/history.h"
 #include "mmuscope/store.h"
 #include "mmuscope/util.h"
 #include "store-local.h"

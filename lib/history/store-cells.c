@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * The TUI's own read helpers (include/mmuscope/hview-extra.h): bulk reads
- * of region_state's runs for the memory map (a resumed analysis reads them
- * so too), and KVM's sampled counters.  Read only; every query is a rowid
- * range or an index lookup.
+ * The memory map's cells read back in bulk (mmuscope/history.h,
+ * msc_cell_states()): region_state's runs, for the TUI, the report and a
+ * resumed analysis.  Read only; every query is a rowid range or an index
+ * lookup.
  */
-#include "mmuscope/hview-extra.h"
+#include "mmuscope/history.h"
 
 #include <errno.h>
 #include <stdio.h>
