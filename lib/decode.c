@@ -811,7 +811,7 @@ int msc_decoder_decode(struct msc_decoder *d, const struct tep_record *rec,
 /**
  * msc_decoder_get_stat - count of one event id
  * @d: the decoder
- * @i: index below msc_decoder_nr_stats()
+ * @i: an event id, from 0 up until -ENOENT
  * @ret: filled in; its strings live as long as the tep handle
  *
  * Returns 1 when @i is an event seen at least once, 0 for an id not seen,
