@@ -39,7 +39,7 @@ PROG := $(O)/mmuscope
 LIBA := $(O)/libmmuscope.a
 
 .PHONY: all demo check deps install-deps build check-run demo-run unit clean \
-	check-headers check-layering asan install uninstall fuzz
+	check-headers check-layering check-comments asan install uninstall fuzz
 
 MANS := $(O)/man/mmuscope.1
 COMPLETION := $(O)/mmuscope.bash
@@ -111,6 +111,9 @@ check-headers:
 
 check-layering:
 	@scripts/check-layering.sh
+
+check-comments:
+	@scripts/check-comments.sh
 
 # Every test under ASan/UBSan (the nested-KVM test is skipped: QEMU under
 # ASan would take too long); tests/lsan.supp lists the libraries' own leaks.

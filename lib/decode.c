@@ -497,30 +497,35 @@ static void warn_unknown_fields(struct msc_decoder *d, const struct entry *e)
 	}
 }
 
-static struct entry *resolve(struct msc_decoder *d, int id)
+/*
+ * The entry of event id @id, made from its format: -ENOENT when it has
+ * none, -ENOMEM.
+ */
+static int resolve(struct msc_decoder *d, int id, struct entry **ret)
 {
 	struct tep_event *event = tep_find_event(d->tep, id);
 	struct entry *e;
 	int type;
 
 	if (!event)
-		return NULL;
+		return -ENOENT;
 	e = calloc(1, sizeof(*e));
 	if (!e)
-		return NULL;
+		return -ENOMEM;
+	*ret = e;
 	e->event = event;
 	type = find_tracepoint(event, &e->tp);
 	if (type < 0) {
 		if (!strcmp(event->system, "kvmmmu"))
 			warn(d, "%s/%s: event not known to mmuscope; counted, not stored",
 			     event->system, event->name);
-		return e;
+		return 0;
 	}
 	e->type = (uint8_t)type;
 	e->desc = &msc_event_descs[type];
 	if (!resolve_slots(d, e)) {
 		e->desc = NULL;
-		return e;
+		return 0;
 	}
 	join_copies(e);
 	e->payload = e->desc->payload;
@@ -529,34 +534,40 @@ static struct entry *resolve(struct msc_decoder *d, int id)
 		warn_unknown_fields(d, e);
 	if (hooks[type].resolve)
 		hooks[type].resolve(e);
-	return e;
+	return 0;
 }
 
-static struct entry *lookup_slow(struct msc_decoder *d, int id)
+/* Make d->entries[@id]: 0, -ENOENT when the id has no format, -ENOMEM. */
+static int lookup_slow(struct msc_decoder *d, int id)
 {
 	if (id < 0 || id > 65535)
-		return NULL;
+		return -ENOENT;
 	if ((size_t)id >= d->nr_entries) {
 		size_t n = max((size_t)id + 1, d->nr_entries * 2);
 		struct entry **p = realloc(d->entries, n * sizeof(*p));
 
 		if (!p)
-			return NULL;
+			return -ENOMEM;
 		memset(p + d->nr_entries, 0, (n - d->nr_entries) * sizeof(*p));
 		d->entries = p;
 		d->nr_entries = n;
 	}
-	if (!d->entries[id])
-		d->entries[id] = resolve(d, id);
-	return d->entries[id];
+	return resolve(d, id, &d->entries[id]);
 }
 
-/* The entry of event id @id; NULL when it has no format (or no memory). */
-static inline struct entry *lookup(struct msc_decoder *d, int id)
+/*
+ * The entry of event id @id in *@ret: 0, -ENOENT when it has no format,
+ * -ENOMEM (nothing is kept of a failed lookup: the next record asks again).
+ */
+static inline int lookup(struct msc_decoder *d, int id, struct entry **ret)
 {
-	if (likely((unsigned int)id < d->nr_entries && d->entries[id]))
-		return d->entries[id];
-	return lookup_slow(d, id);
+	int r = 0;
+
+	if (unlikely((unsigned int)id >= d->nr_entries || !d->entries[id]))
+		r = lookup_slow(d, id);
+	if (!r)
+		*ret = d->entries[id];
+	return r;
 }
 
 /*
@@ -702,7 +713,9 @@ void msc_decoder_free(struct msc_decoder *d)
  *
  * Returns 1 when @ret_ev holds an event, 0 for an event that is only
  * counted, MSC_ERR_CORRUPT for a record whose event id has no format or
- * that is shorter than its format (msc_decoder_error() says which).
+ * that is shorter than its format (msc_decoder_error() says which),
+ * -ENOMEM when the first record of an event id finds no memory for its
+ * entry (a later record of that id tries again).
  */
 int msc_decoder_decode(struct msc_decoder *d, const struct tep_record *rec,
 		       struct msc_event *ret_ev)
@@ -710,11 +723,13 @@ int msc_decoder_decode(struct msc_decoder *d, const struct tep_record *rec,
 	const char *data = rec->data;
 	char *payload = (char *)ret_ev + MSC_EVENT_PAYLOAD;
 	struct entry *e;
-	int id;
+	int id, r;
 
 	id = record_type(d, rec);
-	e = lookup(d, id);
-	if (!e) {
+	r = lookup(d, id, &e);
+	if (unlikely(r == -ENOMEM))
+		return r;
+	if (r) {
 		snprintf(d->error, sizeof(d->error),
 			 "record on cpu %d at ts %llu has event id %d, which has no format",
 			 rec->cpu, rec->ts, id);
@@ -796,7 +811,7 @@ int msc_decoder_decode(struct msc_decoder *d, const struct tep_record *rec,
 /**
  * msc_decoder_get_stat - count of one event id
  * @d: the decoder
- * @i: index below msc_decoder_nr_stats()
+ * @i: an event id, from 0 up until -ENOENT
  * @ret: filled in; its strings live as long as the tep handle
  *
  * Returns 1 when @i is an event seen at least once, 0 for an id not seen,

@@ -2,10 +2,13 @@
 /*
  * The description of every event type (event-desc.h): its fields in text
  * order, each with its text key, SQL column and tracepoint field, the
- * tracepoints it is decoded from, and the columns derived for the database.
+ * tracepoints it is decoded from, and the columns derived for the database;
+ * beside the ioctl event, the KVM ioctls by number (an ioctl's name column,
+ * the filter a live recording asks the kernel for).
  */
 #include "event-desc.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "mmuscope/util.h"
@@ -270,6 +273,73 @@ static const struct msc_field harvest_fields[] = {
 	FIELD(harvest.duration_ns, "ns", UDEC, "duration_ns", "duration_ns"),
 };
 static const struct msc_tracepoint harvest_tps[] = { { "kvm", "kvm_dirty_log_harvest" } };
+
+/*
+ * The KVM ioctls mmuscope reads phases from: _IO/_IOW/_IOWR(KVMIO = 0xae,
+ * nr, struct) of include/uapi/linux/kvm.h, whose numbers are ABI.
+ */
+static const struct {
+	uint32_t cmd;
+	const char *name;
+	bool record;		/* live recording asks for it (KVM_RUN is too frequent) */
+} kvm_ioctls[] = {
+	{ 0xae01, "KVM_CREATE_VM", true },
+	{ 0xae41, "KVM_CREATE_VCPU", true },		/* a vCPU fd to its VM fd */
+	{ 0xae80, "KVM_RUN", false },
+	{ 0x4020ae46, "KVM_SET_USER_MEMORY_REGION", true },	/* struct kvm_userspace_memory_region */
+	{ 0x40a0ae49, "KVM_SET_USER_MEMORY_REGION2", true },	/* ..._region2, 160 bytes */
+	{ 0x4010ae42, "KVM_GET_DIRTY_LOG", true },		/* struct kvm_dirty_log */
+	{ 0xc018aec0, "KVM_CLEAR_DIRTY_LOG", true },		/* struct kvm_clear_dirty_log */
+	{ 0x4068aea3, "KVM_ENABLE_CAP", false },		/* struct kvm_enable_cap */
+	{ 0xaec7, "KVM_RESET_DIRTY_RINGS", true },		/* the dirty ring's harvest */
+	{ 0xae03, "KVM_CHECK_EXTENSION", false },		/* on /dev/kvm or a VM fd */
+};
+
+/**
+ * msc_kvm_ioctl_filter - the sys_enter_ioctl filter of the ioctls that bound
+ *	dirty-log work: "cmd == 0xae01 || cmd == 0x4020ae46 || ..."
+ *
+ * The tracepoint's cmd is the 64-bit register as the caller left it: a VMM
+ * that passes the request as an int (QEMU's kvm_vm_ioctl(int type, ...))
+ * hands a request with bit 31 set over sign-extended, so such a request is
+ * matched in both forms (0xc018aec0 and 0xffffffffc018aec0).  The kernel
+ * reads it as unsigned int, and so does the decoder.
+ *
+ * Returns what snprintf() returns.
+ */
+int msc_kvm_ioctl_filter(char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; i < ARRAY_SIZE(kvm_ioctls); i++) {
+		uint32_t cmd = kvm_ioctls[i].cmd;
+		int n;
+
+		if (!kvm_ioctls[i].record)
+			continue;
+		n = snprintf(buf + min(len, size), len < size ? size - len : 0, "%scmd == %#x",
+			     len ? " || " : "", cmd);
+		if (n > 0)
+			len += (size_t)n;
+		if (!(cmd & 0x80000000U))
+			continue;
+		n = snprintf(buf + min(len, size), len < size ? size - len : 0, " || cmd == %#llx",
+			     (unsigned long long)(int64_t)(int32_t)cmd);
+		if (n > 0)
+			len += (size_t)n;
+	}
+	return (int)len;
+}
+
+/** msc_kvm_ioctl_name - "KVM_GET_DIRTY_LOG", ...; NULL for other requests */
+const char *msc_kvm_ioctl_name(uint32_t cmd)
+{
+	for (size_t i = 0; i < ARRAY_SIZE(kvm_ioctls); i++)
+		if (kvm_ioctls[i].cmd == cmd)
+			return kvm_ioctls[i].name;
+	return NULL;
+}
 
 /* the KVM ioctls (stable ABI): an enter carries fd, cmd, arg; an exit ret */
 static const struct msc_field ioctl_fields[] = {

@@ -58,7 +58,7 @@ bool event_ring_hand_over(struct event_ring *r, size_t bytes)
 	return !left;
 }
 
-/* Nothing more comes: the consumer's take() returns 0 after the last batch. */
+/* Nothing more comes: event_ring_take() returns 0 after the last batch. */
 void event_ring_end(struct event_ring *r)
 {
 	pthread_mutex_lock(&r->lock);

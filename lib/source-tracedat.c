@@ -418,14 +418,16 @@ static struct tep_record *merge_next(struct tracedat_source *t)
 }
 
 /*
- * A record that does not decode (@r).  Short of address space, libtracecmd
- * may hand out a record of memory it could not map: when the rest of the
- * CPU's data would not fit either, that is no memory, not damage.
+ * A record that does not decode (@r): the decoder found no memory for it,
+ * or it is damaged.  Short of address space, libtracecmd may hand out a
+ * record of memory it could not map: when the rest of the CPU's data would
+ * not fit either, that is no memory, not damage.
  */
 static int bad_record(struct tracedat_source *t, const struct tep_record *rec, int r)
 {
 	const struct cpu_data *c = rec->cpu >= 0 && rec->cpu < t->nr_cpus ? &t->cpus[rec->cpu] : NULL;
-	if (no_room_for(c ? cpu_rest(c, c->last_offset) : 0))
+
+	if (r == -ENOMEM || no_room_for(c ? cpu_rest(c, c->last_offset) : 0))
 		return -ENOMEM;
 	msc_source_set_error(&t->base, "%s", msc_decoder_error(t->dec));
 	return r;

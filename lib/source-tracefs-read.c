@@ -341,6 +341,8 @@ int live_next(struct msc_source *src, struct msc_event *ret_ev)
 		rec = (struct tep_record){ .ts = c->rec_ts, .cpu = c->cpu, .data = c->rec,
 					   .size = kbuffer_event_size(c->kbuf) };
 		r = msc_decoder_decode(t->dec, &rec, ret_ev);
+		if (unlikely(r == -ENOMEM))
+			return r;	/* the record stays: a next call tries it again */
 		c->st.records++;
 		advance(c, t);
 		if (r > 0)

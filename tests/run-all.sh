@@ -4,6 +4,7 @@
 #   unit tests:  build/tests/t-*            (TAP: "ok N - ..." / "not ok N - ...")
 #   CLI tests:   tests/cli/*.sh             (same output, via tests/cli/lib.sh)
 #   layering:    scripts/check-layering.sh
+#   comments:    scripts/check-comments.sh  (no comment cites a function that is gone)
 #
 # A test binary or script that dies without printing its plan counts as one
 # failure.  MSC_BUILD selects the build dir (default build).  UPDATE=1 makes
@@ -44,6 +45,7 @@ for t in tests/cli/*.sh; do
 	[ -f "$t" ] && run "$(basename "$t" .sh)" sh "$t"
 done
 run layering scripts/check-layering.sh
+run comments scripts/check-comments.sh
 run headers scripts/check-headers.sh
 
 echo "full log: $log"

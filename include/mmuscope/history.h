@@ -6,7 +6,7 @@
  * Writing.  A struct msc_history is fed one classified event at a time, in
  * stream (seq) order, by `mmuscope analyze` (from msc_store_events_open())
  * or inline by import/record (through the ingest tap, see
- * msc_history_tap()).  It keeps a model of every address space's page
+ * msc_history_tap_new()).  It keeps a model of every address space's page
  * tables: (as_id, gfn, level) -> SPTE.  Each event's old_spte is
  * authoritative: where it disagrees with the model a resync is counted and
  * the model follows the event.  What the kernel does not trace is applied

@@ -4,7 +4,9 @@
  * the 6.1 capture's formats) and hand-written record bytes, in the style of
  * libtraceevent's utest: format text + record bytes -> fields.
  */
+#include <dlfcn.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,6 +287,68 @@ static void t_bad_records(void)
 	tep_free(tep);
 }
 
+/*
+ * Allocations that fail on demand: this program's calloc() and realloc()
+ * replace the C library's (the library's own code calls them like any
+ * other), failing while fail_calloc or fail_realloc is set and otherwise
+ * doing what the C library's do.  Nothing of it is in the library.
+ */
+static bool fail_calloc, fail_realloc;
+
+void *calloc(size_t nmemb, size_t size)
+{
+	size_t bytes;
+	void *p;
+
+	if (fail_calloc || __builtin_mul_overflow(nmemb, size, &bytes)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	p = malloc(bytes);
+	if (p)
+		explicit_bzero(p, bytes);	/* memset() would be folded into calloc() */
+	return p;
+}
+
+void *realloc(void *ptr, size_t size)
+{
+	static void *(*next)(void *, size_t);
+
+	if (fail_realloc) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	if (!next)
+		next = (void *(*)(void *, size_t))dlsym(RTLD_NEXT, "realloc");
+	return next ? next(ptr, size) : NULL;
+}
+
+static void t_no_memory(void)
+{
+	struct tep_handle *tep = new_tep();
+	struct msc_decoder *d;
+	struct msc_event ev;
+
+	parse_format(tep, F618 "kvmmmu/kvm_tdp_mmu_spte_changed/format", "kvmmmu");
+	/* the entry of a new event id: no memory is not a corrupt record */
+	check_int(msc_decoder_new(tep, &d), ==, 0);
+	fail_calloc = true;
+	check_int(decode(d, spte_618, sizeof(spte_618), &ev), ==, -ENOMEM);
+	fail_calloc = false;
+	check_int(decode(d, spte_618, sizeof(spte_618), &ev), ==, 1);
+	check_uint(ev.spte.gfn, ==, 0x40000);
+	msc_decoder_free(d);
+	/* the table of event ids, grown for a new one */
+	check_int(msc_decoder_new(tep, &d), ==, 0);
+	fail_realloc = true;
+	check_int(decode(d, spte_618, sizeof(spte_618), &ev), ==, -ENOMEM);
+	fail_realloc = false;
+	check_int(decode(d, spte_618, sizeof(spte_618), &ev), ==, 1);
+	check(msc_decoder_next_warning(d) == NULL);
+	msc_decoder_free(d);
+	tep_free(tep);
+}
+
 static void t_format_drift(void)
 {
 	/* the same event with gfn renamed and a field added: warned once, never fatal */
@@ -459,6 +523,7 @@ int main(void)
 	TEST(t_marker_and_kprobe(), "trace_marker text and kprobe name/ip");
 	TEST(t_counted_only_and_stats(), "events not stored are counted by name");
 	TEST(t_bad_records(), "short records and unknown event ids are corrupt");
+	TEST(t_no_memory(), "no memory for a new event id's entry is -ENOMEM, not corrupt");
 	TEST(t_format_drift(), "a format missing a required field is reported once, not fatal");
 	TEST(t_unknown_kvmmmu_event(), "an unknown kvmmmu event is counted and reported once");
 	TEST(t_patched_events(), "the companion patch's split span, symbol names from the format");
