@@ -59,24 +59,19 @@ arrows=$(python3 scripts/arrows.py "$BUILD") || { echo "not ok $n - calls: arrow
 bad=$(printf '%s\n' "$arrows" | sed -n 's/^long //p')
 if [ -z "$bad" ]; then echo "ok $n - no function over 100 lines"; else
 	echo "not ok $n - functions over 100 lines: $bad"; fail=1; fi
-# lib/history/'s floors call only down (docs/ARCHITECTURE.md): no file reaches itself
-n=$((n + 1))
-bad=$(printf '%s\n' "$arrows" | grep '^circle .* lib/history/' || true)
-if [ -z "$bad" ]; then
-	echo "ok $n - calls: no circle between the files of lib/history/ ($(printf '%s\n' "$arrows" |
-		grep -c '^arrow lib/history/[^ ]* lib/history/') arrows)"
-else
-	echo "not ok $n - calls: circles in lib/history/: $bad"; fail=1
-fi
-# tui/'s floors call only down (docs/ARCHITECTURE.md): views are known above by their ops
-n=$((n + 1))
-bad=$(printf '%s\n' "$arrows" | grep '^circle .* tui/' || true)
-if [ -z "$bad" ]; then
-	echo "ok $n - calls: no circle between the files of tui/ ($(printf '%s\n' "$arrows" |
-		grep -c '^arrow tui/[^ ]* tui/') arrows)"
-else
-	echo "not ok $n - calls: circles in tui/: $bad"; fail=1
-fi
+# floors_down DIR: the folder's files call only down (docs/ARCHITECTURE.md): none reaches itself
+floors_down() {
+	n=$((n + 1))
+	bad=$(printf '%s\n' "$arrows" | grep "^circle .* $1" || true)
+	if [ -z "$bad" ]; then
+		echo "ok $n - calls: no circle between the files of $1 ($(printf '%s\n' "$arrows" |
+			grep -c "^arrow $1[^ ]* $1") arrows)"
+	else
+		echo "not ok $n - calls: circles in $1: $bad"; fail=1
+	fi
+}
+floors_down lib/history/
+floors_down tui/	# views are known above by their ops
 # no circle of more than 3 files anywhere (issue 37)
 n=$((n + 1))
 bad=$(printf '%s\n' "$arrows" | awk '$1 == "circle" && $2 > 3')

@@ -1322,32 +1322,50 @@ int hstore_finish(struct hstore *hs, bool indexes)
 	return r;
 }
 
-/*
- * Copy table @t of the attached analysis into main, column by name (the two
- * files' columns may stand in another order: each adds a schema step's at
- * the end).  @t is one of the constants above, never data; the column
- * names come quoted from main's own schema.
- */
-static int merge_table(struct msc_store *dst, const char *t)
+/* Table @t's columns in @schema, quoted, in their order: into @buf ("" none) */
+static int columns_of(struct msc_store *dst, const char *t, const char *schema, char *buf,
+		      size_t size)
 {
-	char sql[4096];
 	sqlite3_stmt *st;
-	const char *cols;
 	int r = msc_store_prepare(dst, "SELECT group_concat('\"' || replace(name, '\"', '\"\"') || "
-				  "'\"', ', ') FROM pragma_table_info(?, 'main')", &st);
+				  "'\"', ', ') FROM pragma_table_info(?, ?)", &st);
 
+	buf[0] = '\0';
 	if (r)
 		return r;
 	sqlite3_bind_text(st, 1, t, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, schema, -1, SQLITE_STATIC);
 	r = msc_store_step(dst, st);
-	cols = r == 1 ? (const char *)sqlite3_column_text(st, 0) : NULL;
-	if (r >= 0 && !cols)
-		r = MSC_ERR_SQL;	/* no such table: not a database of ours */
-	if (r >= 0 && snprintf(sql, sizeof(sql), "INSERT INTO main.%s (%s) SELECT %s FROM "
-			       "analysis.%s", t, cols, cols, t) >= (int)sizeof(sql))
+	if (r == 1 && sqlite3_column_text(st, 0) &&
+	    snprintf(buf, size, "%s", (const char *)sqlite3_column_text(st, 0)) >= (int)size)
 		r = -E2BIG;
 	sqlite3_finalize(st);
-	return r < 0 ? r : msc_store_exec(dst, sql);
+	return r < 0 ? r : buf[0] ? 0 : MSC_ERR_SQL;	/* no such table: not a file of ours */
+}
+
+/*
+ * Copy table @t of the attached analysis into main.  Both files are this
+ * program's, so their columns are the same, in the same order: then the
+ * copy is SQLite's transfer of whole records (INSERT ... SELECT *), about
+ * 30 instructions an event cheaper than one row at a time.  Where they are
+ * not, it goes column by name.  @t is one of the constants above, never
+ * data; the column names come quoted from the files' own schemas.
+ */
+static int merge_table(struct msc_store *dst, const char *t)
+{
+	char mine[2048], theirs[2048], sql[4500];
+	int r = columns_of(dst, t, "main", mine, sizeof(mine));
+
+	if (!r)
+		r = columns_of(dst, t, "analysis", theirs, sizeof(theirs));
+	if (r)
+		return r;
+	if (!strcmp(mine, theirs))
+		snprintf(sql, sizeof(sql), "INSERT INTO main.%s SELECT * FROM analysis.%s", t, t);
+	else
+		snprintf(sql, sizeof(sql), "INSERT INTO main.%s (%s) SELECT %s FROM analysis.%s", t,
+			 mine, mine, t);
+	return msc_store_exec(dst, sql);
 }
 
 /**

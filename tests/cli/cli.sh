@@ -66,7 +66,7 @@ done <<'EOF'
 import collector/cmd-import.c parse_args
 record collector/cmd-record.c parse_args
 analyze analyzer/cmd-analyze.c parse_args
-report analyzer/cmd-report.c cmd_report
+report analyzer/cmd-report.c parse_args
 dump collector/cmd-dump.c cmd_dump
 diff analyzer/cmd-diff.c cmd_diff
 view tui/main.c cmd_view
