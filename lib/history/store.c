@@ -659,10 +659,28 @@ int hstore_add_run(struct hstore *hs, int64_t capture_id, const struct hrun *run
 	return msc_store_rows_put_text(hs->s, b, nulls, hs->entries, (size_t)(p - hs->entries));
 }
 
-/* A run's row and its prev's entries when it has none (run_intervals()). */
-#define RUN_COLS "r.as_id, r.gfn, r.level, r.leaf, r.first, r.spte, r.pfn, r.writable, "	\
-		 "r.dirty, r.start_cause, r.end_cause, r.flags, coalesce(r.entries, p.entries), "\
-		 "r.idx0, r.t0, r.start_step, r.e0, r.end_step, r.prev"
+/*
+ * A SELECT's column list and the index each column is read at come from
+ * one list: X(NAME, sql) for each column but the last, LAST(NAME, sql) for
+ * the last; COLS(list) is the SQL (a literal), and an enum of the list
+ * with COL_ENUM gives each NAME its index.
+ */
+#define COL_ENUM(e, sql) e,
+#define COL_SQL(e, sql) sql ", "
+#define COL_LAST(e, sql) sql
+#define COLS(list) list(COL_SQL, COL_LAST)
+
+/* A run's row and its prev's entries when it has none (run_intervals()) */
+#define RUN_COLUMNS(X, LAST)								\
+	X(RC_AS_ID, "r.as_id") X(RC_GFN, "r.gfn") X(RC_LEVEL, "r.level")		\
+	X(RC_LEAF, "r.leaf") X(RC_FIRST, "r.first") X(RC_SPTE, "r.spte")		\
+	X(RC_PFN, "r.pfn") X(RC_WRITABLE, "r.writable") X(RC_DIRTY, "r.dirty")		\
+	X(RC_START_CAUSE, "r.start_cause") X(RC_END_CAUSE, "r.end_cause")		\
+	X(RC_FLAGS, "r.flags") X(RC_ENTRIES, "coalesce(r.entries, p.entries)")		\
+	X(RC_IDX0, "r.idx0") X(RC_T0, "r.t0") X(RC_START_STEP, "r.start_step")		\
+	X(RC_E0, "r.e0") X(RC_END_STEP, "r.end_step") LAST(RC_PREV, "r.prev")
+enum { RUN_COLUMNS(COL_ENUM, COL_ENUM) };
+#define RUN_COLS COLS(RUN_COLUMNS)
 #define RUN_FROM "mapping_run r LEFT JOIN mapping_run p ON p.id = r.prev"
 
 /*
@@ -671,26 +689,28 @@ int hstore_add_run(struct hstore *hs, int64_t capture_id, const struct hrun *run
  */
 static int run_intervals(sqlite3_stmt *st, int only, hinterval_fn fn, void *ctx)
 {
-	const char *p = (const char *)sqlite3_column_text(st, 12);
+	const char *p = (const char *)sqlite3_column_text(st, RC_ENTRIES);
 	struct msc_interval iv = {
-		.as_id = (uint8_t)sqlite3_column_int(st, 0),
-		.level = (uint8_t)sqlite3_column_int(st, 2),
-		.leaf = sqlite3_column_int(st, 3),
-		.writable = sqlite3_column_int(st, 7),
-		.dirty = (int8_t)column_int_or(st, 8, -1),
-		.start_cause = (uint8_t)sqlite3_column_int(st, 9),
-		.end_cause = (uint8_t)sqlite3_column_int(st, 10),
-		.flags = (uint8_t)sqlite3_column_int(st, 11),
+		.as_id = (uint8_t)sqlite3_column_int(st, RC_AS_ID),
+		.level = (uint8_t)sqlite3_column_int(st, RC_LEVEL),
+		.leaf = sqlite3_column_int(st, RC_LEAF),
+		.writable = sqlite3_column_int(st, RC_WRITABLE),
+		.dirty = (int8_t)column_int_or(st, RC_DIRTY, -1),
+		.start_cause = (uint8_t)sqlite3_column_int(st, RC_START_CAUSE),
+		.end_cause = (uint8_t)sqlite3_column_int(st, RC_END_CAUSE),
+		.flags = (uint8_t)sqlite3_column_int(st, RC_FLAGS),
 	};
-	uint64_t base = column_u64(st, 1), spte = column_u64(st, 5), pfn = column_u64(st, 6);
-	int64_t first = sqlite3_column_int64(st, 4);
+	uint64_t base = column_u64(st, RC_GFN), spte = column_u64(st, RC_SPTE);
+	uint64_t pfn = column_u64(st, RC_PFN);
+	int64_t first = sqlite3_column_int64(st, RC_FIRST);
 	uint64_t pages = msc_level_pages(iv.level);
 	struct run_steps steps = {
-		.idx0 = sqlite3_column_int64(st, 13), .t0 = sqlite3_column_int64(st, 14),
-		.start_step = sqlite3_column_int64(st, 15), .e0 = sqlite3_column_int64(st, 16),
-		.end_step = sqlite3_column_int64(st, 17),
-		.open = sqlite3_column_type(st, 16) == SQLITE_NULL,
-		.borrowed = sqlite3_column_type(st, 18) != SQLITE_NULL,
+		.idx0 = sqlite3_column_int64(st, RC_IDX0), .t0 = sqlite3_column_int64(st, RC_T0),
+		.start_step = sqlite3_column_int64(st, RC_START_STEP),
+		.e0 = sqlite3_column_int64(st, RC_E0),
+		.end_step = sqlite3_column_int64(st, RC_END_STEP),
+		.open = sqlite3_column_type(st, RC_E0) == SQLITE_NULL,
+		.borrowed = sqlite3_column_type(st, RC_PREV) != SQLITE_NULL,
 	};
 	struct hrun_entry e;
 	int64_t k = 0;
@@ -1885,23 +1905,30 @@ int msc_hview_lost_marks(struct msc_hview *v, struct msc_lost_mark **ret, size_t
 	return r;
 }
 
+#define ANOMALY_COLUMNS(X, LAST)							\
+	X(AC_SEQ, "seq") X(AC_TS, "ts") X(AC_KIND, "kind") X(AC_AS_ID, "as_id")		\
+	X(AC_GFN, "gfn") X(AC_LEVEL, "level") X(AC_OLD, "old_spte") X(AC_NEW, "new_spte")	\
+	X(AC_DETAIL, "detail") LAST(AC_VM, "vm")
+enum { ANOMALY_COLUMNS(COL_ENUM, COL_ENUM) };
+
 static void fill_anomaly(sqlite3_stmt *st, void *row)
 {
-	const char *kind = (const char *)sqlite3_column_text(st, 2);
+	const char *kind = (const char *)sqlite3_column_text(st, AC_KIND);
 	struct msc_anomaly *a = row;
 
-	a->seq = sqlite3_column_int64(st, 0);
-	a->ts = column_u64(st, 1);
+	a->seq = sqlite3_column_int64(st, AC_SEQ);
+	a->ts = column_u64(st, AC_TS);
 	for (int k = 0; k < MSC_ANOMALY_KIND_NR; k++)
 		if (kind && !strcmp(kind, msc_anomaly_kind_name(k)))
 			a->kind = (uint8_t)k;
-	a->as_id = (uint8_t)sqlite3_column_int(st, 3);
-	a->gfn = column_u64(st, 4);
-	a->level = (uint8_t)sqlite3_column_int(st, 5);
-	a->old_spte = column_u64(st, 6);
-	a->new_spte = column_u64(st, 7);
-	snprintf(a->detail, sizeof(a->detail), "%s", (const char *)sqlite3_column_text(st, 8));
-	a->vm = sqlite3_column_int64(st, 9);
+	a->as_id = (uint8_t)sqlite3_column_int(st, AC_AS_ID);
+	a->gfn = column_u64(st, AC_GFN);
+	a->level = (uint8_t)sqlite3_column_int(st, AC_LEVEL);
+	a->old_spte = column_u64(st, AC_OLD);
+	a->new_spte = column_u64(st, AC_NEW);
+	snprintf(a->detail, sizeof(a->detail), "%s",
+		 (const char *)sqlite3_column_text(st, AC_DETAIL));
+	a->vm = sqlite3_column_int64(st, AC_VM);
 }
 
 /** msc_hview_anomalies - the first @max anomaly rows, by seq */
@@ -1909,9 +1936,8 @@ int msc_hview_anomalies(struct msc_hview *v, size_t max, struct msc_anomaly **re
 			size_t *ret_nr)
 {
 	sqlite3_stmt *st;
-	int r = msc_store_prepare(v->s, "SELECT seq, ts, kind, as_id, gfn, level, old_spte, new_spte, "
-				  "detail, vm FROM anomaly WHERE capture_id = ? ORDER BY seq, rowid LIMIT ?",
-				  &st);
+	int r = msc_store_prepare(v->s, "SELECT " COLS(ANOMALY_COLUMNS) " FROM anomaly "
+				  "WHERE capture_id = ? ORDER BY seq, rowid LIMIT ?", &st);
 
 	if (r)
 		return r;
@@ -1921,20 +1947,26 @@ int msc_hview_anomalies(struct msc_hview *v, size_t max, struct msc_anomaly **re
 	return r;
 }
 
+#define KVM_STATS_COLUMNS(X, LAST)						\
+	X(KC_SEQ, "seq") X(KC_TS, "ts") X(KC_PHASE, "phase") X(KC_KVM_4K, "pages_4k")	\
+	X(KC_KVM_2M, "pages_2m") X(KC_KVM_1G, "pages_1g") X(KC_CENSUS_4K, "census_4k")	\
+	X(KC_CENSUS_2M, "census_2m") X(KC_CENSUS_1G, "census_1g")			\
+	X(KC_FLAGS, "census_flags") LAST(KC_VM, "vm")
+enum { KVM_STATS_COLUMNS(COL_ENUM, COL_ENUM) };
+
 static void fill_kvm_stats(sqlite3_stmt *st, void *row)
 {
 	struct msc_kvm_stats *k = row;
 
-	k->seq = sqlite3_column_int64(st, 0);
-	k->ts = column_u64(st, 1);
-	snprintf(k->phase, sizeof(k->phase), "%s", (const char *)sqlite3_column_text(st, 2));
+	k->seq = sqlite3_column_int64(st, KC_SEQ);
+	k->ts = column_u64(st, KC_TS);
+	snprintf(k->phase, sizeof(k->phase), "%s", (const char *)sqlite3_column_text(st, KC_PHASE));
 	for (int l = 1; l <= 3; l++) {
-		k->kvm[l] = sqlite3_column_type(st, 2 + l) == SQLITE_NULL ? -1 :
-			    sqlite3_column_int64(st, 2 + l);
-		k->census[l] = sqlite3_column_int64(st, 5 + l);
+		k->kvm[l] = column_int_or(st, KC_KVM_4K + l - 1, -1);
+		k->census[l] = sqlite3_column_int64(st, KC_CENSUS_4K + l - 1);
 	}
-	k->census_flags = (unsigned int)sqlite3_column_int(st, 9);
-	k->vm = sqlite3_column_int64(st, 10);
+	k->census_flags = (unsigned int)sqlite3_column_int(st, KC_FLAGS);
+	k->vm = sqlite3_column_int64(st, KC_VM);
 }
 
 #define VM_COLS "id, source, overlap, pid, fd, kernel_vm_id, kernel_vm_pid, start_ts, end_ts, " \
@@ -2027,8 +2059,7 @@ int msc_hview_kvm_stats(struct msc_hview *v, struct msc_kvm_stats **ret, size_t 
 {
 	int r;
 
-	*ret = capture_rows(v->s, v->capture_id, "SELECT seq, ts, phase, pages_4k, pages_2m, "
-			    "pages_1g, census_4k, census_2m, census_1g, census_flags, vm FROM kvm_stats "
+	*ret = capture_rows(v->s, v->capture_id, "SELECT " COLS(KVM_STATS_COLUMNS) " FROM kvm_stats "
 			    "WHERE capture_id = ? ORDER BY seq", sizeof(**ret), fill_kvm_stats,
 			    ret_nr, &r);
 	return r;
