@@ -1620,12 +1620,18 @@ static void *capture_rows(struct msc_store *s, int64_t capture_id, const char *s
 	return collect_rows(s, st, size, fill, nr, err);
 }
 
+#define REGION_COLUMNS(X, LAST)							\
+	X(GC_ID, "id") X(GC_AS_ID, "as_id") X(GC_FIRST, "gfn_first") X(GC_END, "gfn_end")	\
+	X(GC_EXACT, "exact") LAST(GC_VM, "vm")
+enum { REGION_COLUMNS(COL_ENUM, COL_ENUM) };
+
 static void fill_region(sqlite3_stmt *st, void *row)
 {
 	*(struct msc_region *)row = (struct msc_region){
-		.id = sqlite3_column_int64(st, 0), .as_id = (uint8_t)sqlite3_column_int(st, 1),
-		.gfn_first = column_u64(st, 2), .gfn_end = column_u64(st, 3),
-		.exact = sqlite3_column_int(st, 4), .vm = sqlite3_column_int64(st, 5),
+		.id = sqlite3_column_int64(st, GC_ID),
+		.as_id = (uint8_t)sqlite3_column_int(st, GC_AS_ID),
+		.gfn_first = column_u64(st, GC_FIRST), .gfn_end = column_u64(st, GC_END),
+		.exact = sqlite3_column_int(st, GC_EXACT), .vm = sqlite3_column_int64(st, GC_VM),
 	};
 }
 
@@ -1634,22 +1640,26 @@ int msc_hview_regions(struct msc_hview *v, struct msc_region **ret, size_t *ret_
 {
 	int r;
 
-	*ret = capture_rows(v->s, v->capture_id, "SELECT id, as_id, gfn_first, gfn_end, exact, "
-			    "vm FROM region WHERE capture_id = ? ORDER BY id", sizeof(**ret),
-			    fill_region, ret_nr, &r);
+	*ret = capture_rows(v->s, v->capture_id, "SELECT " COLS(REGION_COLUMNS) " FROM region "
+			    "WHERE capture_id = ? ORDER BY id", sizeof(**ret), fill_region, ret_nr, &r);
 	return r;
 }
+
+#define COVERAGE_COLUMNS(X, LAST)							\
+	X(PR_REGION, "region_id") X(PR_4K, "pages_4k") X(PR_2M, "pages_2m")		\
+	X(PR_1G, "pages_1g") LAST(PR_DIRTIED, "dirtied_pages")
+enum { COVERAGE_COLUMNS(COL_ENUM, COL_ENUM) };
 
 static void fill_coverage(sqlite3_stmt *st, void *row)
 {
 	struct msc_coverage *c = row;
 
-	c->region_id = sqlite3_column_int64(st, 0);
+	c->region_id = sqlite3_column_int64(st, PR_REGION);
 	for (int l = 1; l <= 3; l++)
-		c->pages[l] = column_u64(st, l);
+		c->pages[l] = column_u64(st, PR_4K + l - 1);
 	/* a 1G leaf shows in each of its 512 cells */
 	c->pages[3] /= 512;
-	c->dirtied = sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 4);
+	c->dirtied = column_int_or(st, PR_DIRTIED, -1);
 }
 
 /**
@@ -1660,9 +1670,8 @@ int msc_hview_phase_coverage(struct msc_hview *v, int64_t phase_id, struct msc_c
 			     size_t *ret_nr)
 {
 	sqlite3_stmt *st;
-	int r = msc_store_prepare(v->s, "SELECT region_id, pages_4k, pages_2m, pages_1g, "
-				  "dirtied_pages FROM phase_region WHERE capture_id = ? AND phase_id = ? "
-				  "ORDER BY region_id", &st);
+	int r = msc_store_prepare(v->s, "SELECT " COLS(COVERAGE_COLUMNS) " FROM phase_region "
+				  "WHERE capture_id = ? AND phase_id = ? ORDER BY region_id", &st);
 
 	if (r)
 		return r;
@@ -1969,8 +1978,14 @@ static void fill_kvm_stats(sqlite3_stmt *st, void *row)
 	k->vm = sqlite3_column_int64(st, KC_VM);
 }
 
-#define VM_COLS "id, source, overlap, pid, fd, kernel_vm_id, kernel_vm_pid, start_ts, end_ts, " \
-		"start_seq, end_seq"
+/* The vm table's columns: read at their VC_ index, bound at VC_ + 2 (after capture_id) */
+#define VM_COLUMNS(X, LAST)								\
+	X(VC_ID, "id") X(VC_SOURCE, "source") X(VC_OVERLAP, "overlap") X(VC_PID, "pid")	\
+	X(VC_FD, "fd") X(VC_KERNEL_ID, "kernel_vm_id") X(VC_KERNEL_PID, "kernel_vm_pid")	\
+	X(VC_START_TS, "start_ts") X(VC_END_TS, "end_ts") X(VC_START_SEQ, "start_seq")	\
+	LAST(VC_END_SEQ, "end_seq")
+enum { VM_COLUMNS(COL_ENUM, COL_ENUM) };
+#define VM_COLS COLS(VM_COLUMNS)
 
 static void bind_or_null(sqlite3_stmt *st, int c, int64_t v, bool known)
 {
@@ -1991,20 +2006,22 @@ int hstore_put_vms(struct hstore *hs, int64_t capture_id, const struct msc_vm *v
 				      "(?,?,?,?,?,?,?,?,?,?,?,?)", &st);
 	for (size_t i = 0; i < nr && !r; i++) {
 		const struct msc_vm *vm = &vms[i];
-		int c = 1;
 
-		sqlite3_bind_int64(st, c++, capture_id);
-		sqlite3_bind_int64(st, c++, vm->id);
-		sqlite3_bind_text(st, c++, msc_phase_source_name(vm->source), -1, SQLITE_STATIC);
-		sqlite3_bind_int(st, c++, vm->overlap);
-		bind_or_null(st, c++, vm->pid, vm->pid >= 0);
-		bind_or_null(st, c++, vm->fd, vm->fd >= 0);
-		bind_or_null(st, c++, vm->kernel_id, vm->kernel_id);
-		bind_or_null(st, c++, vm->kernel_pid, vm->kernel_id);
-		bind_u64(st, c++, vm->start_ts);
-		bind_u64(st, c++, vm->end_ts);
-		sqlite3_bind_int64(st, c++, vm->start_seq);
-		sqlite3_bind_int64(st, c++, vm->end_seq);
+#define B(col) (col + 2)
+		sqlite3_bind_int64(st, 1, capture_id);
+		sqlite3_bind_int64(st, B(VC_ID), vm->id);
+		sqlite3_bind_text(st, B(VC_SOURCE), msc_phase_source_name(vm->source), -1,
+				  SQLITE_STATIC);
+		sqlite3_bind_int(st, B(VC_OVERLAP), vm->overlap);
+		bind_or_null(st, B(VC_PID), vm->pid, vm->pid >= 0);
+		bind_or_null(st, B(VC_FD), vm->fd, vm->fd >= 0);
+		bind_or_null(st, B(VC_KERNEL_ID), vm->kernel_id, vm->kernel_id);
+		bind_or_null(st, B(VC_KERNEL_PID), vm->kernel_pid, vm->kernel_id);
+		bind_u64(st, B(VC_START_TS), vm->start_ts);
+		bind_u64(st, B(VC_END_TS), vm->end_ts);
+		sqlite3_bind_int64(st, B(VC_START_SEQ), vm->start_seq);
+		sqlite3_bind_int64(st, B(VC_END_SEQ), vm->end_seq);
+#undef B
 		r = put(hs, st);
 	}
 	sqlite3_finalize(st);
@@ -2013,23 +2030,23 @@ int hstore_put_vms(struct hstore *hs, int64_t capture_id, const struct msc_vm *v
 
 static void fill_vm(sqlite3_stmt *st, void *row)
 {
-	const char *source = (const char *)sqlite3_column_text(st, 1);
+	const char *source = (const char *)sqlite3_column_text(st, VC_SOURCE);
 	struct msc_vm *vm = row;
 
-	vm->id = sqlite3_column_int64(st, 0);
+	vm->id = sqlite3_column_int64(st, VC_ID);
 	vm->source = MSC_PHASE_SRC_INFERRED;
 	for (int k = 0; k < MSC_PHASE_SRC_NR; k++)
 		if (source && !strcmp(source, msc_phase_source_name(k)))
 			vm->source = (uint8_t)k;
-	vm->overlap = sqlite3_column_int(st, 2);
-	vm->pid = (int32_t)column_int_or(st, 3, -1);
-	vm->fd = (int32_t)column_int_or(st, 4, -1);
-	vm->kernel_id = (uint32_t)column_int_or(st, 5, 0);
-	vm->kernel_pid = (int32_t)column_int_or(st, 6, -1);
-	vm->start_ts = column_u64(st, 7);
-	vm->end_ts = column_u64(st, 8);
-	vm->start_seq = sqlite3_column_int64(st, 9);
-	vm->end_seq = sqlite3_column_int64(st, 10);
+	vm->overlap = sqlite3_column_int(st, VC_OVERLAP);
+	vm->pid = (int32_t)column_int_or(st, VC_PID, -1);
+	vm->fd = (int32_t)column_int_or(st, VC_FD, -1);
+	vm->kernel_id = (uint32_t)column_int_or(st, VC_KERNEL_ID, 0);
+	vm->kernel_pid = (int32_t)column_int_or(st, VC_KERNEL_PID, -1);
+	vm->start_ts = column_u64(st, VC_START_TS);
+	vm->end_ts = column_u64(st, VC_END_TS);
+	vm->start_seq = sqlite3_column_int64(st, VC_START_SEQ);
+	vm->end_seq = sqlite3_column_int64(st, VC_END_SEQ);
 }
 
 static int load_vms(struct msc_store *s, int64_t capture_id, struct msc_vm **ret, size_t *ret_nr)
