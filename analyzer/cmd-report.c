@@ -300,6 +300,12 @@ static const char *region_dirty_text(const struct msc_phase *p, int64_t pages, c
 	return buf;
 }
 
+/* KVM's counters around phase @p (one of rp->l.phases), NULL: none read */
+static const struct report_kvm *phase_kvm(const struct report *rp, const struct msc_phase *p)
+{
+	return rp->l.kvm ? &rp->l.kvm[p - rp->l.phases] : NULL;
+}
+
 /* What text_phase() prints of a phase after its counts. */
 static bool text_phase_tail(struct report *rp, const struct msc_phase *p)
 {
@@ -353,7 +359,7 @@ static bool text_phase(struct report *rp, const struct msc_phase *p)
 	if (rp->l.nr_vms > 1)
 		fprintf(rp->f, ", VM %" PRId64, p->vm);
 	if (same_work(rp, p, &inner)) {
-		const struct report_kvm *k = rp->l.kvm ? &rp->l.kvm[p - rp->l.phases] : NULL;
+		const struct report_kvm *k = phase_kvm(rp, p);
 
 		if (inner) {
 			fprintf(rp->f, ": the work of [%" PRId64 "] below\n", inner);
@@ -368,8 +374,7 @@ static bool text_phase(struct report *rp, const struct msc_phase *p)
 	}
 	fputc('\n', rp->f);
 	if (!rp->l.light) {	/* no SPTE history: KVM's census, one split event per huge page */
-		if (rp->l.kvm)
-			report_kvm_text(rp->f, &rp->l.kvm[p - rp->l.phases], p);
+		report_kvm_text(rp->f, phase_kvm(rp, p), p);
 		fprintf(rp->f, "    huge pages split %" PRIu64 ", split failures %" PRIu64
 			" (kvm_mmu_split_huge_page)\n", p->count.splits - min(p->count.splits,
 			p->count.split_failures), p->count.split_failures);
@@ -381,8 +386,8 @@ static bool text_phase(struct report *rp, const struct msc_phase *p)
 		huge_text(&p->after, hb, sizeof(hb)));
 	fprintf(rp->f, "    spte changes %" PRIu64 ":%s\n", p->count.spte_changes,
 		classes[0] ? classes : " none");
-	if (rp->l.light > 0 && rp->l.kvm)
-		report_kvm_text(rp->f, &rp->l.kvm[p - rp->l.phases], p);
+	if (rp->l.light > 0)
+		report_kvm_text(rp->f, phase_kvm(rp, p), p);
 	fprintf(rp->f, "    pages split %" PRIu64, p->count.pages_split);
 	if (p->count.pages_split && p->count.pages_split_level[2] >= 0 &&
 	    p->count.pages_split_level[3] >= 0)
@@ -674,7 +679,7 @@ static void json_phase(struct report *rp, FILE *f, size_t i)
 	json_census(f, "census_before", &p->before);
 	fprintf(f, ", ");
 	json_census(f, "census_after", &p->after);
-	report_kvm_json(f, rp->l.kvm ? &rp->l.kvm[i] : NULL, p);
+	report_kvm_json(f, phase_kvm(rp, p), p);
 	fprintf(f, "}");
 }
 

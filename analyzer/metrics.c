@@ -229,13 +229,13 @@ static const struct msc_phase *last_phase(const struct msc_phase *ph, size_t nr,
  * is then of all its memory, the dirty-logged part not being known.  None
  * when the VM cannot be told among several sampled.
  */
-static int from_kvm(struct msc_store *s, const struct figures *g, const struct msc_vm *vm,
-		    size_t nr_vms, struct vm_figures *m)
+static int from_kvm(struct msc_kvm_reads *kr, const struct msc_vm *vm, size_t nr_vms,
+		    struct vm_figures *m)
 {
 	char buf[32];
 	const char *name = msc_vm_stats_name(vm, buf, sizeof(buf));
 	struct msc_kvm_read k;
-	int r = msc_kvm_read_at(s, g->cap.id, name, INT64_MAX - 1, false, &k);
+	int r = msc_kvm_read_at(kr, name, INT64_MAX - 1, false, &k);
 
 	for (int l = 1; l <= 3; l++)
 		m->census.pages[l] = -1;
@@ -257,9 +257,12 @@ static int gather(struct msc_store *s, struct msc_hview *v, struct figures *g)
 	struct msc_phase *ph = NULL;
 	struct msc_region *rg = NULL;
 	struct msc_vm *vms = NULL;
+	struct msc_kvm_reads *kr = NULL;	/* a light recording's: KVM's counters */
 	size_t nr_ph = 0, nr_rg = 0, nr_vms = 0;
 	int r = msc_hview_summary(v, &g->sum);
 
+	if (!r && g->light)
+		r = msc_kvm_reads_open(s, g->cap.id, &kr);
 	if (!r)
 		r = msc_hview_phases(v, &ph, &nr_ph);
 	if (!r)
@@ -273,8 +276,8 @@ static int gather(struct msc_store *s, struct msc_hview *v, struct figures *g)
 
 		m->vm = vms[i].id;
 		vm_steps(m, ph, nr_ph, g->light);
-		if (g->light) {
-			r = from_kvm(s, g, &vms[i], nr_vms, m);
+		if (kr) {
+			r = from_kvm(kr, &vms[i], nr_vms, m);
 			continue;
 		}
 		/* its last rows: also while a recording's analysis is under way */
@@ -283,6 +286,7 @@ static int gather(struct msc_store *s, struct msc_hview *v, struct figures *g)
 			r = huge_ratio(v, m, last_phase(ph, nr_ph, m->vm), ph, nr_ph, rg, nr_rg);
 		m->any |= msc_census_mapped(&m->census) > 0;
 	}
+	msc_kvm_reads_close(kr);
 	free(ph);
 	free(rg);
 	free(vms);

@@ -59,11 +59,8 @@ static void keep_own(struct report_kvm *k, const struct msc_phase *prev,
 		k->before.vms = 0;
 		k->before_other = prev->id;
 	}
-	if (k->after.vms && next && k->after.ts > next->start_ts) {
-		k->after.vms = 0;
-		k->after_other = next->id;
-	}
-	if (k->after.vms && next && !k->after.ts) {	/* unchanged, but not known when read */
+	/* ts 0: unchanged to the end, but not known when read */
+	if (k->after.vms && next && (!k->after.ts || k->after.ts > next->start_ts)) {
 		k->after.vms = 0;
 		k->after_other = next->id;
 	}
@@ -83,30 +80,35 @@ int report_kvm_load(struct msc_store *s, int64_t capture_id, const struct msc_vm
 		    size_t nr_vms, const struct msc_phase *ph, size_t nr,
 		    struct report_kvm **ret)
 {
-	struct report_kvm *k;
-	struct msc_kvm_read any;
+	struct msc_kvm_reads *kr;
+	struct report_kvm *k = NULL;
 	int r;
 
 	*ret = NULL;
-	r = msc_kvm_read_at(s, capture_id, NULL, INT64_MAX - 1, false, &any);
-	if (r || !any.vms || !nr)
+	r = msc_kvm_reads_open(s, capture_id, &kr);
+	if (r)
 		return r;
+	if (!msc_kvm_reads_vms(kr) || !nr) {
+		msc_kvm_reads_close(kr);
+		return 0;
+	}
 	k = calloc(nr, sizeof(*k));
 	if (!k)
-		return -ENOMEM;
+		r = -ENOMEM;
 	for (size_t i = 0; i < nr && !r; i++) {
 		const struct msc_phase *prev, *next;
 		char buf[32];
 		const char *vm = vm_name(vms, nr_vms, ph[i].vm, buf, sizeof(buf));
 
-		r = msc_kvm_read_at(s, capture_id, vm, ph[i].start_ts, false, &k[i].before);
+		r = msc_kvm_read_at(kr, vm, ph[i].start_ts, false, &k[i].before);
 		if (!r)
-			r = msc_kvm_read_at(s, capture_id, vm, ph[i].end_ts, true, &k[i].after);
-		if (!vm && (k[i].before.vms > 1 || k[i].after.vms > 1))
+			r = msc_kvm_read_at(kr, vm, ph[i].end_ts, true, &k[i].after);
+		if (!vm && msc_kvm_reads_vms(kr) > 1)
 			k[i] = (struct report_kvm){ 0 };
 		neighbours(ph, nr, i, &prev, &next);
 		keep_own(&k[i], prev, next);
 	}
+	msc_kvm_reads_close(kr);
 	if (r) {
 		free(k);
 		return r;

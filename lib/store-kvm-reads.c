@@ -18,6 +18,8 @@
 #include "mmuscope/live.h"
 
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mmuscope/util.h"
@@ -98,10 +100,80 @@ static int read_vm(struct msc_store *s, sqlite3_stmt *older, sqlite3_stmt *newer
 	return 0;
 }
 
+/* A capture's KVM counter rows, its statements prepared once. */
+struct msc_kvm_reads {
+	struct msc_store *s;
+	int64_t capture_id;
+	sqlite3_stmt *older, *newer;
+	char (*vms)[32];		/* the VMs sampled (kvm_stats_sample.vm) */
+	size_t nr_vms;
+};
+
+/**
+ * msc_kvm_reads_open - ready to read a capture's KVM counters at moments
+ * @ret: closed with msc_kvm_reads_close()
+ *
+ * Returns 0 or a negative error.
+ */
+int msc_kvm_reads_open(struct msc_store *s, int64_t capture_id, struct msc_kvm_reads **ret)
+{
+	struct msc_kvm_reads *k = calloc(1, sizeof(*k));
+	sqlite3_stmt *vms = NULL;
+	int r;
+
+	if (!k)
+		return -ENOMEM;
+	k->s = s;
+	k->capture_id = capture_id;
+	r = msc_store_prepare(s, "SELECT " COLS " FROM kvm_stats_sample WHERE capture_id = ? "
+			      "AND vm = ? AND ts <= ? ORDER BY ts DESC LIMIT 1", &k->older);
+	if (!r)
+		r = msc_store_prepare(s, "SELECT " COLS " FROM kvm_stats_sample WHERE capture_id = ? "
+				      "AND vm = ? AND ts >= ? ORDER BY ts LIMIT 1", &k->newer);
+	if (!r)
+		r = msc_store_prepare(s, "SELECT DISTINCT vm FROM kvm_stats_sample "
+				      "WHERE capture_id = ?", &vms);
+	if (!r)
+		sqlite3_bind_int64(vms, 1, capture_id);
+	while (!r && (r = msc_store_step(s, vms)) == 1) {
+		char (*v)[32] = realloc(k->vms, (k->nr_vms + 1) * sizeof(*v));
+
+		if (!v) {
+			r = -ENOMEM;
+			break;
+		}
+		k->vms = v;
+		snprintf(v[k->nr_vms++], sizeof(*v), "%s", (const char *)sqlite3_column_text(vms, 0));
+		r = 0;
+	}
+	sqlite3_finalize(vms);
+	if (r < 0) {
+		msc_kvm_reads_close(k);
+		return r;
+	}
+	*ret = k;
+	return 0;
+}
+
+void msc_kvm_reads_close(struct msc_kvm_reads *k)
+{
+	if (!k)
+		return;
+	sqlite3_finalize(k->older);
+	sqlite3_finalize(k->newer);
+	free(k->vms);
+	free(k);
+}
+
+/** msc_kvm_reads_vms - how many VMs the capture sampled (0: not a recording's) */
+size_t msc_kvm_reads_vms(const struct msc_kvm_reads *k)
+{
+	return k->nr_vms;
+}
+
 /**
  * msc_kvm_read_at - KVM's counters just before or just after a moment
- * @s: the store
- * @capture_id: the capture
+ * @k: the capture's counters (msc_kvm_reads_open())
  * @vm: the VM's debugfs name ("<pid>-<fd>"), NULL: every VM sampled, summed
  * @ts: the moment
  * @after: false: as last read at or before @ts; true: as first read at or
@@ -111,34 +183,15 @@ static int read_vm(struct msc_store *s, sqlite3_stmt *older, sqlite3_stmt *newer
  *
  * Two index lookups per VM.  Returns 0 or a negative error.
  */
-int msc_kvm_read_at(struct msc_store *s, int64_t capture_id, const char *vm, uint64_t ts,
-		    bool after, struct msc_kvm_read *ret)
+int msc_kvm_read_at(struct msc_kvm_reads *k, const char *vm, uint64_t ts, bool after,
+		    struct msc_kvm_read *ret)
 {
-	sqlite3_stmt *vms = NULL, *older = NULL, *newer = NULL;
-	int r;
+	int r = 0;
 
 	memset(ret, 0, sizeof(*ret));
-	r = msc_store_prepare(s, "SELECT " COLS " FROM kvm_stats_sample WHERE capture_id = ? "
-			      "AND vm = ? AND ts <= ? ORDER BY ts DESC LIMIT 1", &older);
-	if (!r)
-		r = msc_store_prepare(s, "SELECT " COLS " FROM kvm_stats_sample WHERE capture_id = ? "
-				      "AND vm = ? AND ts >= ? ORDER BY ts LIMIT 1", &newer);
-	if (!r && vm)
-		r = read_vm(s, older, newer, capture_id, vm, ts, after, ret);
-	if (!r && !vm)
-		r = msc_store_prepare(s, "SELECT DISTINCT vm FROM kvm_stats_sample "
-				      "WHERE capture_id = ?", &vms);
-	if (!r && !vm) {
-		sqlite3_bind_int64(vms, 1, capture_id);
-		while ((r = msc_store_step(s, vms)) == 1) {
-			r = read_vm(s, older, newer, capture_id,
-				    (const char *)sqlite3_column_text(vms, 0), ts, after, ret);
-			if (r)
-				break;
-		}
-	}
-	sqlite3_finalize(vms);
-	sqlite3_finalize(older);
-	sqlite3_finalize(newer);
-	return r < 0 ? r : 0;
+	if (vm)
+		return read_vm(k->s, k->older, k->newer, k->capture_id, vm, ts, after, ret);
+	for (size_t i = 0; i < k->nr_vms && !r; i++)
+		r = read_vm(k->s, k->older, k->newer, k->capture_id, k->vms[i], ts, after, ret);
+	return r;
 }

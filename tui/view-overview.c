@@ -142,6 +142,18 @@ static bool nothing_rebuilt(const struct tui *t)
 	return !s->spte_events && !s->intervals;
 }
 
+/* KVM's counters as record last read them at or before @ts, summed over its VMs */
+static int kvm_read(const struct tui_data *d, uint64_t ts, struct msc_kvm_read *ret)
+{
+	struct msc_kvm_reads *k;
+	int r = msc_kvm_reads_open(d->src, d->cap.id, &k);
+
+	if (!r)
+		r = msc_kvm_read_at(k, NULL, ts, false, ret);
+	msc_kvm_reads_close(k);
+	return r;
+}
+
 /* KVM's own counters: sampled live by record, or at the workload's stats markers. */
 static void draw_kvm_line(struct overview *o, struct tui *t, int y)
 {
@@ -152,7 +164,7 @@ static void draw_kvm_line(struct overview *o, struct tui *t, int y)
 	bool same = true;
 
 	/* record's samples are the host's: with one VM shown, its markers' counters */
-	if (!o->vm && !msc_kvm_read_at(d->src, d->cap.id, NULL, t->cursor, false, &s) && s.vms) {
+	if (!o->vm && !kvm_read(d, t->cursor, &s) && s.vms) {
 		census_text(c, sizeof(c), s.pages);
 		for (int l = 1; l <= 3; l++)
 			same &= s.pages[l] < 0 || s.pages[l] == o->at.pages[l];

@@ -187,8 +187,13 @@ struct msc_kvm_read {
 	int64_t faults, faults_fixed, faults_fast;	/* pf_taken, pf_fixed, pf_fast */
 };					/* a counter -1: not exported */
 
-int msc_kvm_read_at(struct msc_store *s, int64_t capture_id, const char *vm, uint64_t ts,
-		    bool after, struct msc_kvm_read *ret);
+struct msc_kvm_reads;
+
+int msc_kvm_reads_open(struct msc_store *s, int64_t capture_id, struct msc_kvm_reads **ret);
+size_t msc_kvm_reads_vms(const struct msc_kvm_reads *k);
+int msc_kvm_read_at(struct msc_kvm_reads *k, const char *vm, uint64_t ts, bool after,
+		    struct msc_kvm_read *ret);
+void msc_kvm_reads_close(struct msc_kvm_reads *k);
 int msc_store_add_cpu_stats(struct msc_store *s, const struct msc_live_cpu_stats *c);
 int msc_store_add_task(struct msc_store *s, int pid, int tgid, const char *comm, const char *vm);
 

@@ -743,6 +743,7 @@ static void t_kvm_reads(void)
 						      .pages_2m = 1, .pages_1g = 0,
 						      .remote_tlb_flush_requests = 0, .pf_taken = -1,
 						      .pf_fixed = -1, .pf_fast = -1 };
+	struct msc_kvm_reads *kr;
 	struct msc_kvm_read r;
 	struct msc_store *s;
 	struct msc_host host;
@@ -762,41 +763,45 @@ static void t_kvm_reads(void)
 	check_int(msc_store_add_kvm_sample(s, 2000, 1900, &b), ==, 0);	/* split after 1900 */
 	check_int(msc_store_add_kvm_sample(s, 5000, 4990, &c), ==, 0);
 	check_int(msc_store_end_capture(s, 0), ==, 0);
+	if (!check_int(msc_kvm_reads_open(s, id, &kr), ==, 0))
+		return;
+	check_uint(msc_kvm_reads_vms(kr), ==, 2);
 
 	/* before 1950: A's, known still at the read of 1900 */
-	check_int(msc_kvm_read_at(s, id, "10-3", 1950, false, &r), ==, 0);
+	check_int(msc_kvm_read_at(kr, "10-3", 1950, false, &r), ==, 0);
 	check_int(r.vms, ==, 1);
 	check_int(r.pages[2], ==, 32);
 	check_uint(r.ts, ==, 1900);
 	/* after 1950: the change was read at 2000 */
-	check_int(msc_kvm_read_at(s, id, "10-3", 1950, true, &r), ==, 0);
+	check_int(msc_kvm_read_at(kr, "10-3", 1950, true, &r), ==, 0);
 	check_int(r.pages[1], ==, 16384);
 	check_int(r.flushes, ==, 40);
 	check_uint(r.ts, ==, 2000);
 	/* after 1800: the read of 1900 still saw A, not B's later change */
-	check_int(msc_kvm_read_at(s, id, "10-3", 1800, true, &r), ==, 0);
+	check_int(msc_kvm_read_at(kr, "10-3", 1800, true, &r), ==, 0);
 	check_int(r.pages[2], ==, 32);
 	check_uint(r.ts, ==, 1900);
 	/* a read exactly at the moment is both before and after it */
-	check_int(msc_kvm_read_at(s, id, "10-3", 2000, true, &r), ==, 0);
+	check_int(msc_kvm_read_at(kr, "10-3", 2000, true, &r), ==, 0);
 	check_uint(r.ts, ==, 2000);
-	check_int(msc_kvm_read_at(s, id, "10-3", 2000, false, &r), ==, 0);
+	check_int(msc_kvm_read_at(kr, "10-3", 2000, false, &r), ==, 0);
 	check_int(r.pages[1], ==, 16384);
 	/* after the last row: its counters, unchanged to the end, read time unknown */
-	check_int(msc_kvm_read_at(s, id, "10-3", 6000, true, &r), ==, 0);
+	check_int(msc_kvm_read_at(kr, "10-3", 6000, true, &r), ==, 0);
 	check_int(r.faults_fast, ==, 16384);
 	check_int(r.unchanged, ==, 1);
 	check_uint(r.ts, ==, 0);
 	/* before the first read: nothing */
-	check_int(msc_kvm_read_at(s, id, "10-3", 500, false, &r), ==, 0);
+	check_int(msc_kvm_read_at(kr, "10-3", 500, false, &r), ==, 0);
 	check_int(r.vms, ==, 0);
 	/* every VM: summed; a counter one of them lacks is -1 */
-	check_int(msc_kvm_read_at(s, id, NULL, 1950, false, &r), ==, 0);
+	check_int(msc_kvm_read_at(kr, NULL, 1950, false, &r), ==, 0);
 	check_int(r.vms, ==, 2);
 	check_int(r.pages[1], ==, 1);
 	check_int(r.pages[2], ==, 33);
 	check_int(r.faults, ==, -1);
 	check_uint(r.ts, ==, 1900);
+	msc_kvm_reads_close(kr);
 	msc_store_close(s);
 }
 
