@@ -45,6 +45,9 @@ const char cli_help_record[] =
 	"                         inferred from the SPTE changes)\n"
 	"      --stats-ms MS      sample KVM's binary stats every MS ms; 0: never\n"
 	"                         [100; 10 with --light]\n"
+	"      --kvm-stats HOW    where KVM's counters come from: auto (the stats fds,\n"
+	"                         VMs listed and faults summed by debugfs when it is\n"
+	"                         there), stats-fd (no debugfs), debugfs [auto]\n"
 	"      --light[=N]        light: the steps' ioctls, huge-page splits and KVM's\n"
 	"                         counters only, no SPTE history; =N adds the SPTE\n"
 	"                         changes and faults of 1 in N 2M cells (a kernel event\n"
@@ -152,5 +155,5 @@ const char cli_help_top[] =
 	"Record this host live (as `record` does) and show it as it happens.  Root only.\n\n"
 	"  -o, --output DB      keep the recording in DB [a temporary one, removed at exit]\n"
 	"  -p, --pid, -d, --duration, --buffer-kb, --instance, --tracing-dir, --no-kprobes,\n"
-	"  --stats-ms, --host, --spool-dir, --no-spool, --force: as for record\n"
+	"  --stats-ms, --kvm-stats, --host, --spool-dir, --no-spool, --force: as for record\n"
 	"  --no-color, --script, --no-display, --screen-dir, --bench: as for view\n";

@@ -21,7 +21,8 @@ static const struct cli_command commands[] = {
 	  .help = cli_help_import },
 	{ .name = "record", .run = cmd_record,
 	  .usage = "-o DB [--pid PID] [--duration S] [--buffer-kb KB] [--instance NAME] "
-		   "[--tracing-dir DIR] [--no-kprobes] [--stats-ms MS] [--commit-ms MS] "
+		   "[--tracing-dir DIR] [--no-kprobes] [--stats-ms MS] [--kvm-stats HOW] "
+		   "[--commit-ms MS] "
 		   "[--host K=V,...] [--force|--append] [--trace-dat FILE] [--spool-dir DIR|--no-spool] "
 		   "[--no-analyze] [--light[=N]] [--metrics-dir DIR] [-q]",
 	  .summary = "record this host's KVM MMU live from tracefs (root; Ctrl-C stops)",

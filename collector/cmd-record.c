@@ -53,6 +53,7 @@ struct record_opts {
 	const char *metrics_dir;	/* keep DIR/mmuscope.prom current, or NULL */
 	double duration;		/* seconds, 0: until a signal */
 	unsigned int commit_ms, stats_ms;
+	enum msc_kvm_via kvm_stats;	/* --kvm-stats */
 	struct cli_output out;		/* --force, --append, --host */
 	bool quiet, no_analyze, no_spool;
 	char spool_dir[4096];
@@ -85,6 +86,9 @@ struct recorder {
 	bool params_stored;
 	uint64_t lost, samples;
 	uint64_t samples_late;		/* reads too slow to place in time (not stored) */
+	uint64_t sampler_reads;		/* of KVM's counters, every VM each */
+	double sampler_cpu_s;		/* CPU time those reads took */
+	double cpu_s;			/* the whole recorder's while recording, every thread */
 	int store_err;			/* the error came from the database */
 	double next_metrics;		/* when --metrics-dir's file is written next */
 	bool metrics_failed;		/* ... said once */
@@ -168,6 +172,18 @@ static int parse_one(struct record_opts *o, int c, const char *arg)
 			return -1;
 		}
 		break;
+	case 'V':
+		if (!strcmp(arg, "auto"))
+			o->kvm_stats = MSC_KVM_VIA_AUTO;
+		else if (!strcmp(arg, "stats-fd"))
+			o->kvm_stats = MSC_KVM_VIA_STATS_FD;
+		else if (!strcmp(arg, "debugfs"))
+			o->kvm_stats = MSC_KVM_VIA_DEBUGFS;
+		else {
+			cli_error("--kvm-stats %s: expected auto, stats-fd or debugfs", arg);
+			return -1;
+		}
+		break;
 	case 'L':
 		o->live.light = true;
 		o->live.light_cells = arg ? (unsigned int)strtoul(arg, &end, 10) : 0;
@@ -224,6 +240,7 @@ static int parse_args(int argc, char **argv, struct record_opts *o)
 		{ "tracing-dir", required_argument, NULL, 'T' },
 		{ "no-kprobes", no_argument, NULL, 'K' },
 		{ "stats-ms", required_argument, NULL, 'S' },
+		{ "kvm-stats", required_argument, NULL, 'V' },
 		{ "commit-ms", required_argument, NULL, 'C' },
 		CLI_OUTPUT_OPTIONS,
 		{ "quiet", no_argument, NULL, 'q' },
@@ -371,6 +388,24 @@ static struct vm_seen *find_vm(struct recorder *rec, const struct msc_kvm_sample
  */
 #define SAMPLE_SLACK_NS (5 * 1000 * 1000)
 
+/* CPU time of the calling thread, and of the whole process (every thread) */
+static double thread_cpu_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static double process_cpu_s(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) +
+	       (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6;
+}
+
 /*
  * KVM's counters: a row per VM whose counters changed since its last row,
  * with the read before it (which still saw that last row's counters):
@@ -379,12 +414,15 @@ static struct vm_seen *find_vm(struct recorder *rec, const struct msc_kvm_sample
 static int sample_kvm(struct recorder *rec)
 {
 	struct msc_kvm_sample k[MAX_VMS];
+	double cpu = thread_cpu_s();
 	uint64_t before, now;
 	int n, r = 0;
 
 	msc_live_now(rec->src, &before);
 	n = msc_kvm_sampler_read(rec->sampler, k, ARRAY_SIZE(k));
 	msc_live_now(rec->src, &now);
+	rec->sampler_cpu_s += thread_cpu_s() - cpu;
+	rec->sampler_reads++;
 	if (n <= 0)
 		return 0;	/* no VM, or /proc unreadable: nothing to compare */
 	if (now - before > SAMPLE_SLACK_NS) {
@@ -449,10 +487,21 @@ static const char *vm_of(void *ctx, int tgid)
 static int store_epilogue(struct recorder *rec)
 {
 	struct msc_live_cpu_stats cs;
+	char v[32];
 	int r = 0;
 
 	for (int cpu = 0; !r && !msc_live_get_cpu_stats(rec->src, cpu, &cs); cpu++)
 		r = msc_store_add_cpu_stats(rec->store, &cs);
+	/* what watching cost this host's CPUs (docs/light.md) */
+	snprintf(v, sizeof(v), "%.3f", rec->cpu_s);
+	if (!r)
+		r = msc_store_set_param(rec->store, "record.cpu_s", v);
+	snprintf(v, sizeof(v), "%.3f", rec->sampler_cpu_s);
+	if (!r && rec->sampler)
+		r = msc_store_set_param(rec->store, "record.kvm_stats_cpu_s", v);
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)rec->sampler_reads);
+	if (!r && rec->sampler)
+		r = msc_store_set_param(rec->store, "record.kvm_stats_reads", v);
 	if (!r)
 		r = msc_ingest_add_tasks(rec->ing, vm_of, rec);
 	return store_result(rec, r);
@@ -617,6 +666,12 @@ static void print_summary(const struct recorder *rec, double secs)
 		printf(" (%llu reads too slow to place in time left out)",
 		       (unsigned long long)rec->samples_late);
 	printf(", %llu events lost\n", (unsigned long long)(rec->lost + c.by_type[MSC_EV_LOST]));
+	printf("  recorder CPU %.2f s", rec->cpu_s);
+	if (rec->sampler_reads)
+		printf("; KVM counters read %llu times, %.3f s CPU (%.0f us a read)",
+		       (unsigned long long)rec->sampler_reads, rec->sampler_cpu_s,
+		       rec->sampler_cpu_s * 1e6 / (double)rec->sampler_reads);
+	printf("\n");
 	if (!msc_live_get_spool_stats(rec->src, &sp) && sp.on)
 		printf("  spool: %s through %s, backlog at most %s, ring buffers drained in %.2f s\n",
 		       cli_bytes(sp.bytes, a, sizeof(a)), rec->o->spool_dir,
@@ -770,7 +825,7 @@ int cmd_record(int argc, char **argv)
 	char error[512] = "";
 	bool created, test_tree;
 	const char *w;
-	double t0;
+	double t0, cpu0;
 	int r;
 
 	if (parse_args(argc, argv, &o))
@@ -790,7 +845,12 @@ int cmd_record(int argc, char **argv)
 	}
 	test_tree = msc_live_get_status(rec.src)->test_tree;
 	if (o.stats_ms && !test_tree)	/* this host's VMs are not the tree's */
-		r = msc_kvm_sampler_open(NULL, NULL, o.live.pid, &rec.sampler);
+		r = msc_kvm_sampler_open(NULL, NULL, o.live.pid, o.kvm_stats, &rec.sampler);
+	if (r == -ENOENT) {
+		cli_error("--kvm-stats debugfs: no readable /sys/kernel/debug/kvm (debugfs not "
+			  "mounted, or locked down)");
+		goto out;
+	}
 	if (!r)
 		r = msc_ingest_new(rec.src, rec.store, &o.out.host, &rec.ing);
 	if (!r && !o.no_analyze)
@@ -807,7 +867,9 @@ int cmd_record(int argc, char **argv)
 	if (!o.quiet)
 		print_start(&rec);
 	t0 = msc_mono_s();
+	cpu0 = process_cpu_s();
 	r = run(&rec);
+	rec.cpu_s = process_cpu_s() - cpu0;
 	while ((w = msc_source_next_warning(rec.src)))
 		cli_warn("%s", w);
 	cli_warn_refused(msc_live_get_status(rec.src)->instance_dir, rec.ing);

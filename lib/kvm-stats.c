@@ -6,25 +6,34 @@
  * vCPUs (pf_taken, pf_fixed, pf_fast), which a light recording counts
  * with instead of tracing them.
  *
- * Two ways to read them, tried in this order:
+ * Two ways to read them (enum msc_kvm_via; by default debugfs when it is
+ * mounted and readable, else the stats fds):
  *  - debugfs: KVM makes one directory per VM, <debugfs>/kvm/<pid>-<fd>/,
- *    holding one file per VM stat, and one per vCPU stat that sums it
- *    over the VM's vCPUs;
- *  - the binary stats fd (KVM_GET_STATS_FD): each VM fd is found in
- *    /proc/<pid>/fd ("anon_inode:kvm-vm"), copied with pidfd_getfd() just
- *    long enough to ask for its stats fd, which is then read with pread().
- *    A stats fd pins the VM, so it is closed as soon as the VMM no longer
- *    holds the VM fd.  A VM's stats fd has no vCPU stat: the faults are
- *    read from debugfs only.
- * Nothing here allocates per sample; the VM table grows when VMs appear.
+ *    holding one file per VM stat, and one per vCPU stat that sums it over
+ *    the VM's vCPUs: an open (relative to the directory, kept open), a
+ *    read and a close per counter;
+ *  - the binary stats fds the VMM holds (lib/kvm-statfd.c): only the VM's
+ *    own process may ask KVM for one, but any process may read it, so the
+ *    VMM's are copied (found in /proc/<pid>/fd as "anon_inode:kvm-vm-stats"
+ *    and "anon_inode:kvm-vcpu-stats:<id>"): one pread() for the census, one
+ *    per vCPU for the faults.  The upstream selftests (kvm_util, 7.x) and
+ *    the project's workload hold them; a VMM that holds none (QEMU 7.2) has
+ *    nothing to read this way.  A stats fd does not say which VM it is of:
+ *    those of a process that holds one VM are that VM's, and a process that
+ *    holds several VMs is not read.
+ * Nothing here allocates per sample; the tables grow when VMs and vCPUs
+ * appear.
  *
  * KVM updates each counter on its own, and a split or a zap moves several
- * at once, so one read of five counters can mix two moments (debugfs reads
- * them from five files).  A sample is only returned once two reads in a row
- * of those five agree: it is a state KVM was really in.  A VM whose
- * counters move during every try is left out of this sample.  The fault
- * counters take no part: they move at every vCPU fault, and are those of
- * the last try.
+ * at once, so one read of the five census and flush counters can mix two
+ * moments.  A sample is only returned once a read agrees with the one
+ * before it (the VM's last sample, or another read now): a state KVM held
+ * across both reads.  A VM whose counters move during every try is left
+ * out of this sample.  The faults take no part: they move at every vCPU
+ * fault, and are read once, after the census.
+ *
+ * The faults read from stats fds sum the vCPUs found so far: pf_vcpus says
+ * how many, so that two reads are compared only over the same vCPUs.
  */
 #include "mmuscope/live.h"
 
@@ -35,44 +44,54 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
-#include <linux/kvm.h>
-
+#include "kvm-stats-local.h"
 #include "mmuscope/util.h"
 
-/* VMs rescanned in /proc every this many samples (the scan reads every fd). */
+/* Processes rescanned in /proc every this many reads (a scan reads every fd). */
 #define RESCAN_EVERY 10
-/* Reads of one VM's counters until two in a row agree. */
+/* Reads of one VM's census until two in a row agree. */
 #define SETTLE_TRIES 4
 
-enum { ST_4K, ST_2M, ST_1G, ST_FLUSH, ST_FLUSH_REQ, ST_PF_TAKEN, ST_PF_FIXED, ST_PF_FAST,
-       NR_STATS };
+enum { ST_4K, ST_2M, ST_1G, ST_FLUSH, ST_FLUSH_REQ, NR_VM_STATS };
+enum { PF_TAKEN, PF_FIXED, PF_FAST, NR_PF };
 
-static const char *const stat_names[NR_STATS] = {
+static const char *const vm_stats[NR_VM_STATS] = {
 	[ST_4K] = "pages_4k",
 	[ST_2M] = "pages_2m",
 	[ST_1G] = "pages_1g",
 	[ST_FLUSH] = "remote_tlb_flush",
 	[ST_FLUSH_REQ] = "remote_tlb_flush_requests",
-	[ST_PF_TAKEN] = "pf_taken",
-	[ST_PF_FIXED] = "pf_fixed",
-	[ST_PF_FAST] = "pf_fast",
+};
+
+static const char *const pf_stats[NR_PF] = {
+	[PF_TAKEN] = "pf_taken",
+	[PF_FIXED] = "pf_fixed",
+	[PF_FAST] = "pf_fast",
+};
+
+struct vcpu {
+	int fd;				/* the VMM's vCPU stats fd */
+	struct kvm_statfd stats;
 };
 
 struct vm {
-	int pid, fd;			/* the VMM and its VM fd */
-	int stats_fd;			/* stats-fd method: KVM's stats fd */
-	uint32_t data_offset;
-	int64_t offset[NR_STATS];	/* of each stat in the data block, -1 absent */
-	bool seen;			/* still held by the VMM at the last check */
+	int pid, fd;			/* the VMM and its VM fd: "<pid>-<fd>" */
+	int dir;			/* debugfs: its directory, open */
+	ino_t ino;			/* ... whose inode this is */
+	int file;			/* stats fds: our copy of the VM fd (kcmp) */
+	int stats_at;			/* ... the VMM's VM stats fd, -1: none */
+	struct kvm_statfd stats;	/* ... our copy of it */
+	struct vcpu *vcpus;		/* ... and of its vCPUs' */
+	size_t nr_vcpus, cap_vcpus;
+	int64_t last[NR_VM_STATS];	/* the census of its last sample */
+	bool has_last, seen;
 };
 
 struct msc_kvm_sampler {
-	char kvm_dir[512];		/* "<debugfs>/kvm", "" for the stats-fd method */
+	char kvm_dir[512];		/* "<debugfs>/kvm"; "": stats fds */
 	char proc[256];
 	int pid;			/* > 0: only this VMM */
 	struct vm *vms;
@@ -80,11 +99,13 @@ struct msc_kvm_sampler {
 	unsigned int reads;
 };
 
-static bool is_dir(const char *path)
+static bool readable_dir(const char *path)
 {
-	struct stat st;
+	DIR *d = opendir(path);
 
-	return !stat(path, &st) && S_ISDIR(st.st_mode);
+	if (d)
+		closedir(d);
+	return d != NULL;
 }
 
 /**
@@ -92,11 +113,13 @@ static bool is_dir(const char *path)
  * @debugfs: where debugfs is mounted (NULL: /sys/kernel/debug)
  * @proc: where procfs is mounted (NULL: /proc)
  * @pid: > 0 to read only the VMs of this process
+ * @via: where the counters come from (see the top of this file)
  * @ret: the sampler, closed with msc_kvm_sampler_close()
  *
- * Returns 0 or -ENOMEM.  A host without VMs is fine: reads return none.
+ * Returns 0, -ENOMEM, or -ENOENT for MSC_KVM_VIA_DEBUGFS without a
+ * readable <debugfs>/kvm.  A host without VMs is fine: reads return none.
  */
-int msc_kvm_sampler_open(const char *debugfs, const char *proc, int pid,
+int msc_kvm_sampler_open(const char *debugfs, const char *proc, int pid, enum msc_kvm_via via,
 			 struct msc_kvm_sampler **ret)
 {
 	struct msc_kvm_sampler *k = calloc(1, sizeof(*k));
@@ -104,8 +127,12 @@ int msc_kvm_sampler_open(const char *debugfs, const char *proc, int pid,
 	if (!k)
 		return -ENOMEM;
 	snprintf(k->kvm_dir, sizeof(k->kvm_dir), "%s/kvm", debugfs ? debugfs : "/sys/kernel/debug");
-	if (!is_dir(k->kvm_dir))
+	if (via == MSC_KVM_VIA_STATS_FD || !readable_dir(k->kvm_dir))
 		k->kvm_dir[0] = '\0';
+	if (via == MSC_KVM_VIA_DEBUGFS && !k->kvm_dir[0]) {
+		free(k);
+		return -ENOENT;
+	}
 	snprintf(k->proc, sizeof(k->proc), "%s", proc ? proc : "/proc");
 	k->pid = pid;
 	*ret = k;
@@ -114,9 +141,17 @@ int msc_kvm_sampler_open(const char *debugfs, const char *proc, int pid,
 
 static void drop_vm(struct msc_kvm_sampler *k, size_t i)
 {
-	if (k->vms[i].stats_fd >= 0)
-		close(k->vms[i].stats_fd);
-	k->vms[i] = k->vms[--k->nr_vms];
+	struct vm *vm = &k->vms[i];
+
+	for (size_t c = 0; c < vm->nr_vcpus; c++)
+		kvm_statfd_close(&vm->vcpus[c].stats);
+	free(vm->vcpus);
+	kvm_statfd_close(&vm->stats);
+	if (vm->file >= 0)
+		close(vm->file);
+	if (vm->dir >= 0)
+		close(vm->dir);
+	*vm = k->vms[--k->nr_vms];
 }
 
 void msc_kvm_sampler_close(struct msc_kvm_sampler *k)
@@ -135,11 +170,14 @@ const char *msc_kvm_sampler_method(const struct msc_kvm_sampler *k)
 	return k->kvm_dir[0] ? "debugfs" : "stats-fd";
 }
 
-static int64_t read_number(const char *path)
+/* ---- reading one VM ---- */
+
+/* File @name of directory @dir: a number, or -1 when it is not there. */
+static int64_t read_number(int dir, const char *name)
 {
 	char buf[32];
 	ssize_t n;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd = openat(dir, name, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return -1;
@@ -151,104 +189,169 @@ static int64_t read_number(const char *path)
 	return strtoll(buf, NULL, 10);
 }
 
-static void sample_init(struct msc_kvm_sample *s, int pid, int fd)
+static void read_census(const struct vm *vm, int64_t *v)
 {
-	*s = (struct msc_kvm_sample){ .pid = pid, .pages_4k = -1, .pages_2m = -1,
-				      .pages_1g = -1, .remote_tlb_flush = -1,
-				      .remote_tlb_flush_requests = -1, .pf_taken = -1,
-				      .pf_fixed = -1, .pf_fast = -1 };
-	snprintf(s->vm, sizeof(s->vm), "%d-%d", pid, fd);
-}
-
-static int64_t *sample_field(struct msc_kvm_sample *s, int i)
-{
-	int64_t *f[NR_STATS] = { &s->pages_4k, &s->pages_2m, &s->pages_1g,
-				 &s->remote_tlb_flush, &s->remote_tlb_flush_requests,
-				 &s->pf_taken, &s->pf_fixed, &s->pf_fast };
-
-	return f[i];
-}
-
-/* Where one VM's counters are read from: a debugfs directory, or a stats fd. */
-struct vm_source {
-	const struct msc_kvm_sampler *k;
-	const char *dir;		/* debugfs: "<pid>-<fd>" */
-	const struct vm *vm;		/* stats fd */
-};
-
-/* One read of every counter (those a kernel lacks stay -1). */
-static void read_vm(const struct vm_source *src, struct msc_kvm_sample *s)
-{
-	const struct vm *vm = src->vm;
-	char path[1024];
-
-	for (int i = 0; i < NR_STATS; i++) {
-		uint64_t v;
-
-		if (src->dir) {
-			snprintf(path, sizeof(path), "%s/%s/%s", src->k->kvm_dir, src->dir,
-				 stat_names[i]);
-			*sample_field(s, i) = read_number(path);
-		} else if (vm->offset[i] >= 0 &&
-			   pread(vm->stats_fd, &v, sizeof(v),
-				 (off_t)vm->data_offset + vm->offset[i]) == sizeof(v)) {
-			*sample_field(s, i) = (int64_t)v;
-		}
+	if (vm->dir >= 0) {
+		for (int i = 0; i < NR_VM_STATS; i++)
+			v[i] = read_number(vm->dir, vm_stats[i]);
+		return;
 	}
-}
-
-/* The counters a split or a zap moves together (not the faults). */
-static bool same_counts(const struct msc_kvm_sample *a, const struct msc_kvm_sample *b)
-{
-	return a->pages_4k == b->pages_4k && a->pages_2m == b->pages_2m &&
-	       a->pages_1g == b->pages_1g && a->remote_tlb_flush == b->remote_tlb_flush &&
-	       a->remote_tlb_flush_requests == b->remote_tlb_flush_requests;
+	if (vm->stats.fd < 0 || kvm_statfd_read(&vm->stats, v))
+		for (int i = 0; i < NR_VM_STATS; i++)
+			v[i] = -1;
 }
 
 /*
- * The counters of one VM once two reads in a row agree; false when they
- * moved during every try.
+ * The census and flushes of one VM once a read agrees with the one before
+ * it: the VM's last sample first (nothing moved since), then each other;
+ * false when they moved during every try.
  */
-static bool read_settled(const struct vm_source *src, int pid, int fd, struct msc_kvm_sample *s)
+static bool read_settled(struct vm *vm, int64_t *v)
 {
-	struct msc_kvm_sample again;
+	int64_t again[NR_VM_STATS];
 
-	sample_init(s, pid, fd);
-	read_vm(src, s);
+	read_census(vm, v);
+	if (vm->has_last && !memcmp(v, vm->last, sizeof(vm->last)))
+		return true;
 	for (int i = 1; i < SETTLE_TRIES; i++) {
-		sample_init(&again, pid, fd);
-		read_vm(src, &again);
-		bool settled = same_counts(&again, s);
-
-		*s = again;	/* the faults: the newest read's */
-		if (settled)
+		read_census(vm, again);
+		if (!memcmp(again, v, sizeof(again))) {
+			memcpy(vm->last, v, sizeof(vm->last));
+			vm->has_last = true;
 			return true;
+		}
+		memcpy(v, again, sizeof(again));
 	}
 	return false;
 }
 
-/* debugfs: one directory per VM, one file per stat. */
-static int read_debugfs(struct msc_kvm_sampler *k, struct msc_kvm_sample *ret, size_t max)
+/*
+ * The faults summed over the VM's vCPUs, @v[i] -1 when not known.
+ * Returns over how many vCPUs: -1 for KVM's own sum over all (debugfs).
+ */
+static int64_t read_faults(const struct vm *vm, int64_t *v)
+{
+	int64_t one[NR_PF];
+
+	for (int i = 0; i < NR_PF; i++)
+		v[i] = vm->dir >= 0 ? read_number(vm->dir, pf_stats[i]) : -1;
+	if (vm->dir >= 0 || !vm->nr_vcpus)
+		return -1;
+	for (int i = 0; i < NR_PF; i++)
+		v[i] = 0;
+	for (size_t c = 0; c < vm->nr_vcpus; c++) {
+		if (kvm_statfd_read(&vm->vcpus[c].stats, one)) {
+			for (int i = 0; i < NR_PF; i++)
+				v[i] = -1;
+			return -1;
+		}
+		for (int i = 0; i < NR_PF; i++)
+			v[i] = one[i] < 0 || v[i] < 0 ? -1 : v[i] + one[i];
+	}
+	return (int64_t)vm->nr_vcpus;
+}
+
+/* One VM's sample; false when its census moved during every try. */
+static bool sample_vm(struct vm *vm, struct msc_kvm_sample *s)
+{
+	int64_t v[NR_VM_STATS], pf[NR_PF];
+
+	if (!read_settled(vm, v))
+		return false;
+	*s = (struct msc_kvm_sample){
+		.pid = vm->pid,
+		.pages_4k = v[ST_4K], .pages_2m = v[ST_2M], .pages_1g = v[ST_1G],
+		.remote_tlb_flush = v[ST_FLUSH], .remote_tlb_flush_requests = v[ST_FLUSH_REQ],
+	};
+	s->pf_vcpus = read_faults(vm, pf);
+	s->pf_taken = pf[PF_TAKEN];
+	s->pf_fixed = pf[PF_FIXED];
+	s->pf_fast = pf[PF_FAST];
+	snprintf(s->vm, sizeof(s->vm), "%d-%d", vm->pid, vm->fd);
+	return true;
+}
+
+/* ---- the VMs ---- */
+
+static struct vm *find_vm(struct msc_kvm_sampler *k, int pid, int fd)
+{
+	for (size_t i = 0; i < k->nr_vms; i++)
+		if (k->vms[i].pid == pid && k->vms[i].fd == fd)
+			return &k->vms[i];
+	return NULL;
+}
+
+static bool grow(void **a, size_t *cap, size_t n, size_t size)
+{
+	size_t c = *cap ? 2 * *cap : 8;
+	void *p;
+
+	if (n < *cap)
+		return true;
+	p = realloc(*a, c * size);
+	if (!p)
+		return false;
+	*a = p;
+	*cap = c;
+	return true;
+}
+
+/* A new entry of the VM table, or NULL without memory. */
+static struct vm *new_vm(struct msc_kvm_sampler *k, int pid, int fd)
+{
+	if (!grow((void **)&k->vms, &k->cap, k->nr_vms, sizeof(*k->vms)))
+		return NULL;
+	k->vms[k->nr_vms] = (struct vm){ .pid = pid, .fd = fd, .dir = -1, .file = -1,
+					 .stats_at = -1, .stats.fd = -1, .seen = true };
+	return &k->vms[k->nr_vms++];
+}
+
+/*
+ * debugfs: the VMs are its directories, "<pid>-<fd>"; a directory whose
+ * inode changed is another VM (KVM reuses the name when the VMM reuses the
+ * fd).  Returns 0 or -ENOMEM.
+ */
+static int list_debugfs(struct msc_kvm_sampler *k)
 {
 	struct dirent *de;
-	size_t n = 0;
-	int pid, fd;
+	int pid, fd, r = 0;
 	DIR *d = opendir(k->kvm_dir);
 
-	if (!d)
-		return 0;	/* kvm unloaded: no VMs */
-	while (n < max && (de = readdir(d))) {
-		struct vm_source src = { .k = k, .dir = de->d_name };
+	for (size_t i = 0; i < k->nr_vms; i++)
+		k->vms[i].seen = false;
+	while (d && !r && (de = readdir(d))) {
+		struct vm *vm;
 
 		if (sscanf(de->d_name, "%d-%d", &pid, &fd) != 2 || (k->pid > 0 && pid != k->pid))
 			continue;
-		n += read_settled(&src, pid, fd, &ret[n]);
+		vm = find_vm(k, pid, fd);
+		if (vm && vm->ino == de->d_ino) {
+			vm->seen = true;
+			continue;
+		}
+		if (vm)
+			continue;	/* another VM of that name: dropped below, new next time */
+		vm = new_vm(k, pid, fd);
+		if (!vm) {
+			r = -ENOMEM;
+			break;
+		}
+		vm->ino = de->d_ino;
+		vm->dir = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		vm->seen = vm->dir >= 0;	/* gone meanwhile: dropped below */
 	}
-	closedir(d);
-	return (int)n;
+	if (d)
+		closedir(d);	/* kvm unloaded: no VMs */
+	for (size_t i = k->nr_vms; i-- > 0;)
+		if (!k->vms[i].seen)
+			drop_vm(k, i);
+	return r;
 }
 
-static bool holds_vm(const struct msc_kvm_sampler *k, int pid, int fd)
+enum fd_kind { FD_OTHER, FD_VM, FD_VM_STATS, FD_VCPU_STATS };
+
+/* What fd @fd of process @pid is to KVM. */
+static enum fd_kind kvm_fd_kind(const struct msc_kvm_sampler *k, int pid, int fd)
 {
 	char path[512], link[64];
 	ssize_t n;
@@ -256,113 +359,106 @@ static bool holds_vm(const struct msc_kvm_sampler *k, int pid, int fd)
 	snprintf(path, sizeof(path), "%s/%d/fd/%d", k->proc, pid, fd);
 	n = readlink(path, link, sizeof(link) - 1);
 	if (n <= 0)
-		return false;
+		return FD_OTHER;
 	link[n] = '\0';
-	return !strcmp(link, "anon_inode:kvm-vm");
+	if (!strcmp(link, "anon_inode:kvm-vm"))
+		return FD_VM;
+	if (!strcmp(link, "anon_inode:kvm-vm-stats"))
+		return FD_VM_STATS;
+	return !strncmp(link, "anon_inode:kvm-vcpu-stats:", 26) ? FD_VCPU_STATS : FD_OTHER;
 }
 
-/* Ask KVM for the stats fd of a VM fd another process holds. */
-static int open_stats(struct vm *vm)
-{
-	struct kvm_stats_header h;
-	char *descs = NULL;
-	size_t desc_size;
-	int pidfd, vmfd, sfd, r = -EIO;
+/* The KVM fds of one process, by kind. */
+struct fd_list {
+	int *fds[FD_VCPU_STATS + 1];
+	size_t nr[FD_VCPU_STATS + 1], cap[FD_VCPU_STATS + 1];
+};
 
-	pidfd = (int)syscall(SYS_pidfd_open, vm->pid, 0);
-	if (pidfd < 0)
-		return -errno;
-	vmfd = (int)syscall(SYS_pidfd_getfd, pidfd, vm->fd, 0);
-	r = vmfd < 0 ? -errno : 0;
-	close(pidfd);
-	if (r)
-		return r;
-	sfd = ioctl(vmfd, KVM_GET_STATS_FD, NULL);
-	r = sfd < 0 ? -errno : 0;
-	close(vmfd);	/* only the stats fd is kept */
-	if (r)
-		return r;
-	if (pread(sfd, &h, sizeof(h), 0) != sizeof(h))
-		goto err;
-	desc_size = sizeof(struct kvm_stats_desc) + h.name_size;
-	descs = malloc(desc_size * h.num_desc);
-	if (!descs || pread(sfd, descs, desc_size * h.num_desc, h.desc_offset) !=
-			      (ssize_t)(desc_size * h.num_desc))
-		goto err;
-	for (int i = 0; i < NR_STATS; i++)
-		vm->offset[i] = -1;
-	for (uint32_t d = 0; d < h.num_desc; d++) {
-		const struct kvm_stats_desc *desc = (void *)(descs + d * desc_size);
-
-		for (int i = 0; i < NR_STATS; i++)
-			if (!strncmp(desc->name, stat_names[i], h.name_size))
-				vm->offset[i] = desc->offset;
-	}
-	free(descs);
-	vm->data_offset = h.data_offset;
-	vm->stats_fd = sfd;
-	return 0;
-err:
-	free(descs);
-	close(sfd);
-	return -EIO;
-}
-
-static bool known(const struct msc_kvm_sampler *k, int pid, int fd)
-{
-	for (size_t i = 0; i < k->nr_vms; i++)
-		if (k->vms[i].pid == pid && k->vms[i].fd == fd)
-			return true;
-	return false;
-}
-
-static int add_vm(struct msc_kvm_sampler *k, int pid, int fd)
-{
-	struct vm vm = { .pid = pid, .fd = fd, .stats_fd = -1 };
-
-	if (open_stats(&vm))
-		return 0;	/* gone, or not ours to read: skip it */
-	if (k->nr_vms == k->cap) {
-		size_t n = k->cap ? 2 * k->cap : 8;
-		struct vm *a = realloc(k->vms, n * sizeof(*a));
-
-		if (!a) {
-			close(vm.stats_fd);
-			return -ENOMEM;
-		}
-		k->vms = a;
-		k->cap = n;
-	}
-	k->vms[k->nr_vms++] = vm;
-	return 0;
-}
-
-/* Find the VM fds of one process. */
-static int scan_pid(struct msc_kvm_sampler *k, int pid)
+static int list_fds(const struct msc_kvm_sampler *k, int pid, struct fd_list *l)
 {
 	char path[512];
 	struct dirent *de;
-	int r = 0;
 	DIR *d;
 
 	snprintf(path, sizeof(path), "%s/%d/fd", k->proc, pid);
 	d = opendir(path);
 	if (!d)
-		return 0;
-	while (!r && (de = readdir(d))) {
-		int fd;
+		return 0;	/* gone, or not ours to list */
+	while ((de = readdir(d))) {
+		int fd = isdigit((unsigned char)de->d_name[0]) ? atoi(de->d_name) : -1;
+		enum fd_kind kind = fd < 0 ? FD_OTHER : kvm_fd_kind(k, pid, fd);
 
-		if (!isdigit((unsigned char)de->d_name[0]))
+		if (kind == FD_OTHER)
 			continue;
-		fd = atoi(de->d_name);
-		if (!known(k, pid, fd) && holds_vm(k, pid, fd))
-			r = add_vm(k, pid, fd);
+		if (!grow((void **)&l->fds[kind], &l->cap[kind], l->nr[kind], sizeof(int))) {
+			closedir(d);
+			return -ENOMEM;
+		}
+		l->fds[kind][l->nr[kind]++] = fd;
 	}
 	closedir(d);
+	return 0;
+}
+
+static int add_vcpu(struct vm *vm, int fd)
+{
+	struct vcpu c = { .fd = fd };
+
+	for (size_t i = 0; i < vm->nr_vcpus; i++)
+		if (vm->vcpus[i].fd == fd)
+			return 0;
+	if (kvm_statfd_open(&c.stats, vm->pid, fd, pf_stats, NR_PF))
+		return 0;	/* gone meanwhile */
+	if (!grow((void **)&vm->vcpus, &vm->cap_vcpus, vm->nr_vcpus, sizeof(c))) {
+		kvm_statfd_close(&c.stats);
+		return -ENOMEM;
+	}
+	vm->vcpus[vm->nr_vcpus++] = c;
+	return 0;
+}
+
+/*
+ * The stats fds of a process that holds one VM: the VM's.  Its first VM
+ * stats fd gives the census; each vCPU stats fd, the faults.
+ */
+static int take_stats(struct msc_kvm_sampler *k, int pid, const struct fd_list *l)
+{
+	struct vm *vm = find_vm(k, pid, l->fds[FD_VM][0]);
+	int r = 0;
+
+	if (!vm) {
+		vm = new_vm(k, pid, l->fds[FD_VM][0]);
+		if (!vm)
+			return -ENOMEM;
+		vm->file = kvm_copy_fd(pid, vm->fd);
+		if (vm->file < 0) {
+			drop_vm(k, k->nr_vms - 1);
+			return 0;	/* gone meanwhile, or not ours to copy */
+		}
+	}
+	if (vm->stats_at < 0 && l->nr[FD_VM_STATS] &&
+	    !kvm_statfd_open(&vm->stats, pid, l->fds[FD_VM_STATS][0], vm_stats, NR_VM_STATS))
+		vm->stats_at = l->fds[FD_VM_STATS][0];
+	for (size_t i = 0; !r && i < l->nr[FD_VCPU_STATS]; i++)
+		r = add_vcpu(vm, l->fds[FD_VCPU_STATS][i]);
 	return r;
 }
 
-static int scan(struct msc_kvm_sampler *k)
+static int scan_pid(struct msc_kvm_sampler *k, int pid)
+{
+	struct fd_list l = { 0 };
+	int r = list_fds(k, pid, &l);
+
+	/* stats fds say not which of several VMs they are of */
+	if (!r && l.nr[FD_VM] == 1 && (l.nr[FD_VM_STATS] || l.nr[FD_VCPU_STATS]))
+		r = take_stats(k, pid, &l);
+	for (int i = 0; i <= FD_VCPU_STATS; i++)
+		free(l.fds[i]);
+	return r;
+}
+
+/* Stats fds: the VMs (and their stats fds) in /proc/<pid>/fd. */
+static int scan_proc(struct msc_kvm_sampler *k)
 {
 	struct dirent *de;
 	int r = 0;
@@ -380,29 +476,30 @@ static int scan(struct msc_kvm_sampler *k)
 	return r;
 }
 
-static int read_stats_fds(struct msc_kvm_sampler *k, struct msc_kvm_sample *ret, size_t max)
+/* Does the VMM still hold, as its fd, the VM file we copied (@vm->file)? */
+static bool still_held(const struct msc_kvm_sampler *k, const struct vm *vm)
 {
-	size_t n = 0;
-	int r;
+	int r = kvm_same_file(vm->file, vm->pid, vm->fd);
 
-	/* a VM the VMM let go of must not be kept alive by our stats fd */
-	for (size_t i = k->nr_vms; i-- > 0;)
-		if (!holds_vm(k, k->vms[i].pid, k->vms[i].fd))
-			drop_vm(k, i);
-	/* one VMM's fds are cheap to list: look for new VMs every time */
-	if (k->pid > 0 || k->reads++ % RESCAN_EVERY == 0) {
-		r = scan(k);
-		if (r)
-			return r;
-	}
-	for (size_t i = 0; i < k->nr_vms && n < max; i++) {
-		struct vm_source src = { .k = k, .vm = &k->vms[i] };
-
-		n += read_settled(&src, k->vms[i].pid, k->vms[i].fd, &ret[n]);
-	}
-	return (int)n;
+	return r >= 0 ? r : kvm_fd_kind(k, vm->pid, vm->fd) == FD_VM;
 }
 
+/*
+ * Stats fds: the VMs to read now.  A VM the VMM let go of must not be kept
+ * alive by our copies: it is dropped before anything is looked for.
+ */
+static int find_stats_fds(struct msc_kvm_sampler *k)
+{
+	unsigned int read = k->reads++;
+
+	for (size_t i = k->nr_vms; i-- > 0;)
+		if (!still_held(k, &k->vms[i]))
+			drop_vm(k, i);
+	/* one VMM's fds are cheap to list: look at each read until it has a VM */
+	if (read % RESCAN_EVERY == 0 || (k->pid > 0 && !k->nr_vms))
+		return scan_proc(k);
+	return 0;
+}
 
 /**
  * msc_kvm_sampler_read - the counters of every VM now
@@ -415,7 +512,12 @@ static int read_stats_fds(struct msc_kvm_sampler *k, struct msc_kvm_sample *ret,
  */
 int msc_kvm_sampler_read(struct msc_kvm_sampler *k, struct msc_kvm_sample *ret, size_t max)
 {
-	if (k->kvm_dir[0])
-		return read_debugfs(k, ret, max);
-	return read_stats_fds(k, ret, max);
+	size_t n = 0;
+	int r = k->kvm_dir[0] ? list_debugfs(k) : find_stats_fds(k);
+
+	if (r)
+		return r;
+	for (size_t i = 0; i < k->nr_vms && n < max; i++)
+		n += sample_vm(&k->vms[i], &ret[n]);
+	return (int)n;
 }

@@ -26,12 +26,13 @@
 #include "store-share.h"
 
 #define COLS "ts, previous_read_ts, pages_4k, pages_2m, pages_1g, remote_tlb_flush_requests, " \
-	     "pf_taken, pf_fixed, pf_fast"
+	     "pf_taken, pf_fixed, pf_fast, pf_vcpus"
 
 /* One row: its read time, the read before it (0: unknown) and its counters. */
 struct kvm_row {
 	uint64_t ts, previous;
-	int64_t v[7];			/* pages[1..3], flushes, pf_taken, pf_fixed, pf_fast */
+	int64_t v[8];			/* pages[1..3], flushes, pf_taken, pf_fixed, pf_fast,
+					   pf_vcpus */
 };
 
 static int64_t column_count(sqlite3_stmt *st, int i)
@@ -54,17 +55,17 @@ static int fetch(struct msc_store *s, sqlite3_stmt *st, int64_t capture_id, cons
 		return r;
 	row->ts = column_u64(st, 0);
 	row->previous = sqlite3_column_type(st, 1) == SQLITE_NULL ? 0 : column_u64(st, 1);
-	for (int i = 0; i < 7; i++)
+	for (int i = 0; i < 8; i++)
 		row->v[i] = column_count(st, 2 + i);
 	return 1;
 }
 
 static void add(struct msc_kvm_read *ret, const struct kvm_row *row, uint64_t read_ts)
 {
-	int64_t *to[7] = { &ret->pages[1], &ret->pages[2], &ret->pages[3], &ret->flushes,
-			   &ret->faults, &ret->faults_fixed, &ret->faults_fast };
+	int64_t *to[8] = { &ret->pages[1], &ret->pages[2], &ret->pages[3], &ret->flushes,
+			   &ret->faults, &ret->faults_fixed, &ret->faults_fast, &ret->fault_vcpus };
 
-	for (int i = 0; i < 7; i++)
+	for (int i = 0; i < 8; i++)
 		*to[i] = row->v[i] < 0 || *to[i] < 0 ? -1 : *to[i] + row->v[i];
 	ret->ts = max(ret->ts, read_ts);
 	ret->vms++;

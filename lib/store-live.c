@@ -61,8 +61,8 @@ int msc_store_add_kvm_sample(struct msc_store *s, uint64_t ts, uint64_t previous
 	sqlite3_stmt *st;
 	int r = prepare(s, "INSERT INTO kvm_stats_sample (capture_id, ts, vm, pid, pages_4k, "
 			"pages_2m, pages_1g, remote_tlb_flush, remote_tlb_flush_requests, "
-			"previous_read_ts, pf_taken, pf_fixed, pf_fast) "
-			"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", &st);
+			"previous_read_ts, pf_taken, pf_fixed, pf_fast, pf_vcpus) "
+			"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st);
 
 	if (r)
 		return r;
@@ -80,6 +80,7 @@ int msc_store_add_kvm_sample(struct msc_store *s, uint64_t ts, uint64_t previous
 	bind_count(st, 11, k->pf_taken);
 	bind_count(st, 12, k->pf_fixed);
 	bind_count(st, 13, k->pf_fast);
+	bind_count(st, 14, k->pf_vcpus);
 	return step_once(s, st);
 }
 

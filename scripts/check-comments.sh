@@ -33,7 +33,7 @@ FOREIGN="BUG KERNEL_VERSION EPT_VIOLATION_RWX_TO_PROT __print_symbolic
 	for_each_tdp_pte make_spte make_small_spte make_huge_spte make_huge_page_split_spte
 	recover_huge_pages_range walk_slot_rmaps trace_kvm_tdp_mmu_spte_changed
 	rb_reset_tail ring_buffer_read_page tracing_mark_write
-	pidfd_getfd json_each"
+	pidfd_getfd kcmp json_each"
 # FILE NAME, one a line
 KNOWN="
 "

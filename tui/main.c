@@ -41,7 +41,7 @@ struct ui_opts {
 enum {
 	OPT_SCRIPT = 256, OPT_NO_DISPLAY, OPT_SCREEN_DIR, OPT_NO_COLOR, OPT_BENCH, OPT_CAPTURE,
 	OPT_PID, OPT_TRACING_DIR, OPT_INSTANCE, OPT_BUFFER_KB, OPT_NO_KPROBES, OPT_DURATION,
-	OPT_HOST, OPT_STATS_MS, OPT_SPOOL_DIR, OPT_NO_SPOOL, OPT_FORCE,
+	OPT_HOST, OPT_STATS_MS, OPT_KVM_STATS, OPT_SPOOL_DIR, OPT_NO_SPOOL, OPT_FORCE,
 };
 
 #define UI_LONGOPTS                                                            \
@@ -295,6 +295,7 @@ static int parse_top(int argc, char **argv, struct top_args *a, struct ui_opts *
 		{ "duration", required_argument, NULL, OPT_DURATION },
 		{ "host", required_argument, NULL, OPT_HOST },
 		{ "stats-ms", required_argument, NULL, OPT_STATS_MS },
+		{ "kvm-stats", required_argument, NULL, OPT_KVM_STATS },
 		{ "spool-dir", required_argument, NULL, OPT_SPOOL_DIR },
 		{ "no-spool", no_argument, NULL, OPT_NO_SPOOL },
 		{ "force", no_argument, NULL, OPT_FORCE },
@@ -305,7 +306,8 @@ static int parse_top(int argc, char **argv, struct top_args *a, struct ui_opts *
 		[OPT_PID] = "--pid", [OPT_TRACING_DIR] = "--tracing-dir",
 		[OPT_INSTANCE] = "--instance", [OPT_BUFFER_KB] = "--buffer-kb",
 		[OPT_NO_KPROBES] = "--no-kprobes", [OPT_DURATION] = "--duration",
-		[OPT_HOST] = "--host", [OPT_STATS_MS] = "--stats-ms", [OPT_SPOOL_DIR] = "--spool-dir",
+		[OPT_HOST] = "--host", [OPT_STATS_MS] = "--stats-ms", [OPT_KVM_STATS] = "--kvm-stats",
+		[OPT_SPOOL_DIR] = "--spool-dir",
 		[OPT_NO_SPOOL] = "--no-spool", [OPT_FORCE] = "--force",
 	};
 	bool flag;

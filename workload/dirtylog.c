@@ -161,6 +161,9 @@ struct vcpu {
 	struct vm *vm;
 	int id;			/* vCPU index, also the KVM vcpu id */
 	int fd;			/* vCPU fd */
+	int stats_fd;		/* its binary stats, held as the selftests' kvm_util
+				   does (mmuscope record --kvm-stats=stats-fd reads
+				   the faults there); -1 without */
 	struct kvm_run *run;	/* mmap of fd, run_size bytes */
 	struct kvm_dirty_gfn *ring;	/* -r: mmap of fd, ring_entries */
 	uint32_t ring_next;	/* -r: next ring entry to collect */
@@ -421,6 +424,9 @@ static void vcpu_setup(struct vcpu *v)
 		      v->fd, 0);
 	if (v->run == MAP_FAILED)
 		die("mmap kvm_run of vcpu %d", v->id);
+	v->stats_fd = -1;
+	if (ioctl(g.kvm_fd, KVM_CHECK_EXTENSION, KVM_CAP_BINARY_STATS_FD) > 0)
+		v->stats_fd = ioctl(v->fd, KVM_GET_STATS_FD, NULL);
 	if (g.dirty_ring) {
 		v->ring = mmap(NULL, g.ring_entries * sizeof(*v->ring),
 			       PROT_READ | PROT_WRITE, MAP_SHARED, v->fd,
@@ -941,6 +947,8 @@ static void teardown(struct vm *vm)
 		if (vm->vcpus[i].ring)
 			munmap(vm->vcpus[i].ring,
 			       g.ring_entries * sizeof(*vm->vcpus[i].ring));
+		if (vm->vcpus[i].stats_fd >= 0)
+			close(vm->vcpus[i].stats_fd);
 		close(vm->vcpus[i].fd);
 	}
 	if (vm->stats_fd >= 0)

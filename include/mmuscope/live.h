@@ -158,12 +158,20 @@ struct msc_kvm_sample {
 	int pid;			/* the VMM process */
 	int64_t pages_4k, pages_2m, pages_1g;
 	int64_t remote_tlb_flush, remote_tlb_flush_requests;
-	int64_t pf_taken, pf_fixed, pf_fast;	/* summed over its vCPUs; debugfs only */
+	int64_t pf_taken, pf_fixed, pf_fast;	/* summed over its vCPUs */
+	int64_t pf_vcpus;		/* the vCPUs summed, -1: all (KVM's debugfs sum) */
+};
+
+/* Where KVM's counters are read from (lib/kvm-stats.c). */
+enum msc_kvm_via {
+	MSC_KVM_VIA_AUTO,		/* stats fds, VMs listed and faults from debugfs */
+	MSC_KVM_VIA_STATS_FD,		/* stats fds only, VMs found in /proc */
+	MSC_KVM_VIA_DEBUGFS,		/* debugfs only */
 };
 
 struct msc_kvm_sampler;
 
-int msc_kvm_sampler_open(const char *debugfs, const char *proc, int pid,
+int msc_kvm_sampler_open(const char *debugfs, const char *proc, int pid, enum msc_kvm_via via,
 			 struct msc_kvm_sampler **ret);
 int msc_kvm_sampler_read(struct msc_kvm_sampler *k, struct msc_kvm_sample *ret, size_t max);
 const char *msc_kvm_sampler_method(const struct msc_kvm_sampler *k);
@@ -185,6 +193,7 @@ struct msc_kvm_read {
 	int64_t pages[4];		/* [1] 4K [2] 2M [3] 1G */
 	int64_t flushes;		/* remote_tlb_flush_requests: each flush asked for */
 	int64_t faults, faults_fixed, faults_fast;	/* pf_taken, pf_fixed, pf_fast */
+	int64_t fault_vcpus;		/* pf_vcpus: two reads' faults compare when equal */
 };					/* a counter -1: not exported */
 
 struct msc_kvm_reads;

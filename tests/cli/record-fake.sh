@@ -44,6 +44,13 @@ check_eq "... no fact of this host is stored as the tree's (uname, kernel, its /
 	"$(sqlite3 "$T/live.db" "select coalesce(uname, '') || '|' || coalesce(kernel_release, '') || '|' || (select count(*) from host_param where name like 'kernel.%' or name like 'kvm%' or name like 'cpu.%' or name like 'mem%' or name like 'thp%') from capture")" "||0"
 check_eq "... nor its KVM counters: the host's VMs are not the tree's" \
 	"$(sqlite3 "$T/live.db" "select count(*) from host_param where name = 'record.kvm_stats'")" 0
+check_eq "... what recording cost this host's CPUs is stored (record.cpu_s)" \
+	"$(sqlite3 "$T/live.db" "select count(*), min(value >= 0) from host_param where name = 'record.cpu_s'")" "1|1"
+check_match "... and said" "$out" "recorder CPU [0-9]+\.[0-9][0-9] s"
+out=$("$MSC" record --tracing-dir "$T/tree" -o "$T/bad.db" --kvm-stats nope 2>&1)
+check_eq "--kvm-stats nope: refused (exit 2), nothing made" "$?|$(test -e "$T/bad.db" && echo made)" "2|"
+check_match "... in one line naming the option and what it takes" "$out" \
+	"^mmuscope record: --kvm-stats nope: expected auto, stats-fd or debugfs"
 check_eq "... the SPTE layout is inferred from the events" \
 	"$(sqlite3 "$T/live.db" 'select vendor, vendor_source from capture')" "npt|inferred"
 check_eq "the tree's pre-made instance is left in place" \

@@ -25,7 +25,7 @@
 # harness-1.log, harness-2.log, procs.txt ("<k> <pid>" per process) and
 # record.rc "dirtylog-1=R dirtylog-2=R record=R" instead of harness.log.
 #
-# RECORD_OPTS (check-kernel.sh --light prepends "--light") are added to
+# RECORD_OPTS (check-kernel.sh --light prepends "--light --kvm-stats=stats-fd") are added to
 # record's options.
 #
 # POSIX sh: it runs under busybox.  The database is written to /tmp (tmpfs)
