@@ -81,8 +81,7 @@ static int resume(struct msc_history *h)
 	h->cur_seq = sum.last_seq;
 	h->census_flags = sum.census_flags & MSC_CENSUS_PARTIAL;
 	h->after_lost = sum.lost_marks > 0;
-	r = hstore_load_phases(h->hs, h->capture_id, &h->phases, &h->nr_phases);
-	h->alloc_phases = h->nr_phases;
+	r = hphase_load(h);
 	if (!r)
 		r = hstore_load_vms(h->hs, h->capture_id, &h->vms, &h->nr_vms);
 	h->alloc_vms = h->nr_vms;
@@ -106,9 +105,10 @@ static int resume(struct msc_history *h)
 	return r;
 }
 
-static int run_filled(struct msc_history *h, const struct hrun *run, bool known)
+static int run_filled(struct msc_history *h, const struct hrun *run, int64_t last_run, bool known,
+		      int64_t *ret_id)
 {
-	return hstore_add_run(h->hs, h->capture_id, run, known);
+	return hstore_add_run(h->hs, h->capture_id, run, last_run, known, ret_id);
 }
 
 /* The way up from the floors below, the same for every part (struct hup). */
@@ -877,6 +877,22 @@ static int by_id(const void *a, const void *b)
 	return x->id < y->id ? -1 : x->id > y->id;
 }
 
+/* Write phases @ph (the rows of table phase) and VMs @vm. */
+static int write_phases(struct msc_history *f, const struct hphase *ph, size_t nr_ph,
+			const struct msc_vm *vm, size_t nr_vm)
+{
+	struct msc_phase *p = NULL;
+	bool *open = NULL;
+	int r = hphase_rows(ph, nr_ph, &p, &open);
+
+	if (!r)
+		r = hstore_put_phases(f->hs, f->capture_id, p, open, nr_ph) ?:
+		    hstore_put_vms(f->hs, f->capture_id, vm, nr_vm);
+	free(p);
+	free(open);
+	return r;
+}
+
 /*
  * The phases and VMs of every part.  Several parts' phases are numbered
  * again in the order they began (ids are a part's own while it runs).
@@ -889,8 +905,7 @@ static int put_phases(struct msc_history *f)
 	int r;
 
 	if (f->nr_parts == 1)
-		return hstore_put_phases(f->hs, f->capture_id, f->phases, f->nr_phases) ?:
-		       hstore_put_vms(f->hs, f->capture_id, f->vms, f->nr_vms);
+		return write_phases(f, f->phases, f->nr_phases, f->vms, f->nr_vms);
 	for (uint32_t i = 0; i < f->nr_parts; i++) {
 		nr_ph += f->parts[i]->nr_phases;
 		nr_vm += f->parts[i]->nr_vms;
@@ -912,8 +927,7 @@ static int put_phases(struct msc_history *f)
 		for (size_t i = 0; i < nr_ph; i++)
 			ph[i].p.id = (int64_t)i + 1;
 		qsort(vm, nr_vm, sizeof(*vm), by_id);
-		r = hstore_put_phases(f->hs, f->capture_id, ph, nr_ph) ?:
-		    hstore_put_vms(f->hs, f->capture_id, vm, nr_vm);
+		r = write_phases(f, ph, nr_ph, vm, nr_vm);
 	}
 	free(ph);
 	free(vm);

@@ -166,7 +166,9 @@ struct hrun_entry {
  * run (end_cause NONE) holds only open intervals and a closed one none.
  */
 struct hrun {
-	struct hnode *node;		/* level, as_id and base GFN */
+	struct hnode *node;		/* the model's: its entries' node */
+	uint64_t base;			/* ... which covers GFNs from base, */
+	uint8_t as_id, level;		/* ... of address space as_id, at level */
 	int64_t vm;			/* the VM its intervals are of (h->vm_id then) */
 	struct hrun *next;		/* in node->runs, or in the free list */
 	struct hrun *older, *newer;	/* in the list of pending runs, by last use */
@@ -392,8 +394,12 @@ struct hup {
 		       uint64_t gfn, unsigned int level, uint64_t old_spte, uint64_t new_spte,
 		       const char *fmt, ...) __attribute__((format(printf, 8, 9)));
 	void (*cell_huge)(struct msc_history *h, struct hcell *c, bool huge);
-	/* a run of intervals filled (@known: it begins where its node's last ended) */
-	int (*run_filled)(struct msc_history *h, const struct hrun *run, bool known);
+	/*
+	 * a run of intervals filled: written with id *@ret_id; @last_run its
+	 * node's last closed run (0 none), @known: it begins where that ended
+	 */
+	int (*run_filled)(struct msc_history *h, const struct hrun *run, int64_t last_run,
+			  bool known, int64_t *ret_id);
 };
 
 struct msc_history {
@@ -623,6 +629,8 @@ int hphase_tick(struct msc_history *h, uint64_t ts, const struct msc_event *ev);
 int hphase_capture_end(struct msc_history *h);
 int hphase_commit(struct msc_history *h);
 int hphase_resume(struct msc_history *h);
+int hphase_load(struct msc_history *h);
+int hphase_rows(const struct hphase *ph, size_t nr, struct msc_phase **ret_p, bool **ret_open);
 void hphase_finish(struct msc_history *h);
 bool hphase_in_disable(const struct msc_history *h);
 bool hphase_is_vcpu(const struct msc_history *h, int32_t pid);
@@ -777,7 +785,7 @@ int hstore_load_open(struct hstore *hs, int64_t capture_id, hinterval_fn fn, voi
 int hstore_load_was_huge(struct hstore *hs, int64_t capture_id, hinterval_fn fn, void *ctx);
 int hstore_delete_open(struct hstore *hs, int64_t capture_id);
 int hstore_add_run(struct hstore *hs, int64_t capture_id, const struct hrun *run,
-		   bool ends_known);
+		   int64_t last_run, bool ends_known, int64_t *ret_id);
 int hstore_add_census(struct hstore *hs, int64_t capture_id, int64_t vm, unsigned int as_id,
 		      uint64_t ts, int64_t seq, const int64_t *pages, unsigned int flags);
 int hstore_add_kvm_stats(struct hstore *hs, int64_t capture_id,
@@ -790,12 +798,10 @@ int hstore_put_activity(struct hstore *hs, int64_t capture_id, uint64_t ts,
 int hstore_put_task_activity(struct hstore *hs, int64_t capture_id, uint64_t ts,
 			     const struct htask_act *t);
 int hstore_add_anomaly(struct hstore *hs, int64_t capture_id, const struct msc_anomaly *a);
-int hstore_put_phases(struct hstore *hs, int64_t capture_id, const struct hphase *ph,
-		      size_t nr);
+int hstore_put_phases(struct hstore *hs, int64_t capture_id, const struct msc_phase *p,
+		      const bool *open, size_t nr);
 int hstore_read_phases(struct msc_store *s, int64_t capture_id, struct msc_phase **ret,
 		       bool **ret_open, size_t *ret_nr);
-int hstore_load_phases(struct hstore *hs, int64_t capture_id, struct hphase **ret,
-		       size_t *ret_nr);
 int hstore_put_vms(struct hstore *hs, int64_t capture_id, const struct msc_vm *vms, size_t nr);
 int hstore_load_vms(struct hstore *hs, int64_t capture_id, struct msc_vm **ret,
 		    size_t *ret_nr);

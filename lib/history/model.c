@@ -310,11 +310,13 @@ static int run_row(struct msc_history *h, const struct hrun *r)
 	bool open = r->e[0].end_ts == MSC_TS_OPEN;
 	bool known = open && r->gapless && n->last_n == r->n && n->last_first == r->first &&
 		     n->starts_set == n->last_stamp;
-	int ret = h->up->run_filled(h, r, known);
+	int64_t id;
+	int ret = h->up->run_filled(h, r, n->last_run, known, &id);
 
 	if (!ret && !open) {
 		bool own = r->gapless && r->exact && n->starts_set - r->stamp0 == r->n - 1U;
 
+		n->last_run = id;
 		n->last_n = own ? r->n : 0;
 		n->last_first = r->first;
 		n->last_stamp = n->starts_set;
@@ -366,6 +368,9 @@ static void run_init(const struct msc_history *h, struct hrun *r, struct hnode *
 		     unsigned int i, const struct msc_interval *iv)
 {
 	r->node = n;
+	r->base = n->base;
+	r->as_id = n->as_id;
+	r->level = n->level;
 	r->vm = h->vm_id;
 	r->first = (uint16_t)i;
 	r->spte = iv->spte;

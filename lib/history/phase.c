@@ -1660,6 +1660,74 @@ int hphase_resume(struct msc_history *h)
 	return 0;
 }
 
+/**
+ * hphase_load - the phases of an earlier run of this analysis, to be
+ *	continued: as the tables hold them, their costs so far those counts
+ */
+int hphase_load(struct msc_history *h)
+{
+	struct msc_phase *p;
+	bool *open;
+	size_t nr;
+	int r = hstore_read_phases(h->store, h->capture_id, &p, &open, &nr);
+
+	if (r)
+		return r;
+	h->phases = calloc(nr ? nr : 1, sizeof(*h->phases));
+	r = h->phases ? 0 : -ENOMEM;
+	for (size_t i = 0; i < nr && !r; i++) {
+		struct hphase *ph = &h->phases[i];
+		struct hcost *c = &ph->cost;
+
+		ph->p = p[i];
+		ph->open = open[i];
+		c->count = p[i].count;
+		c->count.flushes = max(c->count.flushes, 0);	/* -1: not traced */
+		/* what dirty_rate() made the dirtied pages of, again */
+		if (p[i].kind == MSC_PHASE_DIRTY_PASS && p[i].dirtied >= 0)
+			c->count.pages_fixed = (uint64_t)p[i].dirtied;
+		if (p[i].kind == MSC_PHASE_HARVEST && p[i].dirtied >= 0)
+			c->count.pages_collected = (uint64_t)p[i].dirtied;
+		ph->pending.count.gfn_first = UINT64_MAX;
+		ph->pending.last_ts = p[i].end_ts;
+	}
+	h->nr_phases = h->alloc_phases = r ? 0 : nr;
+	free(p);
+	free(open);
+	return r;
+}
+
+/**
+ * hphase_rows - the rows of table phase for phases @ph: their counts what
+ *	each cost; flush counts only when the capture traces flushes (some
+ *	phase counted one), else -1
+ * @ret_p, @ret_open: freed by the caller
+ */
+int hphase_rows(const struct hphase *ph, size_t nr, struct msc_phase **ret_p, bool **ret_open)
+{
+	struct msc_phase *p = malloc((nr ?: 1) * sizeof(*p));
+	bool *open = malloc((nr ?: 1) * sizeof(*open));
+	bool flushes_known = false;
+
+	if (!p || !open) {
+		free(p);
+		free(open);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < nr; i++)
+		flushes_known |= ph[i].cost.count.flushes || ph[i].pending.count.flushes;
+	for (size_t i = 0; i < nr; i++) {
+		p[i] = ph[i].p;
+		p[i].count = ph[i].cost.count;
+		if (!flushes_known)
+			p[i].count.flushes = -1;
+		open[i] = ph[i].open;
+	}
+	*ret_p = p;
+	*ret_open = open;
+	return 0;
+}
+
 /** hphase_capture_end - nothing follows: the open dirty-log phase is over */
 int hphase_capture_end(struct msc_history *h)
 {

@@ -522,8 +522,8 @@ static int ends_are_starts(struct hstore *hs, int64_t capture_id, const struct h
 		goto out;
 	r = 0;
 	if (sqlite3_column_int64(st, 0) != capture_id ||
-	    sqlite3_column_int(st, 1) != run->node->as_id ||
-	    column_u64(st, 2) != run->node->base || sqlite3_column_int(st, 3) != run->node->level ||
+	    sqlite3_column_int(st, 1) != run->as_id ||
+	    column_u64(st, 2) != run->base || sqlite3_column_int(st, 3) != run->level ||
 	    sqlite3_column_int64(st, 4) != run->n)
 		goto out;
 	p = (const char *)sqlite3_column_text(st, 5);
@@ -575,15 +575,16 @@ static int next_run_id(struct hstore *hs, int64_t *ret)
 
 /*
  * hstore_add_run - write a run (of one or more intervals)
- * @ends_known: the caller knows that the open @run starts where its node's
- *	last_run ended, entry for entry (it is not read back then)
+ * @last_run: the id of its node's last closed run; 0 none
+ * @ends_known: the caller knows that the open @run starts where @last_run
+ *	ended, entry for entry (it is not read back then)
+ * @ret_id: the run's id (a closed run is its node's next last_run)
  *
- * A closed run becomes its node's last_run; an open one that starts where
- * that run ended (ends_are_starts()) is written without entries, with it
- * as prev.
+ * An open run that starts where @last_run ended (ends_are_starts()) is
+ * written without entries, with it as prev.
  */
 int hstore_add_run(struct hstore *hs, int64_t capture_id, const struct hrun *run,
-		   bool ends_known)
+		   int64_t last_run, bool ends_known, int64_t *ret_id)
 {
 	struct msc_store_rows *b = &hs->batch[B_RUN];
 	int64_t *v, id, prev = 0;
@@ -593,27 +594,26 @@ int hstore_add_run(struct hstore *hs, int64_t capture_id, const struct hrun *run
 	int r;
 
 	run_steps(run, &st);
-	if (st.open && run->n > 1 && run->node->last_run) {
+	if (st.open && run->n > 1 && last_run) {
 		/* known: prev's steps are the run's own (its ends are these starts) */
 		st.borrowed = ends_known;
-		r = ends_known ? 1 : ends_are_starts(hs, capture_id, run, run->node->last_run, &st);
+		r = ends_known ? 1 : ends_are_starts(hs, capture_id, run, last_run, &st);
 		if (r < 0)
 			return r;
 		if (r)
-			prev = run->node->last_run;
+			prev = last_run;
 		else
 			run_steps(run, &st);
 	}
 	r = next_run_id(hs, &id);
 	if (r)
 		return r;
-	if (!st.open)
-		run->node->last_run = id;
+	*ret_id = id;
 	v = msc_store_rows_slot(b);
 	v[0] = capture_id;
-	v[1] = run->node->as_id;
-	v[2] = (int64_t)run->node->base;
-	v[3] = run->node->level;
+	v[1] = run->as_id;
+	v[2] = (int64_t)run->base;
+	v[3] = run->level;
 	v[4] = run->leaf;
 	v[5] = run->first;
 	v[6] = (int64_t)run->spte;
@@ -1033,17 +1033,6 @@ static const char phase_cols[] = PHASE_COLUMNS(X) "capture_id";
 static const char phase_params[] = PHASE_COLUMNS(X) "?";
 #undef X
 
-/* msc_phase fields from the cost counters of a phase being built. */
-static void phase_of(const struct hphase *ph, bool flushes_known, struct msc_phase *p)
-{
-	const struct hcost *c = &ph->cost;
-
-	*p = ph->p;
-	p->count = c->count;
-	if (!flushes_known)
-		p->count.flushes = -1;
-}
-
 static void format_classes(const uint64_t *by_class, char *buf, size_t size)
 {
 	size_t o = 0;
@@ -1126,28 +1115,26 @@ static void bind_phase(sqlite3_stmt *st, const struct msc_phase *p, bool open,
 #undef B
 }
 
-/** hstore_put_phases - replace the capture's phases by @ph */
-int hstore_put_phases(struct hstore *hs, int64_t capture_id, const struct hphase *ph, size_t nr)
+/**
+ * hstore_put_phases - replace the capture's phases by @p
+ * @open: whether each is still open
+ */
+int hstore_put_phases(struct hstore *hs, int64_t capture_id, const struct msc_phase *p,
+		      const bool *open, size_t nr)
 {
 	sqlite3_stmt *st = NULL;
-	bool flushes_known = false;
 	char sql[2048];
 	int r = exec_capture(hs, "DELETE FROM phase WHERE capture_id = ?1", capture_id);
 
-	/* flush counts mean something only if the capture traces flushes */
-	for (size_t i = 0; i < nr; i++)
-		flushes_known |= ph[i].cost.count.flushes || ph[i].pending.count.flushes;
 	snprintf(sql, sizeof(sql), "INSERT INTO phase (%s) VALUES (%s)", phase_cols, phase_params);
 	if (!r)
 		r = msc_store_prepare(hs->s, sql, &st);
 	for (size_t i = 0; i < nr && !r; i++) {
-		struct msc_phase p;
 		char classes[512];
 
-		phase_of(&ph[i], flushes_known, &p);
-		format_classes(p.count.by_class, classes, sizeof(classes));
+		format_classes(p[i].count.by_class, classes, sizeof(classes));
 		sqlite3_clear_bindings(st);
-		bind_phase(st, &p, ph[i].open, classes);
+		bind_phase(st, &p[i], open[i], classes);
 		sqlite3_bind_int64(st, PH_NR + 1, capture_id);
 		r = put(hs, st);
 	}
@@ -1263,46 +1250,6 @@ int hstore_read_phases(struct msc_store *s, int64_t capture_id, struct msc_phase
 		*ret_open = open;
 	else
 		free(open);
-	return 0;
-}
-
-/** hstore_load_phases - the phases of an earlier run, to be continued */
-int hstore_load_phases(struct hstore *hs, int64_t capture_id, struct hphase **ret,
-		       size_t *ret_nr)
-{
-	struct msc_phase *p;
-	struct hphase *ph;
-	bool *open;
-	size_t nr;
-	int r = hstore_read_phases(hs->s, capture_id, &p, &open, &nr);
-
-	if (r)
-		return r;
-	ph = calloc(nr ? nr : 1, sizeof(*ph));
-	if (!ph) {
-		free(p);
-		free(open);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < nr; i++) {
-		struct hcost *c = &ph[i].cost;
-
-		ph[i].p = p[i];
-		ph[i].open = open[i];
-		c->count = p[i].count;
-		c->count.flushes = max(c->count.flushes, 0);	/* -1: not traced */
-		/* what dirty_rate() made the dirtied pages of, again */
-		if (p[i].kind == MSC_PHASE_DIRTY_PASS && p[i].dirtied >= 0)
-			c->count.pages_fixed = (uint64_t)p[i].dirtied;
-		if (p[i].kind == MSC_PHASE_HARVEST && p[i].dirtied >= 0)
-			c->count.pages_collected = (uint64_t)p[i].dirtied;
-		ph[i].pending.count.gfn_first = UINT64_MAX;
-		ph[i].pending.last_ts = p[i].end_ts;
-	}
-	free(p);
-	free(open);
-	*ret = ph;
-	*ret_nr = nr;
 	return 0;
 }
 

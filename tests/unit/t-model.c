@@ -24,6 +24,7 @@ static struct {
 	enum msc_anomaly_kind last_anomaly;
 	struct msc_interval iv[1024];		/* the filled runs' intervals */
 	unsigned int nr_iv;
+	int64_t runs;				/* run_filled calls: the ids given */
 } got;
 
 static int cell_changed(struct msc_history *h, unsigned int as_id, struct hnode *n2,
@@ -55,16 +56,18 @@ static void cell_huge(struct msc_history *h, struct hcell *c, bool huge)
 }
 
 /* A run's intervals, as the tables would write them (the leaf rule of struct hrun). */
-static int run_filled(struct msc_history *h, const struct hrun *r, bool known)
+static int run_filled(struct msc_history *h, const struct hrun *r, int64_t last_run, bool known,
+		      int64_t *ret_id)
 {
-	uint64_t pages = msc_level_pages(r->node->level);
+	uint64_t pages = msc_level_pages(r->level);
 
-	(void)h, (void)known;
+	(void)h, (void)last_run, (void)known;
+	*ret_id = ++got.runs;
 	for (unsigned int k = 0; k < r->n && got.nr_iv < ARRAY_SIZE(got.iv); k++) {
 		uint64_t d = (uint64_t)(r->e[k].index - r->first);
 
 		got.iv[got.nr_iv++] = (struct msc_interval){
-			.gfn = r->node->base + r->e[k].index * pages, .level = r->node->level,
+			.gfn = r->base + r->e[k].index * pages, .level = r->level,
 			.leaf = r->leaf, .writable = r->writable, .start_cause = r->start_cause,
 			.end_cause = r->end_cause, .start_ts = r->e[k].start_ts,
 			.end_ts = r->e[k].end_ts, .spte = r->spte + d * (pages << 12),
