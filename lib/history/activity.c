@@ -20,21 +20,21 @@
 #include "local.h"
 
 /* Task @pid's slot, found or taken (hact_task() has looked at the last one found). */
-struct htask_act *hact_task_slot(struct msc_history *h, int32_t pid)
+struct htask_act *hact_task_slot(struct hactivity *a, int32_t pid)
 {
 	uint32_t key = (uint32_t)pid + 2;	/* pids are >= -1 (a lost mark's) */
 	uint32_t i = (key * 2654435761U) & (HTASK_SLOTS - 1);
 	struct htask_act *t;
 
-	while (h->tasks[i].key && h->tasks[i].key != key)
+	while (a->tasks[i].key && a->tasks[i].key != key)
 		i = (i + 1) & (HTASK_SLOTS - 1);
-	t = &h->tasks[i];
+	t = &a->tasks[i];
 	if (!t->key) {
 		t->key = key;
 		t->vcpu = -1;
-		h->task_used[h->nr_tasks++] = (uint16_t)i;
+		a->task_used[a->nr_tasks++] = (uint16_t)i;
 	}
-	h->task_last = t;
+	a->task_last = t;
 	return t;
 }
 
@@ -51,15 +51,16 @@ static int write_tasks(struct msc_history *h)
 {
 	int r = 0;
 
-	for (uint32_t k = 0; k < h->nr_tasks; k++) {
-		struct htask_act *t = &h->tasks[h->task_used[k]];
+	for (uint32_t k = 0; k < h->activity.nr_tasks; k++) {
+		struct htask_act *t = &h->activity.tasks[h->activity.task_used[k]];
 
 		if (!r && !h->loading && (any(t->act) || t->vcpu >= 0))
-			r = hstore_put_task_activity(h->hs, h->capture_id, h->st.act_bucket, t);
+			r = hstore_put_task_activity(h->hs, h->capture_id, h->st.act_bucket,
+						     (int32_t)(t->key - 2), t->vcpu, t->act);
 		memset(t, 0, sizeof(*t));
 	}
-	h->nr_tasks = 0;
-	h->task_last = NULL;
+	h->activity.nr_tasks = 0;
+	h->activity.task_last = NULL;
 	return r;
 }
 
@@ -79,12 +80,12 @@ int hact_tick(struct msc_history *h, uint64_t ts, const struct msc_event *ev)
 			r = write_tasks(h);
 		memset(h->st.act, 0, sizeof(h->st.act));
 		h->st.act_bucket = ts - ts % bucket;
-	} else if (h->nr_tasks >= HTASK_SLOTS / 4) {
+	} else if (h->activity.nr_tasks >= HTASK_SLOTS / 4) {
 		r = write_tasks(h);
 	}
 	if (ev && ev->type == MSC_EV_PAGE_FAULT)
-		hact_task(h, ev->pid)->vcpu = (int32_t)ev->pf.vcpu;
+		hact_task(&h->activity, ev->pid)->vcpu = (int32_t)ev->pf.vcpu;
 	else if (ev && ev->type == MSC_EV_FAST_PF)
-		hact_task(h, ev->pid)->vcpu = ev->fast_pf.vcpu;
+		hact_task(&h->activity, ev->pid)->vcpu = ev->fast_pf.vcpu;
 	return r;
 }

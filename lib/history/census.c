@@ -4,7 +4,7 @@
  * "KVM stats after <phase>" markers, and the 2M-cell states of the memory
  * map.
  *
- * Invariant: h->pages[as][level], the model's count of its leaves
+ * Invariant: h->m.pages[as][level], the model's count of its leaves
  * (hmodel_leaves_add()), is on the TDP MMU what kvm_update_page_stats()
  * counts (+1 per leaf installed, -1 per leaf gone, +512 per split).
  * Census rows are coalesced: one per address space per census bucket, and
@@ -23,7 +23,7 @@
 
 static unsigned int census_flags(const struct msc_history *h)
 {
-	return h->census_flags | (h->tdp_mmu ? 0 : MSC_CENSUS_APPROX) |
+	return h->census.flags | (h->tdp_mmu ? 0 : MSC_CENSUS_APPROX) |
 	       (h->after_lost ? MSC_CENSUS_AFTER_LOST : 0);
 }
 
@@ -37,7 +37,7 @@ static bool hcensus_due(const struct msc_history *h, uint64_t now)
 {
 	uint64_t bucket = census_bucket_ns(h);
 
-	return !h->loading && (now == MSC_TS_OPEN || now - h->census_row_ts >= bucket);
+	return !h->loading && (now == MSC_TS_OPEN || now - h->census.row_ts >= bucket);
 }
 
 /** hcensus_due_at - the first time hcensus_due() is true for, as things are now */
@@ -45,9 +45,9 @@ uint64_t hcensus_due_at(const struct msc_history *h)
 {
 	uint64_t bucket = census_bucket_ns(h);
 
-	if (h->loading || h->census_row_ts > MSC_TS_OPEN - bucket)
+	if (h->loading || h->census.row_ts > MSC_TS_OPEN - bucket)
 		return MSC_TS_OPEN;
-	return h->census_row_ts + bucket;
+	return h->census.row_ts + bucket;
 }
 
 /**
@@ -62,12 +62,12 @@ int hcensus_flush(struct msc_history *h, uint64_t now)
 	if (!hcensus_due(h, now))
 		return 0;
 	for (unsigned int a = 0; a < HMAX_AS && !r; a++) {
-		if (!h->census_dirty[a])
+		if (!h->m.leaves_moved[a])
 			continue;
 		r = hstore_add_census(h->hs, h->capture_id, h->vm_id, a, h->last_ts, h->cur_seq,
-				      h->pages[a], census_flags(h));
-		h->census_dirty[a] = false;
-		h->census_row_ts = h->last_ts;
+				      h->m.pages[a], census_flags(h));
+		h->m.leaves_moved[a] = false;
+		h->census.row_ts = h->last_ts;
 	}
 	h->sum.census_flags = census_flags(h);
 	return r;
@@ -80,7 +80,7 @@ void hcensus_total(const struct msc_history *h, struct msc_census *ret)
 	ret->ts = h->last_ts;
 	for (unsigned int a = 0; a < HMAX_AS; a++)
 		for (unsigned int l = 1; l <= MSC_HISTORY_MAX_LEVEL; l++)
-			ret->pages[l] += h->pages[a][l];
+			ret->pages[l] += h->m.pages[a][l];
 	ret->flags = census_flags(h);
 }
 
@@ -195,7 +195,7 @@ int hcensus_cell_update(struct msc_history *h, unsigned int as_id, struct hnode 
 		rc.writable = c->writable;
 	}
 	c->kind = rc.kind;
-	h->cell_updates++;
+	h->census.cell_updates++;
 	h->up->cell_huge(h, c, rc.kind == MSC_REGION_2M || rc.kind == MSC_REGION_1G);
 	if (!(c->flags & HCELL_WRITTEN) && rc.kind == MSC_REGION_UNMAPPED)
 		return 0;	/* never mapped: not part of guest memory seen */
@@ -205,7 +205,7 @@ int hcensus_cell_update(struct msc_history *h, unsigned int as_id, struct hnode 
 
 		if (stale != !!(c->flags & HCELL_STALE)) {
 			c->flags ^= HCELL_STALE;
-			h->cells_stale += stale ? 1 : -1;
+			h->census.cells_stale += stale ? 1 : -1;
 		}
 		return 0;
 	}
@@ -218,7 +218,7 @@ static int put_cell(struct msc_history *h, struct hcell *c, const struct msc_reg
 {
 	if (c->flags & HCELL_STALE) {
 		c->flags &= ~HCELL_STALE;
-		h->cells_stale--;
+		h->census.cells_stale--;
 	}
 	c->flags |= HCELL_WRITTEN;
 	c->q_kind = rc->kind;
@@ -252,5 +252,5 @@ static int exact_cell(struct msc_history *h, struct hnode *n2, unsigned int i, s
  */
 int hcensus_cells_exact(struct msc_history *h, uint64_t ts)
 {
-	return h->cells_stale ? hmodel_for_each_cell(h, exact_cell, &ts) : 0;
+	return h->census.cells_stale ? hmodel_for_each_cell(h, exact_cell, &ts) : 0;
 }

@@ -8,7 +8,7 @@
  *
  * Invariants: every page phase.c counts as collected or fixed is added
  * here once, with the event's time.  A row gathers one cell's pages of one
- * kind while no phase began or ended (h->phase_turns): so a row lies
+ * kind while no phase began or ended (h->det.phase_turns): so a row lies
  * within every phase window its pages were counted in, and a step's rows
  * are those of its VM and kind within its start_ts .. end_ts.  A harvest
  * walks its GFNs in order, so a row is most often a cell's whole share.
@@ -26,7 +26,8 @@ int hdirty_flush(struct msc_history *h)
 
 	if (!d->pages)
 		return 0;
-	r = hstore_add_dirty_cell(h->hs, h->capture_id, d);
+	r = hstore_add_dirty_cell(h->hs, h->capture_id, d->vm, d->as_id, d->cell, d->ts, d->kind,
+				  d->pages);
 	d->pages = 0;
 	return r;
 }
@@ -45,7 +46,7 @@ static void add_cell(struct msc_history *h, unsigned int kind, unsigned int as_i
 	if (r && !h->front->err)
 		h->front->err = r;	/* feeding stops at the next event */
 	*d = (struct hdirty){ .vm = h->vm_id, .cell = cell, .ts = ts, .pages = pages,
-			      .turn = h->phase_turns, .as_id = (uint8_t)as_id,
+			      .turn = h->det.phase_turns, .as_id = (uint8_t)as_id,
 			      .kind = (uint8_t)kind };
 }
 

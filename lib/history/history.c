@@ -63,7 +63,7 @@ static int resume(struct msc_history *h)
 	struct msc_history_summary sum;
 	struct hstate st;
 	bool found;
-	int r = hstore_load_analysis(h->hs, h->capture_id, &sum, &st, &found);
+	int r = hstore_load_analysis(h->hs, h->capture_id, &sum, &st, sizeof(st), &found);
 
 	if (!r && found && (sum.last_seq < -1 || st.size != sizeof(st) ||
 			    st.version != HSTATE_VERSION)) {
@@ -75,31 +75,31 @@ static int resume(struct msc_history *h)
 	h->sum = sum;
 	h->sum.steady = 0;	/* of this run */
 	h->st = st;
-	h->ts_base = sum.first_ts;
+	h->m.ts_base = sum.first_ts;
 	h->last_ts = sum.last_ts;
-	h->census_row_ts = sum.last_ts;
+	h->census.row_ts = sum.last_ts;
 	h->cur_seq = sum.last_seq;
-	h->census_flags = sum.census_flags & MSC_CENSUS_PARTIAL;
+	h->census.flags = sum.census_flags & MSC_CENSUS_PARTIAL;
 	h->after_lost = sum.lost_marks > 0;
 	r = hphase_load(h);
 	if (!r)
-		r = hstore_load_vms(h->hs, h->capture_id, &h->vms, &h->nr_vms);
-	h->alloc_vms = h->nr_vms;
+		r = hstore_load_vms(h->hs, h->capture_id, &h->det.vms, &h->det.nr_vms);
+	h->det.alloc_vms = h->det.nr_vms;
 	h->loading = true;
-	h->resumed = true;
+	h->m.resumed = true;
 	if (!r)
 		r = hstore_load_open(h->hs, h->capture_id, load_interval, h);
 	if (!r)
 		r = hstore_load_was_huge(h->hs, h->capture_id, load_was_huge, h);
 	if (!r)
 		r = hphase_resume(h);
-	for (size_t i = 0; i < h->nr_vms; i++)
-		h->vm_seq = max(h->vm_seq, h->vms[i].id);
-	if (h->st.cur_vm >= 0 && (size_t)h->st.cur_vm < h->nr_vms)
-		h->vm_id = h->vms[h->st.cur_vm].id;
+	for (size_t i = 0; i < h->det.nr_vms; i++)
+		h->vm_seq = max(h->vm_seq, h->det.vms[i].id);
+	if (h->st.cur_vm >= 0 && (size_t)h->st.cur_vm < h->det.nr_vms)
+		h->vm_id = h->det.vms[h->st.cur_vm].id;
 	h->fed_seq = h->sum.last_seq;
 	h->loading = false;
-	memset(h->census_dirty, 0, sizeof(h->census_dirty));
+	memset(h->m.leaves_moved, 0, sizeof(h->m.leaves_moved));
 	if (!r)
 		r = hstore_delete_open(h->hs, h->capture_id);
 	return r;
@@ -139,7 +139,7 @@ static void part_init(struct msc_history *h, struct msc_history *f)
 	h->sum.last_seq = -1;
 	h->sum.tdp_mmu = h->tdp_mmu;
 	h->cur_seq = -1;
-	h->ended = f->ended;
+	h->det.ended = f->det.ended;
 }
 
 /* A part for a VM created while every other part's runs: *@ret its index */
@@ -365,7 +365,7 @@ static int apply_spte(struct msc_history *h, const struct msc_event *ev)
 	}
 	cause = cause_of(h, ev, class);
 	/* in a stretch, a storm's changes of one node are applied as a range */
-	r = h->stretch ? hmodel_range_add(h, s->as_id, s->gfn, s->level, s->old_spte,
+	r = h->det.stretch ? hmodel_range_add(h, s->as_id, s->gfn, s->level, s->old_spte,
 					   s->new_spte, cause) : 0;
 	if (!r)
 		r = hmodel_change(h, s->as_id, s->gfn, s->level, s->old_spte, s->new_spte, cause);
@@ -607,7 +607,7 @@ static int apply(struct msc_history *h, const struct msc_event *ev)
  */
 static int range_apply(struct msc_history *h)
 {
-	bool pending = h->range.node;
+	bool pending = h->m.range.node;
 	int r = hmodel_range_apply(h);
 
 	if (!r && pending)
@@ -644,7 +644,7 @@ static bool feed_extends(struct msc_history *h, const struct msc_event *ev)
 	int what;
 
 	/* the classes apply_spte() does more for than the change */
-	if (!h->range.node || ev->type != MSC_EV_SPTE_CHANGED || h->st.nr_npf ||
+	if (!h->m.range.node || ev->type != MSC_EV_SPTE_CHANGED || h->st.nr_npf ||
 	    class == MSC_CLASS_NONE || class == MSC_CLASS_ANOMALY || class == MSC_CLASS_SPLIT ||
 	    class == MSC_CLASS_LINK || class == MSC_CLASS_MAP)
 		return false;
@@ -708,18 +708,18 @@ static int feed(struct msc_history *h, const struct msc_event *ev)
 	uint64_t ts = ev->ts;
 	int r;
 
-	if (h->steady && feed_extends(h, ev))
+	if (h->det.steady && feed_extends(h, ev))
 		return 0;
 	extended_count(h);
-	if (h->steady && hphase_steady(h, ev))
+	if (h->det.steady && hphase_steady(h, ev))
 		return feed_steady(h, ev);
-	h->steady_until = 0;	/* the detector sees this event */
+	h->det.steady_until = 0;	/* the detector sees this event */
 	r = range_apply(h);
 	if (r)
 		return r;
 	hphase_stretch_end(h);
 	if (!h->sum.events && h->sum.last_seq < 0) {
-		h->ts_base = h->last_ts = h->census_row_ts = ts;
+		h->m.ts_base = h->last_ts = h->census.row_ts = ts;
 		h->sum.first_ts = ts;
 	}
 	if (ts < h->last_ts) {
@@ -755,16 +755,16 @@ static int feed(struct msc_history *h, const struct msc_event *ev)
 	h->sum.events++;
 	h->sum.last_seq = (int64_t)ev->seq;
 	h->sum.last_ts = ts;
-	/* what the next event may go as steadily (h->steady is the detector's word) */
+	/* what the next event may go as steadily (h->det.steady is the detector's word) */
 	if (h->opts.per_event || (ev->type != MSC_EV_SPTE_CHANGED && !hev_fault(ev))) {
-		h->steady = 0;
+		h->det.steady = 0;
 		return 0;
 	}
-	h->steady_pid = ev->pid;
-	h->steady_class = MSC_CLASS_NR;	/* after a fault, no SPTE change goes as it did */
+	h->det.steady_pid = ev->pid;
+	h->det.steady_class = MSC_CLASS_NR;	/* after a fault, no SPTE change goes as it did */
 	if (ev->type == MSC_EV_SPTE_CHANGED) {
-		h->steady_class = ev->spte.class;
-		h->steady_level = ev->spte.level;
+		h->det.steady_class = ev->spte.class;
+		h->det.steady_level = ev->spte.level;
 	}
 	return 0;
 }
@@ -827,7 +827,7 @@ int msc_history_feed(struct msc_history *h, const struct msc_event *ev)
 void msc_history_capture_ended(struct msc_history *h)
 {
 	for (uint32_t i = 0; i < h->nr_parts; i++)
-		h->parts[i]->ended = true;
+		h->parts[i]->det.ended = true;
 }
 
 /**
@@ -846,7 +846,7 @@ static int part_finish(struct msc_history *h)
 	extended_count(h);
 	r = range_apply(h);
 	hphase_stretch_end(h);
-	if (!r && h->ended) {
+	if (!r && h->det.ended) {
 		npf_flush(h);
 		r = hphase_capture_end(h);
 	}
@@ -905,10 +905,10 @@ static int put_phases(struct msc_history *f)
 	int r;
 
 	if (f->nr_parts == 1)
-		return write_phases(f, f->phases, f->nr_phases, f->vms, f->nr_vms);
+		return write_phases(f, f->det.phases, f->det.nr_phases, f->det.vms, f->det.nr_vms);
 	for (uint32_t i = 0; i < f->nr_parts; i++) {
-		nr_ph += f->parts[i]->nr_phases;
-		nr_vm += f->parts[i]->nr_vms;
+		nr_ph += f->parts[i]->det.nr_phases;
+		nr_vm += f->parts[i]->det.nr_vms;
 	}
 	ph = malloc((nr_ph ?: 1) * sizeof(*ph));
 	vm = malloc((nr_vm ?: 1) * sizeof(*vm));
@@ -917,10 +917,10 @@ static int put_phases(struct msc_history *f)
 	for (uint32_t i = 0; i < f->nr_parts && !r; i++) {
 		const struct msc_history *h = f->parts[i];
 
-		memcpy(ph + nr_ph, h->phases, h->nr_phases * sizeof(*ph));
-		memcpy(vm + nr_vm, h->vms, h->nr_vms * sizeof(*vm));
-		nr_ph += h->nr_phases;
-		nr_vm += h->nr_vms;
+		memcpy(ph + nr_ph, h->det.phases, h->det.nr_phases * sizeof(*ph));
+		memcpy(vm + nr_vm, h->det.vms, h->det.nr_vms * sizeof(*vm));
+		nr_ph += h->det.nr_phases;
+		nr_vm += h->det.nr_vms;
 	}
 	if (!r) {
 		qsort(ph, nr_ph, sizeof(*ph), by_start);
@@ -961,7 +961,7 @@ int msc_history_finish(struct msc_history *h)
 		sum.census_flags |= h->parts[i]->sum.census_flags;
 	if (!r)
 		r = hstore_save_analysis(h->hs, &sum, h->nr_parts == 1 && !h->by_process ?
-					 &h->st : NULL);
+					 &h->st : NULL, sizeof(h->st));
 	if (!r)
 		r = hstore_finish(h->hs, !h->opts.defer_indexes);
 	if (r)
@@ -972,7 +972,7 @@ int msc_history_finish(struct msc_history *h)
 static void part_summary(const struct msc_history *h, struct msc_history_summary *ret)
 {
 	*ret = h->sum;
-	ret->census_flags = h->census_flags | (h->tdp_mmu ? 0 : MSC_CENSUS_APPROX) |
+	ret->census_flags = h->census.flags | (h->tdp_mmu ? 0 : MSC_CENSUS_APPROX) |
 			    (h->after_lost ? MSC_CENSUS_AFTER_LOST : 0);
 }
 
@@ -1014,8 +1014,8 @@ void msc_history_get_summary(const struct msc_history *h, struct msc_history_sum
 static void part_free(struct msc_history *h)
 {
 	hmodel_free(h);
-	free(h->phases);
-	free(h->vms);
+	free(h->det.phases);
+	free(h->det.vms);
 }
 
 /** msc_history_close - free the history; NULL is fine.  Nothing is written. */

@@ -5,7 +5,7 @@
  *
  * Invariant: every change of an entry goes through transition(), which
  * closes the interval of a present old value (into a pending run, see
- * lib/history/local.h), opens the new one, and keeps the census and the
+ * lib/history/model.h), opens the new one, and keeps the census and the
  * 2M-cell counters equal to what the tree holds.  Frozen values are never
  * stored: the untraced frozen -> non-present step is applied at once (the
  * frozen entry belongs to a page table that is being freed).
@@ -56,16 +56,16 @@ static void *arena_map(void)
 /* @size bytes of zeroed memory, 16-byte aligned, for a node or a chunk. */
 static void *arena_alloc(struct msc_history *h, size_t size)
 {
-	struct harena *a = h->arenas;
+	struct harena *a = h->m.arenas;
 
 	size = (size + 15) & ~(size_t)15;
 	if (!a || a->used + size > HARENA_SIZE) {
 		a = arena_map();
 		if (!a)
 			return NULL;
-		a->next = h->arenas;
+		a->next = h->m.arenas;
 		a->used = (sizeof(*a) + 15) & ~(size_t)15;
-		h->arenas = a;
+		h->m.arenas = a;
 	}
 	a->used += size;
 	return (char *)a + a->used - size;
@@ -73,10 +73,10 @@ static void *arena_alloc(struct msc_history *h, size_t size)
 
 static void arenas_free(struct msc_history *h)
 {
-	while (h->arenas) {
-		struct harena *a = h->arenas;
+	while (h->m.arenas) {
+		struct harena *a = h->m.arenas;
 
-		h->arenas = a->next;
+		h->m.arenas = a->next;
 		munmap(a, HARENA_SIZE);
 	}
 }
@@ -91,8 +91,8 @@ static struct hchunk *empty_chunk(struct msc_history *h)
 	size_t size = hchunk_size(2);
 	struct hchunk *ch;
 
-	if (h->empty_chunk)
-		return h->empty_chunk;
+	if (h->m.empty_chunk)
+		return h->m.empty_chunk;
 	ch = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (ch == MAP_FAILED)
 		return NULL;
@@ -102,7 +102,7 @@ static struct hchunk *empty_chunk(struct msc_history *h)
 		munmap(ch, size);
 		return NULL;
 	}
-	h->empty_chunk = ch;
+	h->m.empty_chunk = ch;
 	return ch;
 }
 
@@ -120,7 +120,7 @@ static struct hnode *node_new(struct msc_history *h, unsigned int as_id, unsigne
 	n->parent = parent;
 	for (unsigned int c = 0; c < HNODE_CHUNKS; c++)
 		n->chunk[c] = empty;
-	h->nodes++;
+	h->m.nodes++;
 	return n;
 }
 
@@ -162,17 +162,17 @@ struct hnode *hmodel_node(struct msc_history *h, unsigned int as_id, uint64_t gf
 	if (as_id >= HMAX_AS || level < 1 || level > HTOP_LEVEL ||
 	    gfn >= node_span(HTOP_LEVEL))
 		return NULL;
-	n = h->cache[as_id][level];
+	n = h->m.cache[as_id][level];
 	if (n && gfn - n->base < node_span(level))
 		return n;
-	if (!h->root[as_id]) {
+	if (!h->m.root[as_id]) {
 		if (!create)
 			return NULL;
-		h->root[as_id] = node_new(h, as_id, HTOP_LEVEL, 0, NULL);
-		if (!h->root[as_id])
+		h->m.root[as_id] = node_new(h, as_id, HTOP_LEVEL, 0, NULL);
+		if (!h->m.root[as_id])
 			return NULL;
 	}
-	n = h->root[as_id];
+	n = h->m.root[as_id];
 	for (unsigned int l = HTOP_LEVEL; l > level; l--) {
 		unsigned int i = idx_of(gfn, l);
 
@@ -189,7 +189,7 @@ struct hnode *hmodel_node(struct msc_history *h, unsigned int as_id, uint64_t gf
 		}
 		n = child;
 	}
-	h->cache[as_id][level] = n;
+	h->m.cache[as_id][level] = n;
 	return n;
 }
 
@@ -207,21 +207,21 @@ static void runs_free(struct hrun *r, bool pending)
 void hmodel_free(struct msc_history *h)
 {
 	for (unsigned int a = 0; a < HMAX_AS; a++)
-		h->root[a] = NULL;
+		h->m.root[a] = NULL;
 	arenas_free(h);	/* the nodes and their chunks: nothing else */
-	if (h->empty_chunk)
-		munmap(h->empty_chunk, hchunk_size(2));
-	h->empty_chunk = NULL;
-	h->nodes = 0;
-	memset(h->cache, 0, sizeof(h->cache));
-	runs_free(h->oldest, true);
-	runs_free(h->free_runs, false);
-	h->oldest = h->newest = h->free_runs = NULL;
-	free(h->settle);
-	h->settle = NULL;
-	h->nr_settle = h->alloc_settle = 0;
-	h->nr_runs = 0;
-	h->run_bytes = 0;
+	if (h->m.empty_chunk)
+		munmap(h->m.empty_chunk, hchunk_size(2));
+	h->m.empty_chunk = NULL;
+	h->m.nodes = 0;
+	memset(h->m.cache, 0, sizeof(h->m.cache));
+	runs_free(h->m.oldest, true);
+	runs_free(h->m.free_runs, false);
+	h->m.oldest = h->m.newest = h->m.free_runs = NULL;
+	free(h->m.settle);
+	h->m.settle = NULL;
+	h->m.nr_settle = h->m.alloc_settle = 0;
+	h->m.nr_runs = 0;
+	h->m.run_bytes = 0;
 }
 
 static inline bool is_present(const struct msc_history *h, uint64_t spte)
@@ -241,29 +241,29 @@ static void lru_unlink(struct msc_history *h, struct hrun *r)
 	if (r->older)
 		r->older->newer = r->newer;
 	else
-		h->oldest = r->newer;
+		h->m.oldest = r->newer;
 	if (r->newer)
 		r->newer->older = r->older;
 	else
-		h->newest = r->older;
+		h->m.newest = r->older;
 	r->older = r->newer = NULL;
 }
 
 static void lru_push(struct msc_history *h, struct hrun *r)
 {
-	r->older = h->newest;
+	r->older = h->m.newest;
 	r->newer = NULL;
-	if (h->newest)
-		h->newest->newer = r;
+	if (h->m.newest)
+		h->m.newest->newer = r;
 	else
-		h->oldest = r;
-	h->newest = r;
+		h->m.oldest = r;
+	h->m.newest = r;
 }
 
 /* The start time interval_of() reads from the start word @sw */
 static inline uint64_t start_ts(const struct msc_history *h, uint64_t sw)
 {
-	return (sw >> 8) + h->ts_base;
+	return (sw >> 8) + h->m.ts_base;
 }
 
 /* A start word holds ts - ts_base in bits 8..63: up to this, it reads back */
@@ -272,7 +272,7 @@ static inline uint64_t start_ts(const struct msc_history *h, uint64_t sw)
 /* The start word for time @ts, with @flags in bits 0..7 */
 static inline uint64_t start_word(const struct msc_history *h, uint64_t ts, unsigned int flags)
 {
-	return ((ts - h->ts_base) << 8) | flags;
+	return ((ts - h->m.ts_base) << 8) | flags;
 }
 
 /*
@@ -336,8 +336,8 @@ static int run_write(struct msc_history *h, struct hrun *r)
 	lru_unlink(h, r);
 	r->node = NULL;
 	r->n = 0;
-	r->next = h->free_runs;
-	h->free_runs = r;
+	r->next = h->m.free_runs;
+	h->m.free_runs = r;
 	return ret;
 }
 
@@ -392,18 +392,18 @@ static int run_get(struct msc_history *h, struct hrun **ret)
 	struct hrun *r;
 	int err;
 
-	if (!h->free_runs && h->nr_runs >= HRUN_MAX_PENDING &&
-	    (err = run_write(h, h->oldest)))
+	if (!h->m.free_runs && h->m.nr_runs >= HRUN_MAX_PENDING &&
+	    (err = run_write(h, h->m.oldest)))
 		return err;
-	r = h->free_runs;
+	r = h->m.free_runs;
 	if (r) {
-		h->free_runs = r->next;
+		h->m.free_runs = r->next;
 	} else {
 		r = calloc(1, sizeof(*r));
 		if (!r)
 			return -ENOMEM;
-		h->nr_runs++;
-		h->run_bytes += sizeof(*r);
+		h->m.nr_runs++;
+		h->m.run_bytes += sizeof(*r);
 	}
 	*ret = r;
 	return 0;
@@ -418,17 +418,17 @@ static int run_append(struct msc_history *h, struct hrun *r, unsigned int i,
 
 		if (!e)
 			return -ENOMEM;
-		h->run_bytes += (alloc - r->alloc) * sizeof(*e);
-		h->run_bytes_peak = max(h->run_bytes_peak, h->run_bytes);
+		h->m.run_bytes += (alloc - r->alloc) * sizeof(*e);
+		h->m.run_bytes_peak = max(h->m.run_bytes_peak, h->m.run_bytes);
 		r->e = e;
 		r->alloc = (uint16_t)alloc;
 	}
 	r->gapless &= i == r->first + r->n;
-	r->exact &= iv->end_ts - h->ts_base <= START_TS_MAX;
+	r->exact &= iv->end_ts - h->m.ts_base <= START_TS_MAX;
 	r->e[r->n++] = (struct hrun_entry){ iv->start_ts, iv->end_ts, (uint16_t)i };
 	if (r->n == HNODE_ENTRIES)
 		return run_write(h, r);
-	if (h->newest != r) {
+	if (h->m.newest != r) {
 		lru_unlink(h, r);
 		lru_push(h, r);
 	}
@@ -483,8 +483,8 @@ static int flush_runs(struct msc_history *h)
 {
 	int r = 0;
 
-	while (h->oldest && !r)
-		r = run_write(h, h->oldest);
+	while (h->m.oldest && !r)
+		r = run_write(h, h->m.oldest);
 	return r;
 }
 
@@ -556,7 +556,7 @@ static struct hcell *cell_of(struct msc_history *h, struct hnode *n, unsigned in
  * Cells.  An event changes one entry, or many at one time: a split's 512
  * children, a subtree cleared, a 1G leaf's 512 cells.  While it is applied
  * (between hmodel_settle_begin() and hmodel_settle()) the 2M cells it
- * changes only gather in h->settle, each once, and are recomputed at its
+ * changes only gather in h->m.settle, each once, and are recomputed at its
  * end, in the order they were first changed: a cell has one region_state
  * row per time, the state the event left it in, and the phase detector
  * hears of a cell becoming huge or split once.
@@ -567,31 +567,31 @@ static int cell_changed(struct msc_history *h, struct hnode *n2, unsigned int i)
 {
 	struct hcell *c;
 
-	if (!h->settling)
+	if (!h->m.settling)
 		return h->up->cell_changed(h, n2->as_id, n2, i);
 	if (hmodel_own(h, n2, i))
 		return -ENOMEM;
 	c = hnode_cell(n2, i);
 	if (c->flags & HCELL_SETTLE)
 		return 0;
-	if (h->nr_settle == h->alloc_settle) {
-		size_t alloc = h->alloc_settle ? 2 * h->alloc_settle : 64;
-		struct hcellref *p = realloc(h->settle, alloc * sizeof(*p));
+	if (h->m.nr_settle == h->m.alloc_settle) {
+		size_t alloc = h->m.alloc_settle ? 2 * h->m.alloc_settle : 64;
+		struct hcellref *p = realloc(h->m.settle, alloc * sizeof(*p));
 
 		if (!p)
 			return -ENOMEM;
-		h->settle = p;
-		h->alloc_settle = alloc;
+		h->m.settle = p;
+		h->m.alloc_settle = alloc;
 	}
 	c->flags |= HCELL_SETTLE;
-	h->settle[h->nr_settle++] = (struct hcellref){ n2, (uint16_t)i };
+	h->m.settle[h->m.nr_settle++] = (struct hcellref){ n2, (uint16_t)i };
 	return 0;
 }
 
 /** hmodel_settle_begin - an event is being applied: its cells wait */
 void hmodel_settle_begin(struct msc_history *h)
 {
-	h->settling = true;
+	h->m.settling = true;
 }
 
 /** hmodel_settle - the event is applied: recompute the cells it changed */
@@ -599,15 +599,15 @@ int hmodel_settle(struct msc_history *h)
 {
 	int r = 0;
 
-	h->settling = false;
-	for (size_t k = 0; k < h->nr_settle; k++) {
-		struct hcellref *c = &h->settle[k];
+	h->m.settling = false;
+	for (size_t k = 0; k < h->m.nr_settle; k++) {
+		struct hcellref *c = &h->m.settle[k];
 
 		hnode_cell(c->n2, c->i)->flags &= ~HCELL_SETTLE;
 		if (!r)
 			r = h->up->cell_changed(h, c->n2->as_id, c->n2, c->i);
 	}
-	h->nr_settle = 0;
+	h->m.nr_settle = 0;
 	return r;
 }
 
@@ -626,7 +626,7 @@ static int transition(struct msc_history *h, struct hnode *n, unsigned int i,
 	bool was_leaf = was_p && is_leaf(h, level, old_spte);
 	bool is_leaf_ = is_p && is_leaf(h, level, new_spte);
 
-	h->transitions++;
+	h->m.transitions++;
 	if (r)
 		return r;
 	if (level > 1 && ch->child[j])
@@ -646,9 +646,9 @@ static int transition(struct msc_history *h, struct hnode *n, unsigned int i,
 		r = node_write_runs(h, n);	/* the table is gone: its runs are complete */
 	if (level <= MSC_HISTORY_MAX_LEVEL) {
 		if (was_leaf)
-			hmodel_leaves_add(h, n->as_id, level, -1);
+			hmodel_leaves_add(&h->m, n->as_id, level, -1);
 		if (is_leaf_)
-			hmodel_leaves_add(h, n->as_id, level, 1);
+			hmodel_leaves_add(&h->m, n->as_id, level, 1);
 	}
 	if (level == 1 && n->parent) {
 		struct hnode *n2 = NULL;
@@ -724,7 +724,7 @@ static int reconcile(struct msc_history *h, struct hnode *n, unsigned int i, uin
 		/* present since before the trace: its interval starts at the trace start */
 		set_start(n, i, hnode_start(n, i) & 0xff);
 		h->sum.resyncs++;
-		h->census_flags |= MSC_CENSUS_PARTIAL;
+		h->census.flags |= MSC_CENSUS_PARTIAL;
 		if (!r && !h->anomalies_by_kind[MSC_ANOMALY_PARTIAL])
 			r = h->up->anomaly(h, MSC_ANOMALY_PARTIAL, n->as_id, gfn, n->level, cur, old_spte,
 				     "SPTE present before the trace began: the capture started "
@@ -834,14 +834,14 @@ static int teardown_child(struct msc_history *h, struct hnode *n, unsigned int i
 			 * earlier run saw it (a resumed model has no non-present
 			 * entry's start).
 			 */
-			if (!(hnode_start(p, pi) & HSTART_SEEN) && !h->resumed)
+			if (!(hnode_start(p, pi) & HSTART_SEEN) && !h->m.resumed)
 				return 0;
-			h->orphans++;
+			h->m.orphans++;
 			teardown_done(h, new_spte);
-			h->orphan_of.mark = h->transitions + 1;
-			h->orphan_of.base = n->base;
-			h->orphan_of.as_id = (uint8_t)n->as_id;
-			h->orphan_of.level = (uint8_t)n->level;
+			h->m.orphan_of.mark = h->m.transitions + 1;
+			h->m.orphan_of.base = n->base;
+			h->m.orphan_of.as_id = (uint8_t)n->as_id;
+			h->m.orphan_of.level = (uint8_t)n->level;
 			return 1;
 		}
 		if (!child || hnode_spte(n, i) != old_spte)
@@ -872,7 +872,7 @@ static int clear_table(struct msc_history *h, struct hnode *n, uint64_t ts, unsi
 	for (unsigned int i = 0; i < HNODE_ENTRIES && n->present && !r; i++) {
 		uint64_t spte;
 
-		if (n->chunk[i >> HCHUNK_SHIFT] == h->empty_chunk) {
+		if (n->chunk[i >> HCHUNK_SHIFT] == h->m.empty_chunk) {
 			i |= HCHUNK_MASK;	/* nothing there */
 			continue;
 		}
@@ -933,10 +933,10 @@ int hmodel_change(struct msc_history *h, unsigned int as_id, uint64_t gfn, unsig
 	int r;
 
 	/* the next child of the table the last orphan was of: nothing to look up */
-	if (cause == MSC_CAUSE_TEARDOWN && h->orphan_of.mark == h->transitions + 1 &&
-	    as_id == h->orphan_of.as_id && level == h->orphan_of.level &&
-	    gfn - h->orphan_of.base < msc_level_pages(level + 1)) {
-		h->orphans++;
+	if (cause == MSC_CAUSE_TEARDOWN && h->m.orphan_of.mark == h->m.transitions + 1 &&
+	    as_id == h->m.orphan_of.as_id && level == h->m.orphan_of.level &&
+	    gfn - h->m.orphan_of.base < msc_level_pages(level + 1)) {
+		h->m.orphans++;
 		teardown_done(h, new_spte);
 		return 0;
 	}
@@ -958,7 +958,7 @@ int hmodel_change(struct msc_history *h, unsigned int as_id, uint64_t gfn, unsig
  * entries one after the other, each from the present leaf the model holds
  * to another present leaf (write-protection, clearing D bits) or to nothing
  * (the children of a removed table).  hmodel_range_add() keeps such changes
- * in h->range instead of applying them, and hmodel_range_apply() applies
+ * in h->m.range instead of applying them, and hmodel_range_apply() applies
  * them in one pass over the node: the intervals go to the run the last one
  * went to while they fit it, the census is counted once, and the node's one
  * 2M cell is recomputed only where its region_state row can change and once
@@ -1011,7 +1011,7 @@ bool hmodel_range_extend(struct msc_history *h, unsigned int as_id, uint64_t gfn
 			 unsigned int level, uint64_t old_spte, uint64_t new_spte,
 			 unsigned int cause, uint64_t ts)
 {
-	struct hrange *rg = &h->range;
+	struct hrange *rg = &h->m.range;
 	struct hnode *n = rg->node;
 	unsigned int i = rg->first + rg->nr;
 
@@ -1035,7 +1035,7 @@ bool hmodel_range_extend(struct msc_history *h, unsigned int as_id, uint64_t gfn
 int hmodel_range_add(struct msc_history *h, unsigned int as_id, uint64_t gfn, unsigned int level,
 		     uint64_t old_spte, uint64_t new_spte, unsigned int cause)
 {
-	struct hrange *rg = &h->range;
+	struct hrange *rg = &h->m.range;
 	struct hnode *n;
 	unsigned int i;
 	int r;
@@ -1083,7 +1083,7 @@ static int range_emit(struct msc_history *h, struct hnode *n, unsigned int i, ui
 /** hmodel_range_apply - apply the pending range, if any */
 int hmodel_range_apply(struct msc_history *h)
 {
-	struct hrange *rg = &h->range;
+	struct hrange *rg = &h->m.range;
 	struct hnode *n = rg->node, *n2 = NULL;
 	uint64_t now = h->last_ts, skipped_ts = 0, wbit = h->layout.writable;
 	unsigned int i2 = 0, removed = 0, lost = h->after_lost ? HSTART_LOST : 0;
@@ -1126,7 +1126,7 @@ int hmodel_range_apply(struct msc_history *h)
 		if ((table || c->mapped) && (c->flags & HCELL_WRITTEN) &&
 		    c->q_kind == MSC_REGION_4K && c->q_mapped == hcensus_quant(c->mapped) &&
 		    c->q_writable == hcensus_quant(c->writable)) {
-			h->cell_updates++;
+			h->census.cell_updates++;
 			stale = true;
 			skipped_ts = rg->ts[k];
 			continue;
@@ -1135,11 +1135,11 @@ int hmodel_range_apply(struct msc_history *h)
 		r = h->up->cell_changed(h, rg->as_id, n2, i2);
 		stale = false;
 	}
-	h->pages[rg->as_id][1] -= removed;
-	h->census_dirty[rg->as_id] = true;
+	h->m.pages[rg->as_id][1] -= removed;
+	h->m.leaves_moved[rg->as_id] = true;
 	if (!r && stale) {
 		/* the last skipped update, done: the cell's staleness is its values' */
-		h->cell_updates--;
+		h->census.cell_updates--;
 		h->last_ts = skipped_ts;
 		r = h->up->cell_changed(h, rg->as_id, n2, i2);
 	}
@@ -1211,7 +1211,7 @@ static int fill_children(struct msc_history *h, struct hnode *n, uint64_t huge, 
 		set_start(n, i, sw);
 	}
 	n->present = HNODE_ENTRIES;
-	hmodel_leaves_add(h, n->as_id, level, HNODE_ENTRIES);
+	hmodel_leaves_add(&h->m, n->as_id, level, HNODE_ENTRIES);
 	if (level == 2) {
 		for (unsigned int i = 0; i < HNODE_ENTRIES && !r; i++)
 			r = cell_changed(h, n, i);
@@ -1331,8 +1331,8 @@ bool hmodel_holds(struct msc_history *h, unsigned int as_id, uint64_t gfn, unsig
 		return false;
 	i = idx_of(gfn, level);
 	v = hnode_spte(n, i);
-	if (h->range.node == n && i - h->range.first < h->range.nr)
-		v = h->range.spte[i - h->range.first];
+	if (h->m.range.node == n && i - h->m.range.first < h->m.range.nr)
+		v = h->m.range.spte[i - h->m.range.first];
 	return msc_spte_present(&h->layout, v) &&
 	       msc_spte_pfn(&h->layout, v) == msc_spte_pfn(&h->layout, spte);
 }
@@ -1366,7 +1366,7 @@ int hmodel_load_interval(struct msc_history *h, const struct msc_interval *iv)
 		flags |= HSTART_SYNTH;
 	if (iv->flags & MSC_IV_AFTER_LOST)
 		flags |= HSTART_LOST;
-	set_start(n, i, start_word(h, max(iv->start_ts, h->ts_base), HSTART_SEEN |
+	set_start(n, i, start_word(h, max(iv->start_ts, h->m.ts_base), HSTART_SEEN |
 				   (iv->start_cause & HSTART_CAUSE_MASK) | flags));
 	h->sum.intervals--;
 	return r;
@@ -1400,7 +1400,7 @@ static int close_node(struct msc_history *h, struct hnode *n)
 	if (!n)
 		return 0;
 	for (unsigned int i = 0; i < HNODE_ENTRIES && !r; i++) {
-		if (n->chunk[i >> HCHUNK_SHIFT] == h->empty_chunk) {
+		if (n->chunk[i >> HCHUNK_SHIFT] == h->m.empty_chunk) {
 			i |= HCHUNK_MASK;	/* nothing there */
 			continue;
 		}
@@ -1425,7 +1425,7 @@ int hmodel_close_all(struct msc_history *h)
 	int r = flush_runs(h);
 
 	for (unsigned int a = 0; a < HMAX_AS && !r; a++)
-		r = close_node(h, h->root[a]);
+		r = close_node(h, h->m.root[a]);
 	return r;
 }
 
@@ -1439,7 +1439,7 @@ static int cells_node(struct msc_history *h, struct hnode *n, hcell_fn fn, void 
 		for (unsigned int i = 0; i < HNODE_ENTRIES && !r; i++) {
 			struct hcell tmp;
 
-			if (n->chunk[i >> HCHUNK_SHIFT] != h->empty_chunk) {
+			if (n->chunk[i >> HCHUNK_SHIFT] != h->m.empty_chunk) {
 				r = fn(h, n, i, hnode_cell(n, i), ctx);
 				continue;
 			}
@@ -1465,6 +1465,6 @@ int hmodel_for_each_cell(struct msc_history *h, hcell_fn fn, void *ctx)
 	int r = 0;
 
 	for (unsigned int a = 0; a < HMAX_AS && !r; a++)
-		r = cells_node(h, h->root[a], fn, ctx);
+		r = cells_node(h, h->m.root[a], fn, ctx);
 	return r;
 }

@@ -200,8 +200,8 @@ static bool counts(const struct msc_history *h, size_t i, bool vcpu)
  */
 static void cost_attribute(struct msc_history *h, int32_t pid, bool vcpu, const struct hcost *c)
 {
-	for (size_t i = 0; i < h->nr_phases; i++) {
-		struct hphase *ph = &h->phases[i];
+	for (size_t i = 0; i < h->det.nr_phases; i++) {
+		struct hphase *ph = &h->det.phases[i];
 
 		if (ph->open && (pid == PID_NONE || counts(h, i, vcpu)))
 			cost_merge(trails(h, i) ? &ph->pending : &ph->cost, c);
@@ -217,14 +217,14 @@ void hphase_cost(struct msc_history *h, const struct msc_event *ev, unsigned int
 	int32_t pid = ev ? ev->pid : PID_NONE;
 	bool vcpu;
 
-	hact_count(h, pid, what, n);
-	if (h->stretch) {
-		cost_event(&h->batch, ev, what, n);
+	hact_count(&h->activity, h->st.act, pid, what, n);
+	if (h->det.stretch) {
+		cost_event(&h->det.batch, ev, what, n);
 		return;
 	}
-	vcpu = pid == h->ev_pid ? h->ev_vcpu : pid >= 0 && hphase_is_vcpu(h, pid);
-	for (size_t i = 0; i < h->nr_phases; i++) {
-		struct hphase *ph = &h->phases[i];
+	vcpu = pid == h->det.ev_pid ? h->det.ev_vcpu : pid >= 0 && hphase_is_vcpu(h, pid);
+	for (size_t i = 0; i < h->det.nr_phases; i++) {
+		struct hphase *ph = &h->det.phases[i];
 
 		if (ph->open && (pid == PID_NONE || counts(h, i, vcpu)))
 			cost_event(trails(h, i) ? &ph->pending : &ph->cost, ev, what, n);
@@ -238,11 +238,11 @@ void hphase_cost_changes(struct msc_history *h, const struct hchanges *c)
 {
 	struct hcost one;
 
-	hact_count(h, c->pid, HCOST_SPTE, c->n);
+	hact_count(&h->activity, h->st.act, c->pid, HCOST_SPTE, c->n);
 	if (c->what >= 0)
-		hact_count(h, c->pid, (unsigned int)c->what, c->n);
-	if (h->stretch) {
-		cost_changes(&h->batch, c);
+		hact_count(&h->activity, h->st.act, c->pid, (unsigned int)c->what, c->n);
+	if (h->det.stretch) {
+		cost_changes(&h->det.batch, c);
 		return;
 	}
 	cost_reset(&one);
@@ -253,17 +253,17 @@ void hphase_cost_changes(struct msc_history *h, const struct hchanges *c)
 /*
  * The stretch's costs so far go where hphase_cost() would have put them
  * one by one.  A stretch is the vCPUs' (a pass's) or one task's (a
- * sweep's, h->steady_pid).  Costs are sums and a GFN range, so the order
+ * sweep's, h->det.steady_pid).  Costs are sums and a GFN range, so the order
  * they come in does not matter.
  */
 static void stretch_attribute(struct msc_history *h)
 {
-	bool pass = h->stretch == HSTEADY_PASS;
+	bool pass = h->det.stretch == HSTEADY_PASS;
 
-	if (!h->stretch)
+	if (!h->det.stretch)
 		return;
-	cost_attribute(h, pass ? PID_VCPUS : h->steady_pid, pass, &h->batch);
-	cost_reset(&h->batch);
+	cost_attribute(h, pass ? PID_VCPUS : h->det.steady_pid, pass, &h->det.batch);
+	cost_reset(&h->det.batch);
 }
 
 static struct hphase *phase_new(struct msc_history *h, enum msc_phase_kind kind,
@@ -273,20 +273,20 @@ static struct hphase *phase_new(struct msc_history *h, enum msc_phase_kind kind,
 	struct hphase *ph;
 
 	stretch_attribute(h);
-	if (h->nr_phases == h->alloc_phases) {
-		size_t n = h->alloc_phases ? 2 * h->alloc_phases : 16;
-		struct hphase *p = realloc(h->phases, n * sizeof(*p));
+	if (h->det.nr_phases == h->det.alloc_phases) {
+		size_t n = h->det.alloc_phases ? 2 * h->det.alloc_phases : 16;
+		struct hphase *p = realloc(h->det.phases, n * sizeof(*p));
 
 		if (!p)
 			return NULL;
-		h->phases = p;
-		h->alloc_phases = n;
+		h->det.phases = p;
+		h->det.alloc_phases = n;
 	}
-	ph = &h->phases[h->nr_phases];
+	ph = &h->det.phases[h->det.nr_phases];
 	memset(ph, 0, sizeof(*ph));
-	h->phase_turns++;
+	h->det.phase_turns++;
 	ph->open = true;
-	ph->p.id = (int64_t)++h->nr_phases;
+	ph->p.id = (int64_t)++h->det.nr_phases;
 	ph->p.vm = hvm_current(h);
 	h->st.vm_used = 1;
 	ph->p.kind = (uint8_t)kind;
@@ -296,7 +296,7 @@ static struct hphase *phase_new(struct msc_history *h, enum msc_phase_kind kind,
 	ph->p.start_seq = ph->p.end_seq = ev ? (int64_t)ev->seq : h->cur_seq;
 	ph->p.to_huge_ns = -1;
 	/* the call began after the event before this one */
-	ph->p.slack_start_ns = h->last_ts - min(h->prev_ts, h->last_ts);
+	ph->p.slack_start_ns = h->last_ts - min(h->det.prev_ts, h->last_ts);
 	ph->split_integral0 = h->st.split_integral;
 	hcensus_total(h, &ph->p.before);
 	ph->p.after = ph->p.before;
@@ -311,7 +311,7 @@ static void phase_settle(struct msc_history *h, struct hphase *ph)
 	ph->p.end_ts = h->last_ts;
 	ph->p.end_seq = h->cur_seq;
 	ph->p.region_split_ns = h->st.split_integral - ph->split_integral0;
-	ph->cell_mark = h->cell_updates;
+	ph->cell_mark = h->census.cell_updates;
 	hcensus_total(h, &ph->p.after);
 }
 
@@ -322,22 +322,22 @@ static void phase_settle(struct msc_history *h, struct hphase *ph)
 static int phase_closed(struct msc_history *h, struct hphase *ph)
 {
 	stretch_attribute(h);
-	h->phase_turns++;
+	h->det.phase_turns++;
 	ph->open = false;
-	if (ph->cell_mark != h->cell_updates || h->loading)
+	if (ph->cell_mark != h->census.cell_updates || h->loading)
 		return 0;
 	return hcensus_cells_exact(h, ph->p.end_ts);
 }
 
 static struct hphase *cur_dirty(struct msc_history *h)
 {
-	return h->st.cur_dirty >= 0 ? &h->phases[h->st.cur_dirty] : NULL;
+	return h->st.cur_dirty >= 0 ? &h->det.phases[h->st.cur_dirty] : NULL;
 }
 
 /* The last dirty-log phase, open or not. */
 static struct hphase *last_dirty(struct msc_history *h)
 {
-	return h->st.last_dirty >= 0 ? &h->phases[h->st.last_dirty] : NULL;
+	return h->st.last_dirty >= 0 ? &h->det.phases[h->st.last_dirty] : NULL;
 }
 
 static int mark_awaiting_now(struct msc_history *h, struct hnode *n2, unsigned int i,
@@ -354,10 +354,10 @@ static int mark_awaiting_now(struct msc_history *h, struct hnode *n2, unsigned i
 
 static void set_to_huge(struct msc_history *h, int64_t ns)
 {
-	for (size_t i = 0; i < h->nr_phases; i++)
-		if (h->phases[i].p.kind == MSC_PHASE_DISABLE &&
-		    h->phases[i].p.start_ts == h->st.disable_start)
-			h->phases[i].p.to_huge_ns = ns;
+	for (size_t i = 0; i < h->det.nr_phases; i++)
+		if (h->det.phases[i].p.kind == MSC_PHASE_DISABLE &&
+		    h->det.phases[i].p.start_ts == h->st.disable_start)
+			h->det.phases[i].p.to_huge_ns = ns;
 }
 
 static void close_repromote(struct msc_history *h, bool done)
@@ -367,7 +367,7 @@ static void close_repromote(struct msc_history *h, bool done)
 	if (h->st.cur_repromote < 0)
 		return;
 	stretch_attribute(h);	/* a cell became huge in a stretch: what it cost so far */
-	rp = &h->phases[h->st.cur_repromote];
+	rp = &h->det.phases[h->st.cur_repromote];
 	rp->open = false;
 	phase_settle(h, rp);
 	if (done) {
@@ -386,7 +386,7 @@ static void close_repromote(struct msc_history *h, bool done)
  */
 static void repromote_cut(struct msc_history *h, int32_t rp, const struct hphase *ph)
 {
-	struct hphase *q = rp >= 0 ? &h->phases[rp] : NULL;
+	struct hphase *q = rp >= 0 ? &h->det.phases[rp] : NULL;
 
 	if (!q || q->p.end_seq < ph->p.start_seq)
 		return;
@@ -522,14 +522,14 @@ static void learn_vcpu(struct msc_history *h, int32_t pid)
 		return;
 	h->st.vcpu_pids[i] = pid;
 	h->st.nr_vcpu_pids++;
-	if (pid == h->ev_pid)
-		h->ev_vcpu = true;
+	if (pid == h->det.ev_pid)
+		h->det.ev_vcpu = true;
 }
 
 /* The vCPUs' pass is over: it ended at its last vCPU event. */
 static int close_pass(struct msc_history *h)
 {
-	struct hphase *ph = h->st.cur_pass >= 0 ? &h->phases[h->st.cur_pass] : NULL;
+	struct hphase *ph = h->st.cur_pass >= 0 ? &h->det.phases[h->st.cur_pass] : NULL;
 
 	h->st.cur_pass = -1;
 	return ph ? phase_closed(h, ph) : 0;
@@ -564,15 +564,15 @@ static int vcpu_event(struct msc_history *h, const struct msc_event *ev, bool ru
 			ph->p.exact = MSC_EXACT_START;
 		h->st.cur_pass = (int32_t)(ph->p.id - 1);
 	} else {
-		ph = &h->phases[h->st.cur_pass];
-		h->steady = HSTEADY_PASS;
+		ph = &h->det.phases[h->st.cur_pass];
+		h->det.steady = HSTEADY_PASS;
 	}
 	/* a pass that ends at a vCPU's KVM_RUN exit ends exactly there */
 	if (run && ev->ioctl.exit)
 		ph->p.exact |= MSC_EXACT_END;
 	else
 		ph->p.exact &= ~MSC_EXACT_END;
-	h->pass_hit = true;
+	h->det.pass_hit = true;
 	return 0;
 }
 
@@ -613,7 +613,7 @@ static void prelude(struct msc_history *h, const struct msc_event *ev)
 	h->st.pre_open = 1;
 	h->st.pre_pid = ev->pid;
 	h->st.pre_ts = h->last_ts;
-	h->st.pre_slack = h->last_ts - min(h->prev_ts, h->last_ts);
+	h->st.pre_slack = h->last_ts - min(h->det.prev_ts, h->last_ts);
 	h->st.pre_seq = (int64_t)ev->seq;
 	h->st.pre_integral = h->st.split_integral;
 	hcensus_total(h, &h->st.pre_before);
@@ -657,7 +657,7 @@ static int open_dirty(struct msc_history *h, const struct msc_event *ev,
 	memset(h->st.sweep_at, 0, sizeof(h->st.sweep_at));
 	h->st.sweep_split_top = 0;
 	h->st.sweep_whole = 0;
-	h->sweep_hit = true;
+	h->det.sweep_hit = true;
 	h->st.faults_since_sweep = 0;
 	if ((kind == MSC_PHASE_DISABLE || kind == MSC_PHASE_TEARDOWN) && h->st.pre_open &&
 	    ev->pid == h->st.pre_pid)
@@ -811,10 +811,10 @@ static int activity(struct msc_history *h, const struct msc_event *ev,
 		}
 		if (ph->p.kind == kind && source < ph->p.source)
 			ph->p.source = (uint8_t)source;
-		h->sweep_hit = true;
+		h->det.sweep_hit = true;
 		h->st.faults_since_sweep = 0;
 		if (same)
-			h->steady = HSTEADY_SWEEP;
+			h->det.steady = HSTEADY_SWEEP;
 		return r;
 	}
 	/*
@@ -830,7 +830,7 @@ static int activity(struct msc_history *h, const struct msc_event *ev,
 		h->st.kp_pid = ev->pid;
 		h->st.kp_kind = (uint8_t)kind;
 		h->st.kp_seq = (int64_t)ev->seq;
-		h->kp_hit = true;
+		h->det.kp_hit = true;
 		return 0;
 	}
 	/* between the patch's _begin and _end, all activity is that phase's */
@@ -842,9 +842,9 @@ static int activity(struct msc_history *h, const struct msc_event *ev,
 		/* a kprobe or tracepoint of the same kind confirms an inferred phase */
 		if (ph->p.kind == kind && source < ph->p.source)
 			ph->p.source = (uint8_t)source;
-		h->sweep_hit = true;
+		h->det.sweep_hit = true;
 		h->st.faults_since_sweep = 0;
-		h->steady = HSTEADY_SWEEP;
+		h->det.steady = HSTEADY_SWEEP;
 		return 0;
 	}
 	return open_dirty(h, ev, kind, source);
@@ -901,8 +901,8 @@ static int workload_marker(struct msc_history *h, const struct msc_event *ev)
 		return 0;
 	/* the latest open one of the name: its task's own if it has one */
 	for (int own = 1; own >= 0; own--) {
-		for (size_t i = h->nr_phases; i-- > 0;) {
-			struct hphase *ph = &h->phases[i];
+		for (size_t i = h->det.nr_phases; i-- > 0;) {
+			struct hphase *ph = &h->det.phases[i];
 
 			if (ph->open && ph->p.kind == MSC_PHASE_WORKLOAD &&
 			    !strcmp(ph->p.name, name) && (!own || ph->pid == ev->pid)) {
@@ -925,7 +925,7 @@ static void flush_seen(struct msc_history *h, const struct msc_event *ev)
 {
 	h->st.flush_probes = 1;
 	if (cur_dirty(h) && ev->pid == h->st.sweep_pid && !h->st.sweep_task_moved)
-		h->sweep_hit = true;
+		h->det.sweep_hit = true;
 }
 
 /*
@@ -939,7 +939,7 @@ static void harvest_began(struct msc_history *h, struct hphase *ph, const struct
 
 	if (ph->p.kind != MSC_PHASE_HARVEST)
 		return;
-	for (struct hphase *q = ph; q-- > h->phases;) {
+	for (struct hphase *q = ph; q-- > h->det.phases;) {
 		if (q->p.kind == MSC_PHASE_ENABLE || q->p.kind == MSC_PHASE_HARVEST ||
 		    q->p.kind == MSC_PHASE_DISABLE) {
 			start = max(start, q->p.end_ts);
@@ -958,7 +958,7 @@ static void harvest_began(struct msc_history *h, struct hphase *ph, const struct
 static bool is_teardown(const struct msc_history *h, const struct msc_event *ev)
 {
 	const struct hphase *ph = h->st.cur_dirty >= 0 && !h->st.grp_pending ?
-				  &h->phases[h->st.cur_dirty] : NULL;	/* a continued step may end */
+				  &h->det.phases[h->st.cur_dirty] : NULL;	/* a continued step may end */
 	enum msc_spte_class c = ev->spte.class;
 	bool zap = c == MSC_CLASS_UNMAP || c == MSC_CLASS_ZAP_SUBTREE;
 
@@ -996,7 +996,7 @@ static bool clear_not_enable(struct msc_history *h)
 	    h->st.ioctl_open || h->st.sweep_whole ||
 	    !(protected(&ph->cost.count) || protected(&ph->pending.count)))
 		return false;
-	h->sweep_hit = true;
+	h->det.sweep_hit = true;
 	h->st.faults_since_sweep = 0;
 	return true;
 }
@@ -1044,7 +1044,7 @@ static void manual_protect_enable(struct msc_history *h)
 	h->st.dirty_active = true;
 	h->st.vm_disabled = 0;
 	/* the vCPUs ran under dirty logging since */
-	for (struct hphase *ph = &h->phases[h->nr_phases]; ph-- > last;)
+	for (struct hphase *ph = &h->det.phases[h->det.nr_phases]; ph-- > last;)
 		if (ph->p.kind == MSC_PHASE_POPULATE)
 			set_kind(ph, MSC_PHASE_DIRTY_PASS);
 }
@@ -1069,9 +1069,9 @@ static bool continue_step(struct msc_history *h, const struct msc_event *ev,
 	if (memslot ? last->p.kind != MSC_PHASE_ENABLE && last->p.kind != MSC_PHASE_DISABLE :
 		      last->p.kind != MSC_PHASE_HARVEST || strcmp(last->p.name, harvest_name(name)))
 		return false;
-	if (h->st.cur_repromote == (int32_t)h->nr_phases - 1 &&
-	    h->phases[h->nr_phases - 1].p.start_ts == last->p.end_ts) {
-		h->nr_phases--;		/* the re-promotion it handed over to: not yet */
+	if (h->st.cur_repromote == (int32_t)h->det.nr_phases - 1 &&
+	    h->det.phases[h->det.nr_phases - 1].p.start_ts == last->p.end_ts) {
+		h->det.nr_phases--;		/* the re-promotion it handed over to: not yet */
 		h->st.cur_repromote = -1;
 	}
 	h->st.grp_pending = 1;
@@ -1085,7 +1085,7 @@ static bool continue_step(struct msc_history *h, const struct msc_event *ev,
 	h->st.grp_start_integral = h->st.split_integral;
 	last->open = true;
 	h->st.cur_dirty = h->st.last_dirty;
-	h->sweep_hit = true;
+	h->det.sweep_hit = true;
 	return true;
 }
 
@@ -1153,7 +1153,7 @@ static int ioctl_event(struct msc_history *h, const struct msc_event *ev)
 			return r;
 		h->st.grp_pending = 0;
 		/* the phase takes in everything up to here, and ends */
-		h->sweep_hit = h->end_dirty = cur_dirty(h) != NULL;
+		h->det.sweep_hit = h->det.end_dirty = cur_dirty(h) != NULL;
 		return 0;
 	}
 	if (name && !strcmp(name, "KVM_RUN")) {
@@ -1188,7 +1188,7 @@ static int phase_event(struct msc_history *h, const struct msc_event *ev);
 /**
  * hphase_event - let the phase detector see an event before the model does
  *
- * Opens and closes phases; sets h->sweep_hit when the event is activity of
+ * Opens and closes phases; sets h->det.sweep_hit when the event is activity of
  * the open dirty-log phase (hphase_commit() then takes its costs in).
  */
 int hphase_event(struct msc_history *h, const struct msc_event *ev)
@@ -1197,12 +1197,12 @@ int hphase_event(struct msc_history *h, const struct msc_event *ev)
 
 	/* what the sweep's task does besides the sweep */
 	if (!r && ev->pid == h->st.sweep_pid)
-		h->st.sweep_task_moved = !h->sweep_hit && !h->kp_hit;
+		h->st.sweep_task_moved = !h->det.sweep_hit && !h->det.kp_hit;
 	/*
 	 * The kprobe's task did something else (the sweep went on: the kprobe
 	 * was inside it; or the task left it): it starts no later call.
 	 */
-	if (h->st.kp_open && ev->pid == h->st.kp_pid && !h->kp_hit)
+	if (h->st.kp_open && ev->pid == h->st.kp_pid && !h->det.kp_hit)
 		h->st.kp_open = 0;
 	/* the prelude lasts while its task removes tables */
 	if (h->st.pre_open && ev->pid == h->st.pre_pid && ev->type != MSC_EV_ZAP_PAGE &&
@@ -1237,12 +1237,12 @@ static int walk_event(struct msc_history *h, const struct msc_event *ev)
 		r = become(h, cur_dirty(h), MSC_PHASE_HARVEST);
 	else
 		r = activity(h, ev, MSC_PHASE_HARVEST, MSC_PHASE_SRC_INFERRED);
-	if (r || !h->sweep_hit)
+	if (r || !h->det.sweep_hit)
 		return r;
 	walk_reach(h, ev);
 	/* a stretch of this walk goes on while its keys grow (hphase_steady()) */
-	if (h->steady == HSTEADY_SWEEP && !sweep_bounded(h))
-		h->steady_walk = walk_at(h, ev);
+	if (h->det.steady == HSTEADY_SWEEP && !sweep_bounded(h))
+		h->det.steady_walk = walk_at(h, ev);
 	return 0;
 }
 
@@ -1270,7 +1270,7 @@ static int dirty_log_event(struct msc_history *h, const struct msc_event *ev)
 	h->st.dirty_log_open = 0;
 	if (ev->dirty_log.end) {
 		/* the work ends here: the phase closes once this event is counted */
-		h->sweep_hit = h->end_dirty = cur_dirty(h) != NULL;
+		h->det.sweep_hit = h->det.end_dirty = cur_dirty(h) != NULL;
 		return 0;
 	}
 	r = activity(h, ev, on ? MSC_PHASE_ENABLE : MSC_PHASE_DISABLE, MSC_PHASE_SRC_TRACEPOINT);
@@ -1290,7 +1290,7 @@ static int harvest_event(struct msc_history *h, const struct msc_event *ev)
 		return r;
 	harvest_began(h, cur_dirty(h), ev);
 	cur_dirty(h)->p.exact |= MSC_EXACT_START;
-	h->end_dirty = true;
+	h->det.end_dirty = true;
 	return 0;
 }
 
@@ -1345,7 +1345,7 @@ static int kernel_event(struct msc_history *h, const struct msc_event *ev, bool 
 	case MSC_EV_SPLIT:
 		/* it follows its SPTE change: the sweep of its task, however late */
 		if (cur_dirty(h) && ev->pid == h->st.sweep_pid) {
-			h->sweep_hit = true;
+			h->det.sweep_hit = true;
 			return 0;
 		}
 		if (ioctl && cur_dirty(h))
@@ -1387,8 +1387,8 @@ static int spte_event(struct msc_history *h, const struct msc_event *ev, bool io
 	/* a disable's zaps are followed by the children of the tables: part of the sweep */
 	if (cur_dirty(h) && cur_dirty(h)->p.kind == MSC_PHASE_DISABLE &&
 	    ev->spte.class == MSC_CLASS_TEARDOWN_CHILD && !h->st.grp_pending) {
-		h->sweep_hit = true;
-		h->steady = HSTEADY_SWEEP;
+		h->det.sweep_hit = true;
+		h->det.steady = HSTEADY_SWEEP;
 	}
 	return 0;
 }
@@ -1405,11 +1405,11 @@ static int phase_event(struct msc_history *h, const struct msc_event *ev)
 	struct hphase *open = cur_dirty(h);
 	int r;
 
-	h->sweep_hit = h->kp_hit = false;
-	h->steady = 0;
-	h->ev_pid = ev->pid;
-	h->ev_vcpu = !ioctl;
-	h->steady_walk = NULL;
+	h->det.sweep_hit = h->det.kp_hit = false;
+	h->det.steady = 0;
+	h->det.ev_pid = ev->pid;
+	h->det.ev_vcpu = !ioctl;
+	h->det.steady_walk = NULL;
 	if (open && !sweep_bounded(h) && ev->pid == h->st.sweep_pid &&
 	    ((open->p.kind == MSC_PHASE_DISABLE && !disable_work(ev)) || sweep_left(h, ev)) &&
 	    (r = close_dirty(h, ev)))
@@ -1433,16 +1433,16 @@ static void reach(struct msc_history *h, struct hphase *ph)
 int hphase_commit(struct msc_history *h)
 {
 	struct hphase *ph = cur_dirty(h);
-	bool end = h->end_dirty;
+	bool end = h->det.end_dirty;
 
-	h->end_dirty = false;
-	if (h->pass_hit && h->st.cur_pass >= 0)
-		reach(h, &h->phases[h->st.cur_pass]);
-	h->pass_hit = false;
-	if (!ph || !h->sweep_hit)
+	h->det.end_dirty = false;
+	if (h->det.pass_hit && h->st.cur_pass >= 0)
+		reach(h, &h->det.phases[h->st.cur_pass]);
+	h->det.pass_hit = false;
+	if (!ph || !h->det.sweep_hit)
 		return 0;
 	reach(h, ph);
-	h->sweep_hit = false;
+	h->det.sweep_hit = false;
 	if (!end)
 		return 0;
 	ph->p.exact |= MSC_EXACT_END;	/* the ioctl's exit, _end, the harvest event */
@@ -1451,7 +1451,7 @@ int hphase_commit(struct msc_history *h)
 
 bool hphase_in_disable(const struct msc_history *h)
 {
-	return h->st.cur_dirty >= 0 && h->phases[h->st.cur_dirty].p.kind == MSC_PHASE_DISABLE;
+	return h->st.cur_dirty >= 0 && h->det.phases[h->st.cur_dirty].p.kind == MSC_PHASE_DISABLE;
 }
 
 /*
@@ -1460,7 +1460,7 @@ bool hphase_in_disable(const struct msc_history *h)
  */
 static void end_slack(struct msc_history *h, int32_t i, uint64_t ts)
 {
-	struct hphase *ph = i >= 0 ? &h->phases[i] : NULL;
+	struct hphase *ph = i >= 0 ? &h->det.phases[i] : NULL;
 
 	if (ph && ph->p.end_seq == h->cur_seq && ts >= ph->p.end_ts)
 		ph->p.slack_end_ns = ts - ph->p.end_ts;
@@ -1482,7 +1482,7 @@ int hphase_tick(struct msc_history *h, uint64_t ts, const struct msc_event *ev)
 	if (ev) {
 		end_slack(h, h->st.cur_dirty, ts);
 		end_slack(h, h->st.cur_pass, ts);
-		h->prev_ts = h->last_ts;
+		h->det.prev_ts = h->last_ts;
 	}
 	return hact_tick(h, ts, ev);
 }
@@ -1490,7 +1490,7 @@ int hphase_tick(struct msc_history *h, uint64_t ts, const struct msc_event *ev)
 /*
  * Steady stretches.  An SPTE change the phase detector took as more of the
  * open phase's activity, changing nothing else (activity() going on with
- * the open dirty-log phase, vcpu_event() with the open pass: h->steady),
+ * the open dirty-log phase, vcpu_event() with the open pass: h->det.steady),
  * makes the next change of the same task, class and level go the same way,
  * as long as time does not end something first (the census or activity
  * bucket) and a sweep's walk goes on upward (another_walk()).  After a vCPU event of the open pass,
@@ -1498,7 +1498,7 @@ int hphase_tick(struct msc_history *h, uint64_t ts, const struct msc_event *ev)
  * unless it is the sweep's task's or something else would see it (see
  * fault_steady()).  Such an event (hphase_steady()) skips
  * the detector: hphase_steady_event() does what it would have done besides
- * taking the change in, its costs gather in h->batch (hphase_cost()), and
+ * taking the change in, its costs gather in h->det.batch (hphase_cost()), and
  * the phase reaches the stretch's last change once, at its end
  * (hphase_stretch_end()).  Nothing reads the costs or a phase's end in
  * between: the stretch ends before any other event is fed and before
@@ -1517,8 +1517,8 @@ int hphase_tick(struct msc_history *h, uint64_t ts, const struct msc_event *ev)
  */
 static bool fault_steady(const struct msc_history *h, const struct msc_event *ev)
 {
-	if (h->steady != HSTEADY_PASS || h->st.cur_pass < 0 || ev->pid == h->st.sweep_pid ||
-	    h->st.vm_gone || h->range.node || h->nr_tasks >= HTASK_SLOTS / 4)
+	if (h->det.steady != HSTEADY_PASS || h->st.cur_pass < 0 || ev->pid == h->st.sweep_pid ||
+	    h->st.vm_gone || h->m.range.node || h->activity.nr_tasks >= HTASK_SLOTS / 4)
 		return false;
 	return ev->type != MSC_EV_PAGE_FAULT || hphase_is_vcpu(h, ev->pid) ||
 	       hphase_vcpus_full(h);
@@ -1532,7 +1532,7 @@ static uint64_t add_sat(uint64_t a, uint64_t b)
 /*
  * The time the stretch ends at, whatever its events are: the activity or
  * the census bucket ends.  What it depends on changes only when the
- * detector sees an event, and feed() forgets it then (h->steady_until = 0).
+ * detector sees an event, and feed() forgets it then (h->det.steady_until = 0).
  */
 static uint64_t stretch_until(const struct msc_history *h)
 {
@@ -1544,23 +1544,23 @@ bool hphase_steady(struct msc_history *h, const struct msc_event *ev)
 {
 	uint64_t ts = ev->ts;
 
-	if (!h->steady_until)
-		h->steady_until = stretch_until(h);
+	if (!h->det.steady_until)
+		h->det.steady_until = stretch_until(h);
 	/* act_bucket <= last_ts: the bucket began before */
-	if (ts < h->last_ts || ts >= h->steady_until)
+	if (ts < h->last_ts || ts >= h->det.steady_until)
 		return false;
 	if (hev_fault(ev))
 		return fault_steady(h, ev);
-	if (ev->type != MSC_EV_SPTE_CHANGED || ev->pid != h->steady_pid ||
-	    ev->spte.class != h->steady_class || ev->spte.level != h->steady_level)
+	if (ev->type != MSC_EV_SPTE_CHANGED || ev->pid != h->det.steady_pid ||
+	    ev->spte.class != h->det.steady_class || ev->spte.level != h->det.steady_level)
 		return false;
 	if (h->st.vm_gone && (ev->spte.class == MSC_CLASS_MAP || ev->spte.class == MSC_CLASS_LINK))
 		return false;	/* hvm_event(): a new VM */
-	if (h->steady == HSTEADY_PASS)
+	if (h->det.steady == HSTEADY_PASS)
 		return h->st.cur_pass >= 0;
 	/* the sweep's walk goes on upward (its task, class and level are the stretch's) */
-	if (h->steady_walk)
-		return walk_key(ev) > *h->steady_walk;
+	if (h->det.steady_walk)
+		return walk_key(ev) > *h->det.steady_walk;
 	return cur_dirty(h) != NULL;
 }
 
@@ -1569,24 +1569,24 @@ void hphase_steady_event(struct msc_history *h, const struct msc_event *ev)
 {
 	if (ev->ts > h->last_ts)
 		h->st.split_integral += h->st.split_cells * (ev->ts - h->last_ts);
-	if (!h->stretch) {
-		h->stretch = h->steady;
-		cost_reset(&h->batch);
+	if (!h->det.stretch) {
+		h->det.stretch = h->det.steady;
+		cost_reset(&h->det.batch);
 	}
 	if (ev->pid == h->st.sweep_pid)
-		h->st.sweep_task_moved = h->steady != HSTEADY_SWEEP;
+		h->st.sweep_task_moved = h->det.steady != HSTEADY_SWEEP;
 	/* walk_reach() for a stretch: its first key was the lowest */
-	if (h->steady_walk) {
-		*h->steady_walk = walk_key(ev);
+	if (h->det.steady_walk) {
+		*h->det.steady_walk = walk_key(ev);
 		if (ev->spte.class == MSC_CLASS_SPLIT)
-			h->st.sweep_split_top = *h->steady_walk;
+			h->st.sweep_split_top = *h->det.steady_walk;
 	}
-	if (h->steady == HSTEADY_PASS && h->st.cur_pass >= 0)	/* vcpu_event() */
-		h->phases[h->st.cur_pass].p.exact &= ~MSC_EXACT_END;
+	if (h->det.steady == HSTEADY_PASS && h->st.cur_pass >= 0)	/* vcpu_event() */
+		h->det.phases[h->st.cur_pass].p.exact &= ~MSC_EXACT_END;
 	if (hev_fault(ev)) {
 		/* phase_event() and hact_tick() */
 		h->st.faults_since_sweep++;
-		hact_task(h, ev->pid)->vcpu = ev->type == MSC_EV_PAGE_FAULT ?
+		hact_task(&h->activity, ev->pid)->vcpu = ev->type == MSC_EV_PAGE_FAULT ?
 					      (int32_t)ev->pf.vcpu : ev->fast_pf.vcpu;
 	}
 }
@@ -1594,16 +1594,16 @@ void hphase_steady_event(struct msc_history *h, const struct msc_event *ev)
 /** hphase_stretch_end - the stretch's costs reach its phases; they reach its last event */
 void hphase_stretch_end(struct msc_history *h)
 {
-	uint8_t reached = h->stretch;
+	uint8_t reached = h->det.stretch;
 
 	if (!reached)
 		return;
 	stretch_attribute(h);
-	h->stretch = 0;
+	h->det.stretch = 0;
 	if ((reached & HSTEADY_PASS) && h->st.cur_pass >= 0)
-		reach(h, &h->phases[h->st.cur_pass]);
+		reach(h, &h->det.phases[h->st.cur_pass]);
 	if ((reached & HSTEADY_SWEEP) && h->st.cur_dirty >= 0)
-		reach(h, &h->phases[h->st.cur_dirty]);
+		reach(h, &h->det.phases[h->st.cur_dirty]);
 }
 
 /*
@@ -1654,9 +1654,9 @@ int hphase_resume(struct msc_history *h)
 	r = hmodel_for_each_cell(h, mark_split, NULL);
 	if (r || (h->st.cur_repromote < 0 && !(open && open->p.kind == MSC_PHASE_DISABLE)))
 		return r;
-	for (size_t i = h->nr_phases; i-- > 0;)
-		if (h->phases[i].p.kind == MSC_PHASE_DISABLE)
-			return hmodel_for_each_cell(h, mark_awaiting, &h->phases[i]);
+	for (size_t i = h->det.nr_phases; i-- > 0;)
+		if (h->det.phases[i].p.kind == MSC_PHASE_DISABLE)
+			return hmodel_for_each_cell(h, mark_awaiting, &h->det.phases[i]);
 	return 0;
 }
 
@@ -1673,10 +1673,10 @@ int hphase_load(struct msc_history *h)
 
 	if (r)
 		return r;
-	h->phases = calloc(nr ? nr : 1, sizeof(*h->phases));
-	r = h->phases ? 0 : -ENOMEM;
+	h->det.phases = calloc(nr ? nr : 1, sizeof(*h->det.phases));
+	r = h->det.phases ? 0 : -ENOMEM;
 	for (size_t i = 0; i < nr && !r; i++) {
-		struct hphase *ph = &h->phases[i];
+		struct hphase *ph = &h->det.phases[i];
 		struct hcost *c = &ph->cost;
 
 		ph->p = p[i];
@@ -1691,7 +1691,7 @@ int hphase_load(struct msc_history *h)
 		ph->pending.count.gfn_first = UINT64_MAX;
 		ph->pending.last_ts = p[i].end_ts;
 	}
-	h->nr_phases = h->alloc_phases = r ? 0 : nr;
+	h->det.nr_phases = h->det.alloc_phases = r ? 0 : nr;
 	free(p);
 	free(open);
 	return r;
@@ -1768,9 +1768,9 @@ static void phase_bounds(struct hphase *ph)
  */
 static void dirty_rate(struct msc_history *h)
 {
-	for (size_t i = 0; i < h->nr_phases; i++) {
-		struct msc_phase *p = &h->phases[i].p;
-		const struct msc_phase_counts *c = &h->phases[i].cost.count;
+	for (size_t i = 0; i < h->det.nr_phases; i++) {
+		struct msc_phase *p = &h->det.phases[i].p;
+		const struct msc_phase_counts *c = &h->det.phases[i].cost.count;
 
 		p->dirtied = -1;
 		p->dirty_window_ns = 0;
@@ -1783,20 +1783,20 @@ static void dirty_rate(struct msc_history *h)
 			p->dirtied = (int64_t)c->pages_collected;
 		}
 	}
-	for (size_t k = 0; k < h->nr_phases; k++) {
-		struct msc_phase *q = &h->phases[k].p;
+	for (size_t k = 0; k < h->det.nr_phases; k++) {
+		struct msc_phase *q = &h->det.phases[k].p;
 		const struct hphase *from = NULL;
 
 		if (q->kind != MSC_PHASE_HARVEST || q->dirtied < 0)
 			continue;
-		for (size_t i = 0; i < h->nr_phases; i++) {
-			const struct msc_phase *e = &h->phases[i].p;
+		for (size_t i = 0; i < h->det.nr_phases; i++) {
+			const struct msc_phase *e = &h->det.phases[i].p;
 			bool mark = e->kind == MSC_PHASE_ENABLE || e->kind == MSC_PHASE_DISABLE ||
 				    (e->kind == MSC_PHASE_HARVEST && e->dirtied > 0);
 
 			if (mark && e->vm == q->vm && e->source != MSC_PHASE_SRC_MARKER && e != q &&
 			    e->end_ts <= q->start_ts && (!from || e->end_ts > from->p.end_ts))
-				from = &h->phases[i];
+				from = &h->det.phases[i];
 		}
 		/*
 		 * The first collection of a cycle whose enable was not seen, or
@@ -1812,8 +1812,8 @@ static void dirty_rate(struct msc_history *h)
 /** hphase_finish - settle every phase (open ones as they are now) for writing */
 void hphase_finish(struct msc_history *h)
 {
-	for (size_t i = 0; i < h->nr_phases; i++) {
-		struct hphase *ph = &h->phases[i];
+	for (size_t i = 0; i < h->det.nr_phases; i++) {
+		struct hphase *ph = &h->det.phases[i];
 
 		if (ph->open && !trails(h, i))
 			phase_settle(h, ph);

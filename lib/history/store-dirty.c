@@ -19,7 +19,7 @@
 
 #include <sqlite3.h>
 
-#include "local.h"
+#include "tables.h"
 #include "store-share.h"
 
 struct dirty_row {

@@ -26,7 +26,7 @@
 
 #include <sqlite3.h>
 
-#include "local.h"
+#include "tables.h"
 #include "mmuscope/history.h"
 #include "mmuscope/util.h"
 #include "store-share.h"
@@ -366,11 +366,11 @@ int hregions_build(struct msc_store *s, int64_t capture_id, struct hcell_log *lo
 			hdirty_split_cell(split, row[i].vm, row[i].as_id, gfn, dirt);
 			i = k;
 			if (i == nr_rows || space_of(&row[i]) != space_of(first) ||
-			    row[i].gfn / HNODE_ENTRIES != gfn / HNODE_ENTRIES + 1)
+			    row[i].gfn / HCELL_GFNS != gfn / HCELL_GFNS + 1)
 				break;
 			gfn = row[i].gfn;
 		}
-		r = put_region(s, reg, pr, capture_id, ++id, first, gfn + HNODE_ENTRIES, ph,
+		r = put_region(s, reg, pr, capture_id, ++id, first, gfn + HCELL_GFNS, ph,
 			       nr_phases, cov, dirt, split);
 		for (size_t p = 0; p < nr_phases; p++)
 			split_sum[p] += cov[p].any ? dirt[p] : 0;

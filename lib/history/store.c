@@ -28,7 +28,7 @@
 
 #include <sqlite3.h>
 
-#include "local.h"
+#include "tables.h"
 #include "mmuscope/error.h"
 #include "mmuscope/util.h"
 #include "store-share.h"
@@ -283,7 +283,7 @@ int hstore_drop(struct hstore *hs, int64_t capture_id)
 /*
  * The analysis table's columns, in the order they are written and read:
  * each read at its AN_ index and bound at AN_ + 1 (capture_id last, at
- * AN_NR + 1).  state is the resume blob (struct hstate).
+ * AN_NR + 1).  state is the resume blob (the front's struct hstate).
  */
 #define ANALYSIS_COLUMNS(X)							\
 	X(LAST_SEQ, "last_seq") X(FIRST_TS, "first_ts") X(LAST_TS, "last_ts")		\
@@ -345,7 +345,7 @@ static void read_summary(sqlite3_stmt *st, struct msc_history_summary *s)
 }
 
 static int load_summary(struct msc_store *s, int64_t capture_id, struct msc_history_summary *sum,
-			struct hstate *state, bool *ret_found)
+			void *state, size_t state_size, bool *ret_found)
 {
 	char sql[512];
 	sqlite3_stmt *st;
@@ -365,27 +365,34 @@ static int load_summary(struct msc_store *s, int64_t capture_id, struct msc_hist
 		if (state) {
 			int n = sqlite3_column_bytes(st, AN_STATE);
 
-			memset(state, 0, sizeof(*state));
-			if (n == (int)sizeof(*state))
-				memcpy(state, sqlite3_column_blob(st, AN_STATE), sizeof(*state));
+			memset(state, 0, state_size);
+			if (n == (int)state_size)
+				memcpy(state, sqlite3_column_blob(st, AN_STATE), state_size);
 		}
 	}
 	sqlite3_finalize(st);
 	return r < 0 ? r : 0;
 }
 
+/**
+ * hstore_load_analysis - where an earlier run of the analysis stopped
+ * @state: its state blob, of @state_size bytes; zeroed when the blob is
+ *	of another size (the caller's format says the rest)
+ */
 int hstore_load_analysis(struct hstore *hs, int64_t capture_id,
-			 struct msc_history_summary *sum, struct hstate *st, bool *ret_found)
+			 struct msc_history_summary *sum, void *state, size_t state_size,
+			 bool *ret_found)
 {
-	return load_summary(hs->s, capture_id, sum, st, ret_found);
+	return load_summary(hs->s, capture_id, sum, state, state_size, ret_found);
 }
 
 /**
  * hstore_save_analysis - the analysis reached sum->last_seq; keep its state
- * @state: what a later run resumes from; NULL: nothing (it starts over)
+ * @state: what a later run resumes from, @state_size bytes; NULL: nothing
+ *	(it starts over)
  */
 int hstore_save_analysis(struct hstore *hs, const struct msc_history_summary *sum,
-			 const struct hstate *state)
+			 const void *state, size_t state_size)
 {
 	char sql[512];
 	sqlite3_stmt *st;
@@ -418,7 +425,7 @@ int hstore_save_analysis(struct hstore *hs, const struct msc_history_summary *su
 	sqlite3_bind_int(st, B(CENSUS_FLAGS), (int)sum->census_flags);
 	bind_u64(st, B(UNPLACED), sum->unplaced);
 	if (state)
-		sqlite3_bind_blob(st, B(STATE), state, sizeof(*state), SQLITE_TRANSIENT);
+		sqlite3_bind_blob(st, B(STATE), state, (int)state_size, SQLITE_TRANSIENT);
 #undef B
 	r = msc_store_step(hs->s, st);
 	sqlite3_finalize(st);
@@ -930,19 +937,23 @@ int hstore_keep_cells(struct hstore *hs, int64_t capture_id)
 	return r < 0 ? r : 0;
 }
 
-/** hstore_add_dirty_cell - a dirty_cell row: @d's pages of its cell */
-int hstore_add_dirty_cell(struct hstore *hs, int64_t capture_id, const struct hdirty *d)
+/**
+ * hstore_add_dirty_cell - a dirty_cell row: @pages 4K pages of 2M cell
+ *	@cell (gfn >> 9) of VM @vm dirtied, @kind (HDIRTY_*), the first at @ts
+ */
+int hstore_add_dirty_cell(struct hstore *hs, int64_t capture_id, int64_t vm, unsigned int as_id,
+			  uint64_t cell, uint64_t ts, unsigned int kind, uint64_t pages)
 {
 	struct msc_store_rows *b = &hs->batch[B_DIRTY];
 	int64_t *v = msc_store_rows_slot(b);
 
 	v[0] = capture_id;
-	v[1] = d->vm;
-	v[2] = d->as_id;
-	v[3] = (int64_t)(d->cell << 9);
-	v[4] = (int64_t)d->ts;
-	v[5] = d->kind;
-	v[6] = (int64_t)d->pages;
+	v[1] = vm;
+	v[2] = as_id;
+	v[3] = (int64_t)(cell << 9);
+	v[4] = (int64_t)ts;
+	v[5] = kind;
+	v[6] = (int64_t)pages;
 	return msc_store_rows_put(hs->s, b, 0);
 }
 
@@ -959,19 +970,20 @@ int hstore_put_activity(struct hstore *hs, int64_t capture_id, uint64_t ts,
 	return msc_store_rows_put(hs->s, b, 0);
 }
 
-int hstore_put_task_activity(struct hstore *hs, int64_t capture_id, uint64_t ts,
-			     const struct htask_act *t)
+/* A task_activity row: task @pid's counters in the bucket at @ts (@vcpu -1: none) */
+int hstore_put_task_activity(struct hstore *hs, int64_t capture_id, uint64_t ts, int32_t pid,
+			     int32_t vcpu, const uint64_t act[ACT_NR])
 {
 	struct msc_store_rows *b = &hs->batch[B_TASK_ACTIVITY];
 	int64_t *v = msc_store_rows_slot(b);
-	uint32_t nulls = t->vcpu < 0 ? 1U << 3 : 0;
+	uint32_t nulls = vcpu < 0 ? 1U << 3 : 0;
 
 	v[0] = capture_id;
-	v[1] = (int32_t)(t->key - 2);
+	v[1] = pid;
 	v[2] = (int64_t)ts;
-	v[3] = t->vcpu;
+	v[3] = vcpu;
 	for (int i = 0; i < ACT_NR; i++)
-		v[4 + i] = (int64_t)t->act[i];
+		v[4 + i] = (int64_t)act[i];
 	return msc_store_rows_put(hs->s, b, nulls);
 }
 
@@ -1463,7 +1475,7 @@ void msc_hview_close(struct msc_hview *v)
 int msc_hview_summary(struct msc_hview *v, struct msc_history_summary *ret)
 {
 	bool found;
-	int r = load_summary(v->s, v->capture_id, ret, NULL, &found);
+	int r = load_summary(v->s, v->capture_id, ret, NULL, 0, &found);
 
 	if (!r && !found)
 		r = -ENOENT;

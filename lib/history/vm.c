@@ -30,13 +30,13 @@
 
 static struct msc_vm *cur_vm(struct msc_history *h)
 {
-	return h->st.cur_vm >= 0 ? &h->vms[h->st.cur_vm] : NULL;
+	return h->st.cur_vm >= 0 ? &h->det.vms[h->st.cur_vm] : NULL;
 }
 
 /** hvm_current - the id of the VM the events are in now (0 before any) */
 int64_t hvm_current(const struct msc_history *h)
 {
-	return h->st.cur_vm >= 0 ? h->vms[h->st.cur_vm].id : 0;
+	return h->st.cur_vm >= 0 ? h->det.vms[h->st.cur_vm].id : 0;
 }
 
 static struct msc_vm *vm_new(struct msc_history *h, enum msc_phase_source source,
@@ -44,21 +44,21 @@ static struct msc_vm *vm_new(struct msc_history *h, enum msc_phase_source source
 {
 	struct msc_vm *vm;
 
-	if (h->nr_vms == h->alloc_vms) {
-		size_t n = h->alloc_vms ? 2 * h->alloc_vms : 4;
-		struct msc_vm *p = realloc(h->vms, n * sizeof(*p));
+	if (h->det.nr_vms == h->det.alloc_vms) {
+		size_t n = h->det.alloc_vms ? 2 * h->det.alloc_vms : 4;
+		struct msc_vm *p = realloc(h->det.vms, n * sizeof(*p));
 
 		if (!p)
 			return NULL;
-		h->vms = p;
-		h->alloc_vms = n;
+		h->det.vms = p;
+		h->det.alloc_vms = n;
 	}
-	vm = &h->vms[h->nr_vms];
+	vm = &h->det.vms[h->det.nr_vms];
 	*vm = (struct msc_vm){
 		.id = ++h->front->vm_seq, .source = (uint8_t)source, .pid = -1, .fd = -1,
 		.kernel_pid = -1, .start_ts = ts, .end_ts = ts, .start_seq = seq, .end_seq = seq,
 	};
-	h->st.cur_vm = (int32_t)h->nr_vms++;
+	h->st.cur_vm = (int32_t)h->det.nr_vms++;
 	h->vm_id = vm->id;
 	h->st.vm_used = 0;
 	h->st.vm_gone = 0;
@@ -150,7 +150,7 @@ static int create_vm(struct msc_history *h, const struct msc_event *ev, hvm_ends
  */
 bool hvm_free(const struct msc_history *h)
 {
-	const struct msc_vm *vm = h->st.cur_vm >= 0 ? &h->vms[h->st.cur_vm] : NULL;
+	const struct msc_vm *vm = h->st.cur_vm >= 0 ? &h->det.vms[h->st.cur_vm] : NULL;
 	struct msc_census c;
 
 	if (!vm || h->st.vm_gone)
@@ -164,7 +164,7 @@ bool hvm_free(const struct msc_history *h)
 /** hvm_by_ioctl - does the part hold a VM that KVM_CREATE_VM made, not gone? */
 bool hvm_by_ioctl(const struct msc_history *h)
 {
-	const struct msc_vm *vm = h->st.cur_vm >= 0 ? &h->vms[h->st.cur_vm] : NULL;
+	const struct msc_vm *vm = h->st.cur_vm >= 0 ? &h->det.vms[h->st.cur_vm] : NULL;
 
 	return vm && !h->st.vm_gone && vm->source == MSC_PHASE_SRC_IOCTL;
 }
@@ -225,7 +225,7 @@ int hvm_event(struct msc_history *h, const struct msc_event *ev, hvm_ends_fn end
 void hvm_census(struct msc_history *h)
 {
 	struct msc_vm *vm = cur_vm(h);
-	const struct hphase *ph = h->st.last_dirty >= 0 ? &h->phases[h->st.last_dirty] : NULL;
+	const struct hphase *ph = h->st.last_dirty >= 0 ? &h->det.phases[h->st.last_dirty] : NULL;
 	struct msc_census c;
 
 	if (!vm || !ph || ph->p.kind != MSC_PHASE_TEARDOWN || ph->p.vm != vm->id)

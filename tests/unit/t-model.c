@@ -129,7 +129,7 @@ static void t_map_split_protect(void)
 	huge = l->present | l->writable | l->huge | (0x80000ULL << 12);
 	table = l->present | l->writable | (0x1234ULL << 12);
 	check_int(change(&h, 100, 0x200, 2, l->nonpresent, huge, MSC_CAUSE_FAULT), ==, 0);
-	check_int(h.pages[0][2], ==, 1);
+	check_int(h.m.pages[0][2], ==, 1);
 	check_uint(got.cells, ==, 1);
 	check_uint(got.last_cell, ==, 0x200);
 
@@ -139,14 +139,14 @@ static void t_map_split_protect(void)
 	check_int(hmodel_change(&h, 0, 0x200, 2, huge, table, MSC_CAUSE_SPLIT), ==, 0);
 	check_int(hmodel_split_children(&h, 0, 0x200, 2, huge, MSC_CAUSE_EAGER_SPLIT), ==, 0);
 	check_int(hmodel_settle(&h), ==, 0);
-	check_int(h.pages[0][2], ==, 0);
-	check_int(h.pages[0][1], ==, 512);
+	check_int(h.m.pages[0][2], ==, 0);
+	check_int(h.m.pages[0][1], ==, 512);
 
 	/* 4K entry 5 of it: the child of the huge page's frame + 5, write-protected */
 	child = l->present | l->writable | ((0x80000ULL + 5) << 12);
 	ro = child & ~l->writable;
 	check_int(change(&h, 300, 0x205, 1, child, ro, MSC_CAUSE_WRITE_PROTECT), ==, 0);
-	check_int(h.pages[0][1], ==, 512);
+	check_int(h.m.pages[0][1], ==, 512);
 	check_uint(got.anomalies, ==, 0);
 
 	h.last_ts = 400;
@@ -190,12 +190,12 @@ static void t_resync(void)
 	a = l->present | l->writable | (0x500ULL << 12);
 	b = l->present | l->writable | (0x600ULL << 12);
 	check_int(change(&h, 10, 0x10, 1, l->nonpresent, a, MSC_CAUSE_FAULT), ==, 0);
-	check_int(h.pages[0][1], ==, 1);
+	check_int(h.m.pages[0][1], ==, 1);
 	/* the kernel says the entry was b (another frame): the model held a */
 	check_int(change(&h, 20, 0x10, 1, b, l->nonpresent, MSC_CAUSE_ZAP), ==, 0);
 	check_uint(got.anomalies, ==, 1);
 	check_int(got.last_anomaly, ==, MSC_ANOMALY_RESYNC);
-	check_int(h.pages[0][1], ==, 0);
+	check_int(h.m.pages[0][1], ==, 0);
 	hmodel_free(&h);
 }
 
