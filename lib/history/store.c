@@ -281,33 +281,37 @@ int hstore_drop(struct hstore *hs, int64_t capture_id)
 }
 
 /*
- * The analysis table's columns, in the order they are written and read:
- * each read at its AN_ index and bound at AN_ + 1 (capture_id last, at
- * AN_NR + 1).  state is the resume blob (the front's struct hstate).
+ * A statement's column list and the index each column is read (or bound)
+ * at come from one list: X(NAME, sql) for each column but the last,
+ * LAST(NAME, sql) for the last; COLS(list) is the SQL (a literal),
+ * PARAMS(list) as many "?", and an enum of the list with COL_ENUM gives
+ * each NAME its index (a parameter's is that + 1).
  */
-#define ANALYSIS_COLUMNS(X)							\
-	X(LAST_SEQ, "last_seq") X(FIRST_TS, "first_ts") X(LAST_TS, "last_ts")		\
-	X(EVENTS, "events") X(SPTE_EVENTS, "spte_events") X(RESYNCS, "resyncs")	\
-	X(AD_RESYNCS, "ad_resyncs") X(SYNTHESIZED, "synthesized")			\
-	X(FAST_APPLIED, "fast_applied") X(FROZEN_COMPLETED, "frozen_completed")	\
-	X(OUT_OF_ORDER, "out_of_order") X(LOST_MARKS, "lost_marks")			\
-	X(LOST_EVENTS, "lost_events") X(ANOMALIES, "anomalies") X(INTERVALS, "intervals")	\
-	X(TDP_MMU, "tdp_mmu") X(CENSUS_FLAGS, "census_flags") X(UNPLACED, "unplaced")	\
-	X(STATE, "state")
+#define COL_ENUM(e, sql) e,
+#define COL_SQL(e, sql) sql ", "
+#define COL_LAST(e, sql) sql
+#define COLS(list) list(COL_SQL, COL_LAST)
+#define COL_PARAM(e, sql) "?, "
+#define COL_PARAM_LAST(e, sql) "?"
+#define PARAMS(list) list(COL_PARAM, COL_PARAM_LAST)
 
-enum {
-#define X(e, name) AN_##e,
-	ANALYSIS_COLUMNS(X)
-#undef X
-	AN_NR
-};
+/*
+ * The analysis table's columns, in the order they are written and read:
+ * each read at its AN_ index and bound at AN_ + 1.  state is the resume
+ * blob (the front's struct hstate).
+ */
+#define ANALYSIS_COLUMNS(X, LAST)							\
+	X(AN_LAST_SEQ, "last_seq") X(AN_FIRST_TS, "first_ts") X(AN_LAST_TS, "last_ts")	\
+	X(AN_EVENTS, "events") X(AN_SPTE_EVENTS, "spte_events") X(AN_RESYNCS, "resyncs")	\
+	X(AN_AD_RESYNCS, "ad_resyncs") X(AN_SYNTHESIZED, "synthesized")			\
+	X(AN_FAST_APPLIED, "fast_applied") X(AN_FROZEN_COMPLETED, "frozen_completed")	\
+	X(AN_OUT_OF_ORDER, "out_of_order") X(AN_LOST_MARKS, "lost_marks")		\
+	X(AN_LOST_EVENTS, "lost_events") X(AN_ANOMALIES, "anomalies")			\
+	X(AN_INTERVALS, "intervals") X(AN_TDP_MMU, "tdp_mmu")				\
+	X(AN_CENSUS_FLAGS, "census_flags") X(AN_UNPLACED, "unplaced")			\
+	X(AN_STATE, "state") LAST(AN_CAPTURE_ID, "capture_id")
 
-#define X(e, name) name ", "
-static const char analysis_cols[] = ANALYSIS_COLUMNS(X) "capture_id";
-#undef X
-#define X(e, name) "?,"
-static const char analysis_params[] = ANALYSIS_COLUMNS(X) "?";
-#undef X
+enum { ANALYSIS_COLUMNS(COL_ENUM, COL_ENUM) };
 
 /** hstore_mark_running - an analysis is under way: an interrupted one restarts */
 int hstore_mark_running(struct hstore *hs, int64_t capture_id)
@@ -321,7 +325,7 @@ int hstore_mark_running(struct hstore *hs, int64_t capture_id)
 			    capture_id);
 }
 
-/* The summary in @st's current row (a SELECT of analysis_cols) */
+/* The summary in @st's current row (a SELECT of COLS(ANALYSIS_COLUMNS)) */
 static void read_summary(sqlite3_stmt *st, struct msc_history_summary *s)
 {
 	s->last_seq = sqlite3_column_int64(st, AN_LAST_SEQ);
@@ -351,7 +355,7 @@ static int load_summary(struct msc_store *s, int64_t capture_id, struct msc_hist
 	sqlite3_stmt *st;
 	int r;
 
-	snprintf(sql, sizeof(sql), "SELECT %s FROM analysis WHERE capture_id = ?", analysis_cols);
+	snprintf(sql, sizeof(sql), "SELECT %s FROM analysis WHERE capture_id = ?", COLS(ANALYSIS_COLUMNS));
 	r = msc_store_prepare(s, sql, &st);
 	if (r)
 		return r;
@@ -399,13 +403,13 @@ int hstore_save_analysis(struct hstore *hs, const struct msc_history_summary *su
 	int r = msc_store_begin(hs->s);
 
 	snprintf(sql, sizeof(sql), "INSERT OR REPLACE INTO analysis (%s) VALUES (%s)",
-		 analysis_cols, analysis_params);
+		 COLS(ANALYSIS_COLUMNS), PARAMS(ANALYSIS_COLUMNS));
 	if (!r)
 		r = msc_store_prepare(hs->s, sql, &st);
 	if (r)
 		return r;
 #define B(col) (AN_##col + 1)
-	sqlite3_bind_int64(st, AN_NR + 1, sum->capture_id);
+	sqlite3_bind_int64(st, B(CAPTURE_ID), sum->capture_id);
 	sqlite3_bind_int64(st, B(LAST_SEQ), sum->last_seq);
 	bind_u64(st, B(FIRST_TS), sum->first_ts);
 	bind_u64(st, B(LAST_TS), sum->last_ts);
@@ -495,6 +499,14 @@ static int next_entry(const char **pp, int64_t k, const struct run_steps *st,
 	return 1;
 }
 
+/* A closed run read back: is an open run its continuation (ends_are_starts())? */
+#define PREV_COLUMNS(X, LAST)								\
+	X(PC_CAPTURE_ID, "capture_id") X(PC_AS_ID, "as_id") X(PC_GFN, "gfn")		\
+	X(PC_LEVEL, "level") X(PC_N, "n") X(PC_ENTRIES, "entries") X(PC_IDX0, "idx0")	\
+	X(PC_T0, "t0") X(PC_START_STEP, "start_step") X(PC_E0, "e0")			\
+	LAST(PC_END_STEP, "end_step")
+enum { PREV_COLUMNS(COL_ENUM, COL_ENUM) };
+
 /*
  * Whether the open @run starts where the closed run @id of its node ended,
  * entry for entry (the id then becomes its prev): 1 yes, with that run's
@@ -515,8 +527,7 @@ static int ends_are_starts(struct hstore *hs, int64_t capture_id, const struct h
 	if (b->n && id >= b->v[0][RUN_ID_COL] && (r = msc_store_rows_flush(hs->s, b)))
 		return r;
 	if (!hs->prev_st) {
-		r = msc_store_prepare(hs->s, "SELECT capture_id, as_id, gfn, level, n, entries, "
-				      "idx0, t0, start_step, e0, end_step FROM mapping_run "
+		r = msc_store_prepare(hs->s, "SELECT " COLS(PREV_COLUMNS) " FROM mapping_run "
 				      "WHERE id = ? AND e0 IS NOT NULL AND entries IS NOT NULL",
 				      &hs->prev_st);
 		if (r)
@@ -528,16 +539,16 @@ static int ends_are_starts(struct hstore *hs, int64_t capture_id, const struct h
 	if (r != 1)
 		goto out;
 	r = 0;
-	if (sqlite3_column_int64(st, 0) != capture_id ||
-	    sqlite3_column_int(st, 1) != run->as_id ||
-	    column_u64(st, 2) != run->base || sqlite3_column_int(st, 3) != run->level ||
-	    sqlite3_column_int64(st, 4) != run->n)
+	if (sqlite3_column_int64(st, PC_CAPTURE_ID) != capture_id ||
+	    sqlite3_column_int(st, PC_AS_ID) != run->as_id ||
+	    column_u64(st, PC_GFN) != run->base || sqlite3_column_int(st, PC_LEVEL) != run->level ||
+	    sqlite3_column_int64(st, PC_N) != run->n)
 		goto out;
-	p = (const char *)sqlite3_column_text(st, 5);
+	p = (const char *)sqlite3_column_text(st, PC_ENTRIES);
 	*ret = (struct run_steps){
-		.idx0 = sqlite3_column_int64(st, 6), .t0 = sqlite3_column_int64(st, 7),
-		.start_step = sqlite3_column_int64(st, 8), .e0 = sqlite3_column_int64(st, 9),
-		.end_step = sqlite3_column_int64(st, 10),
+		.idx0 = sqlite3_column_int64(st, PC_IDX0), .t0 = sqlite3_column_int64(st, PC_T0),
+		.start_step = sqlite3_column_int64(st, PC_START_STEP),
+		.e0 = sqlite3_column_int64(st, PC_E0), .end_step = sqlite3_column_int64(st, PC_END_STEP),
 	};
 	while ((r = next_entry(&p, k, ret, &e)) == 1) {
 		if (k >= run->n || e.index != run->e[k].index || e.end_ts != run->e[k].start_ts)
@@ -665,17 +676,6 @@ int hstore_add_run(struct hstore *hs, int64_t capture_id, const struct hrun *run
 	*p++ = ']';
 	return msc_store_rows_put_text(hs->s, b, nulls, hs->entries, (size_t)(p - hs->entries));
 }
-
-/*
- * A SELECT's column list and the index each column is read at come from
- * one list: X(NAME, sql) for each column but the last, LAST(NAME, sql) for
- * the last; COLS(list) is the SQL (a literal), and an enum of the list
- * with COL_ENUM gives each NAME its index.
- */
-#define COL_ENUM(e, sql) e,
-#define COL_SQL(e, sql) sql ", "
-#define COL_LAST(e, sql) sql
-#define COLS(list) list(COL_SQL, COL_LAST)
 
 /* A run's row and its prev's entries when it has none (run_intervals()) */
 #define RUN_COLUMNS(X, LAST)								\
@@ -1010,40 +1010,31 @@ int hstore_add_anomaly(struct hstore *hs, int64_t capture_id, const struct msc_a
 /*
  * The phase table's columns, in the order they are written and read: each
  * is read at its PH_ index and bound at PH_ + 1, so no writer or reader
- * counts positions (capture_id comes last, bound at PH_NR + 1).
+ * counts positions.
  */
-#define PHASE_COLUMNS(X)							\
-	X(ID, "id") X(KIND, "kind") X(SOURCE, "source") X(NAME, "name")		\
-	X(OPEN, "open") X(START_TS, "start_ts") X(END_TS, "end_ts")		\
-	X(START_SEQ, "start_seq") X(END_SEQ, "end_seq") X(GFN_FIRST, "gfn_first")	\
-	X(GFN_LAST, "gfn_last") X(SPTE_CHANGES, "spte_changes") X(CLASSES, "classes")	\
-	X(SPLITS, "splits") X(SPLIT_FAILURES, "split_failures")			\
-	X(PAGES_SPLIT, "pages_split") X(PAGES_PROMOTED, "pages_promoted")		\
-	X(CHILDREN_SYNTHESIZED, "children_synthesized") X(FAULTS_SLOW, "faults_slow")	\
-	X(FAULTS_FAST, "faults_fast") X(FLUSHES, "flushes") X(ZAPS, "zaps")		\
-	X(REFAULTS, "refaults") X(REGION_SPLIT_NS, "region_split_ns")		\
-	X(TO_HUGE_NS, "to_huge_ns") X(BEFORE_4K, "before_4k") X(BEFORE_2M, "before_2m")	\
-	X(BEFORE_1G, "before_1g") X(AFTER_4K, "after_4k") X(AFTER_2M, "after_2m")	\
-	X(AFTER_1G, "after_1g") X(CENSUS_FLAGS, "census_flags")			\
-	X(FAULTS_SPURIOUS, "faults_spurious") X(VM, "vm")				\
-	X(PAGES_SPLIT_2M, "pages_split_2m") X(PAGES_SPLIT_1G, "pages_split_1g")	\
-	X(BOUNDS, "bounds") X(SLACK_START_NS, "slack_start_ns")			\
-	X(SLACK_END_NS, "slack_end_ns") X(DIRTIED_PAGES, "dirtied_pages")		\
-	X(DIRTY_WINDOW_NS, "dirty_window_ns")
+#define PHASE_COLUMNS(X, LAST)								\
+	X(PH_ID, "id") X(PH_KIND, "kind") X(PH_SOURCE, "source") X(PH_NAME, "name")	\
+	X(PH_OPEN, "open") X(PH_START_TS, "start_ts") X(PH_END_TS, "end_ts")		\
+	X(PH_START_SEQ, "start_seq") X(PH_END_SEQ, "end_seq")				\
+	X(PH_GFN_FIRST, "gfn_first") X(PH_GFN_LAST, "gfn_last")				\
+	X(PH_SPTE_CHANGES, "spte_changes") X(PH_CLASSES, "classes")			\
+	X(PH_SPLITS, "splits") X(PH_SPLIT_FAILURES, "split_failures")			\
+	X(PH_PAGES_SPLIT, "pages_split") X(PH_PAGES_PROMOTED, "pages_promoted")		\
+	X(PH_CHILDREN_SYNTHESIZED, "children_synthesized")				\
+	X(PH_FAULTS_SLOW, "faults_slow") X(PH_FAULTS_FAST, "faults_fast")		\
+	X(PH_FLUSHES, "flushes") X(PH_ZAPS, "zaps") X(PH_REFAULTS, "refaults")		\
+	X(PH_REGION_SPLIT_NS, "region_split_ns") X(PH_TO_HUGE_NS, "to_huge_ns")		\
+	X(PH_BEFORE_4K, "before_4k") X(PH_BEFORE_2M, "before_2m")			\
+	X(PH_BEFORE_1G, "before_1g") X(PH_AFTER_4K, "after_4k")				\
+	X(PH_AFTER_2M, "after_2m") X(PH_AFTER_1G, "after_1g")				\
+	X(PH_CENSUS_FLAGS, "census_flags") X(PH_FAULTS_SPURIOUS, "faults_spurious")	\
+	X(PH_VM, "vm") X(PH_PAGES_SPLIT_2M, "pages_split_2m")				\
+	X(PH_PAGES_SPLIT_1G, "pages_split_1g") X(PH_BOUNDS, "bounds")			\
+	X(PH_SLACK_START_NS, "slack_start_ns") X(PH_SLACK_END_NS, "slack_end_ns")	\
+	X(PH_DIRTIED_PAGES, "dirtied_pages") X(PH_DIRTY_WINDOW_NS, "dirty_window_ns")	\
+	LAST(PH_CAPTURE_ID, "capture_id")
 
-enum {
-#define X(e, name) PH_##e,
-	PHASE_COLUMNS(X)
-#undef X
-	PH_NR
-};
-
-#define X(e, name) name ", "
-static const char phase_cols[] = PHASE_COLUMNS(X) "capture_id";
-#undef X
-#define X(e, name) "?,"
-static const char phase_params[] = PHASE_COLUMNS(X) "?";
-#undef X
+enum { PHASE_COLUMNS(COL_ENUM, COL_ENUM) };
 
 static void format_classes(const uint64_t *by_class, char *buf, size_t size)
 {
@@ -1138,7 +1129,8 @@ int hstore_put_phases(struct hstore *hs, int64_t capture_id, const struct msc_ph
 	char sql[2048];
 	int r = exec_capture(hs, "DELETE FROM phase WHERE capture_id = ?1", capture_id);
 
-	snprintf(sql, sizeof(sql), "INSERT INTO phase (%s) VALUES (%s)", phase_cols, phase_params);
+	snprintf(sql, sizeof(sql), "INSERT INTO phase (%s) VALUES (%s)", COLS(PHASE_COLUMNS),
+		 PARAMS(PHASE_COLUMNS));
 	if (!r)
 		r = msc_store_prepare(hs->s, sql, &st);
 	for (size_t i = 0; i < nr && !r; i++) {
@@ -1147,14 +1139,14 @@ int hstore_put_phases(struct hstore *hs, int64_t capture_id, const struct msc_ph
 		format_classes(p[i].count.by_class, classes, sizeof(classes));
 		sqlite3_clear_bindings(st);
 		bind_phase(st, &p[i], open[i], classes);
-		sqlite3_bind_int64(st, PH_NR + 1, capture_id);
+		sqlite3_bind_int64(st, PH_CAPTURE_ID + 1, capture_id);
 		r = put(hs, st);
 	}
 	sqlite3_finalize(st);
 	return r;
 }
 
-/* The phase in @st's current row (a SELECT of phase_cols): each column at its PH_ index. */
+/* The phase in @st's current row (a SELECT of COLS(PHASE_COLUMNS)): each column at its PH_ index. */
 static void read_phase(sqlite3_stmt *st, struct msc_phase *p, bool *ret_open)
 {
 	const char *kind = (const char *)sqlite3_column_text(st, PH_KIND);
@@ -1232,7 +1224,7 @@ int hstore_read_phases(struct msc_store *s, int64_t capture_id, struct msc_phase
 	int r;
 
 	snprintf(sql, sizeof(sql), "SELECT %s FROM phase WHERE capture_id = ? ORDER BY id",
-		 phase_cols);
+		 COLS(PHASE_COLUMNS));
 	r = msc_store_prepare(s, sql, &st);
 	if (r)
 		return r;
@@ -1761,12 +1753,19 @@ int msc_hview_gfn_history(struct msc_hview *v, int64_t vm, uint8_t as_id, uint64
 	return 0;
 }
 
+/* The activity counters of a span: their sums, and whether flushes are traced */
+#define COUNTER_COLUMNS(X, LAST)							\
+	X(CC_T0, "min(ts)") X(CC_T1, "max(ts)") X(CC_SPTE, "total(spte_changes)")	\
+	X(CC_MAPS, "total(maps)") X(CC_SPLITS, "total(splits)")			\
+	X(CC_PROMOTIONS, "total(promotions)") X(CC_ZAPS, "total(zaps)")		\
+	X(CC_WP, "total(write_protects)") X(CC_SLOW, "total(faults_slow)")		\
+	X(CC_FAST, "total(faults_fast)") X(CC_FLUSHES, "total(flushes)")		\
+	LAST(CC_FLUSHES_KNOWN, "(SELECT count(*) FROM phase WHERE capture_id = ?1 "	\
+			       "AND flushes IS NOT NULL)")
+enum { COUNTER_COLUMNS(COL_ENUM, COL_ENUM) };
 #define COUNTERS_SQL(table, where)							\
-	"SELECT min(ts), max(ts), total(spte_changes), total(maps), total(splits), "		\
-	"total(promotions), total(zaps), total(write_protects), total(faults_slow), "		\
-	"total(faults_fast), total(flushes), "							\
-	"(SELECT count(*) FROM phase WHERE capture_id = ?1 AND flushes IS NOT NULL) "		\
-	"FROM " table " WHERE capture_id = ?1 AND ts BETWEEN ?2 AND ?3" where
+	"SELECT " COLS(COUNTER_COLUMNS) " FROM " table					\
+	" WHERE capture_id = ?1 AND ts BETWEEN ?2 AND ?3" where
 
 static int counters(struct msc_hview *v, const char *sql, const int32_t *pid, uint64_t t0,
 		    uint64_t t1, struct msc_counters *ret)
@@ -1784,17 +1783,17 @@ static int counters(struct msc_hview *v, const char *sql, const int32_t *pid, ui
 	r = msc_store_step(v->s, st);
 	if (r == 1) {
 		*ret = (struct msc_counters){
-			.t0 = column_u64(st, 0), .t1 = column_u64(st, 1),
-			.spte_changes = (uint64_t)sqlite3_column_double(st, 2),
-			.maps = (uint64_t)sqlite3_column_double(st, 3),
-			.splits = (uint64_t)sqlite3_column_double(st, 4),
-			.promotions = (uint64_t)sqlite3_column_double(st, 5),
-			.zaps = (uint64_t)sqlite3_column_double(st, 6),
-			.write_protects = (uint64_t)sqlite3_column_double(st, 7),
-			.faults_slow = (uint64_t)sqlite3_column_double(st, 8),
-			.faults_fast = (uint64_t)sqlite3_column_double(st, 9),
-			.flushes = sqlite3_column_int(st, 11) ?
-				   (int64_t)sqlite3_column_double(st, 10) : -1,
+			.t0 = column_u64(st, CC_T0), .t1 = column_u64(st, CC_T1),
+			.spte_changes = (uint64_t)sqlite3_column_double(st, CC_SPTE),
+			.maps = (uint64_t)sqlite3_column_double(st, CC_MAPS),
+			.splits = (uint64_t)sqlite3_column_double(st, CC_SPLITS),
+			.promotions = (uint64_t)sqlite3_column_double(st, CC_PROMOTIONS),
+			.zaps = (uint64_t)sqlite3_column_double(st, CC_ZAPS),
+			.write_protects = (uint64_t)sqlite3_column_double(st, CC_WP),
+			.faults_slow = (uint64_t)sqlite3_column_double(st, CC_SLOW),
+			.faults_fast = (uint64_t)sqlite3_column_double(st, CC_FAST),
+			.flushes = sqlite3_column_int(st, CC_FLUSHES_KNOWN) ?
+				   (int64_t)sqlite3_column_double(st, CC_FLUSHES) : -1,
 		};
 		sqlite3_reset(st);
 	}
@@ -1821,18 +1820,28 @@ int msc_hview_task_counters(struct msc_hview *v, int32_t pid, uint64_t t0, uint6
 	return counters(v, COUNTERS_SQL("task_activity", " AND pid = ?4"), &pid, t0, t1, ret);
 }
 
+/* A task's activity over the capture, and its name */
+#define TASK_COLUMNS(X, LAST)								\
+	X(TC_PID, "a.pid") X(TC_VCPU, "min(a.vcpu)") X(TC_VCPUS, "count(DISTINCT a.vcpu)")	\
+	X(TC_FIRST_TS, "min(a.ts)") X(TC_LAST_TS, "max(a.ts)")				\
+	X(TC_SPTE, "total(a.spte_changes)") X(TC_FAULTS, "total(a.faults_slow + a.faults_fast)") \
+	LAST(TC_COMM, "(SELECT t.comm FROM task t WHERE t.capture_id = a.capture_id "	\
+		      "AND t.pid = a.pid)")
+enum { TASK_COLUMNS(COL_ENUM, COL_ENUM) };
+
 static void fill_task(sqlite3_stmt *st, void *row)
 {
-	const char *comm = (const char *)sqlite3_column_text(st, 7);
+	const char *comm = (const char *)sqlite3_column_text(st, TC_COMM);
 	struct msc_task *t = row;
 
 	*t = (struct msc_task){
-		.pid = sqlite3_column_int(st, 0),
-		.vcpu = sqlite3_column_type(st, 1) == SQLITE_NULL ? -1 : sqlite3_column_int(st, 1),
-		.vcpus = (uint32_t)sqlite3_column_int(st, 2),
-		.first_ts = column_u64(st, 3), .last_ts = column_u64(st, 4),
-		.spte_changes = (uint64_t)sqlite3_column_double(st, 5),
-		.faults = (uint64_t)sqlite3_column_double(st, 6),
+		.pid = sqlite3_column_int(st, TC_PID),
+		.vcpu = sqlite3_column_type(st, TC_VCPU) == SQLITE_NULL ? -1 :
+			sqlite3_column_int(st, TC_VCPU),
+		.vcpus = (uint32_t)sqlite3_column_int(st, TC_VCPUS),
+		.first_ts = column_u64(st, TC_FIRST_TS), .last_ts = column_u64(st, TC_LAST_TS),
+		.spte_changes = (uint64_t)sqlite3_column_double(st, TC_SPTE),
+		.faults = (uint64_t)sqlite3_column_double(st, TC_FAULTS),
 	};
 	snprintf(t->comm, sizeof(t->comm), "%s", comm ? comm : "");
 }
@@ -1846,10 +1855,7 @@ int msc_hview_tasks(struct msc_hview *v, struct msc_task **ret, size_t *ret_nr)
 	int r;
 
 	*ret = capture_rows(v->s, v->capture_id,
-			    "SELECT a.pid, min(a.vcpu), count(DISTINCT a.vcpu), min(a.ts), max(a.ts), "
-			    "total(a.spte_changes), total(a.faults_slow + a.faults_fast), "
-			    "(SELECT t.comm FROM task t WHERE t.capture_id = a.capture_id "
-			    " AND t.pid = a.pid) "
+			    "SELECT " COLS(TASK_COLUMNS) " "
 			    "FROM task_activity a WHERE a.capture_id = ?1 GROUP BY a.pid "
 			    "ORDER BY min(a.vcpu) IS NULL, min(a.vcpu), a.pid",
 			    sizeof(**ret), fill_task, ret_nr, &r);
