@@ -13,24 +13,34 @@
 #define MAX_ROWS_PER_KIND 1000
 
 /**
- * hanomaly - count an anomaly at the event being fed, and keep a row of it
+ * hanomaly_va - count an anomaly at the event being fed, and keep a row of it
  */
-int hanomaly(struct msc_history *h, enum msc_anomaly_kind kind, unsigned int as_id,
-	     uint64_t gfn, unsigned int level, uint64_t old_spte, uint64_t new_spte,
-	     const char *fmt, ...)
+int hanomaly_va(struct msc_history *h, enum msc_anomaly_kind kind, unsigned int as_id,
+		uint64_t gfn, unsigned int level, uint64_t old_spte, uint64_t new_spte,
+		const char *fmt, va_list ap)
 {
 	struct msc_anomaly a = {
 		.ts = h->last_ts, .seq = h->cur_seq, .kind = (uint8_t)kind,
 		.as_id = (uint8_t)as_id, .level = (uint8_t)level, .gfn = gfn,
 		.old_spte = old_spte, .new_spte = new_spte, .vm = h->vm_id,
 	};
-	va_list ap;
 
 	h->sum.anomalies++;
 	if (h->loading || h->anomalies_by_kind[kind]++ >= MAX_ROWS_PER_KIND)
 		return 0;
-	va_start(ap, fmt);
 	vsnprintf(a.detail, sizeof(a.detail), fmt, ap);
-	va_end(ap);
 	return hstore_add_anomaly(h->hs, h->capture_id, &a);
+}
+
+int hanomaly(struct msc_history *h, enum msc_anomaly_kind kind, unsigned int as_id,
+	     uint64_t gfn, unsigned int level, uint64_t old_spte, uint64_t new_spte,
+	     const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	va_start(ap, fmt);
+	r = hanomaly_va(h, kind, as_id, gfn, level, old_spte, new_spte, fmt, ap);
+	va_end(ap);
+	return r;
 }

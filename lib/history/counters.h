@@ -9,6 +9,8 @@
 #ifndef MSC_HISTORY_COUNTERS_H
 #define MSC_HISTORY_COUNTERS_H
 
+#include <stdarg.h>
+
 #include "model.h"
 
 #define HACT_BUCKET_NS 1000000ULL	/* the default activity bucket: 1 ms */
@@ -125,6 +127,9 @@ void hdirty_add_new(struct msc_history *h, unsigned int kind, unsigned int as_id
 int hdirty_flush(struct msc_history *h);
 
 /* lib/history/anomaly.c */
+int hanomaly_va(struct msc_history *h, enum msc_anomaly_kind kind, unsigned int as_id,
+		uint64_t gfn, unsigned int level, uint64_t old_spte, uint64_t new_spte,
+		const char *fmt, va_list ap) __attribute__((format(printf, 8, 0)));
 int hanomaly(struct msc_history *h, enum msc_anomaly_kind kind, unsigned int as_id,
 	     uint64_t gfn, unsigned int level, uint64_t old_spte, uint64_t new_spte,
 	     const char *fmt, ...) __attribute__((format(printf, 8, 9)));

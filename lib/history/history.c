@@ -12,6 +12,7 @@
 #include "mmuscope/history.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,6 +106,28 @@ static int resume(struct msc_history *h)
 	return r;
 }
 
+/*
+ * An event the model could not apply.  A SPTE present before the trace
+ * began marks the census partial, and is told once.
+ */
+static int model_anomaly(struct msc_history *h, enum msc_anomaly_kind kind, unsigned int as_id,
+			 uint64_t gfn, unsigned int level, uint64_t old_spte, uint64_t new_spte,
+			 const char *fmt, ...)
+{
+	va_list ap;
+	int r;
+
+	if (kind == MSC_ANOMALY_PARTIAL) {
+		h->census.flags |= MSC_CENSUS_PARTIAL;
+		if (h->anomalies_by_kind[kind])
+			return 0;
+	}
+	va_start(ap, fmt);
+	r = hanomaly_va(h, kind, as_id, gfn, level, old_spte, new_spte, fmt, ap);
+	va_end(ap);
+	return r;
+}
+
 static int run_filled(struct msc_history *h, const struct hrun *run, int64_t last_run, bool known,
 		      int64_t *ret_id)
 {
@@ -114,7 +137,7 @@ static int run_filled(struct msc_history *h, const struct hrun *run, int64_t las
 /* The way up from the floors below, the same for every part (struct hup). */
 static const struct hup front_up = {
 	.cell_changed = hcensus_cell_update,
-	.anomaly = hanomaly,
+	.anomaly = model_anomaly,
 	.cell_huge = hphase_cell_huge,
 	.run_filled = run_filled,
 };
@@ -972,6 +995,12 @@ int msc_history_finish(struct msc_history *h)
 static void part_summary(const struct msc_history *h, struct msc_history_summary *ret)
 {
 	*ret = h->sum;
+	ret->intervals += h->m.count.intervals;
+	ret->frozen_completed += h->m.count.frozen_completed;
+	ret->resyncs += h->m.count.resyncs;
+	ret->ad_resyncs += h->m.count.ad_resyncs;
+	ret->synthesized += h->m.count.synthesized;
+	ret->ranged += h->m.count.ranged;
 	ret->census_flags = h->census.flags | (h->tdp_mmu ? 0 : MSC_CENSUS_APPROX) |
 			    (h->after_lost ? MSC_CENSUS_AFTER_LOST : 0);
 }

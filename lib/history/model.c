@@ -529,7 +529,7 @@ static int emit(struct msc_history *h, struct hnode *n, unsigned int i, uint64_t
 	if (h->loading)
 		return 0;
 	interval_of(h, n, i, spte, sw, end_ts, end_cause, &iv);
-	h->sum.intervals++;
+	h->m.count.intervals++;
 	return run_add(h, n, i, &iv);
 }
 
@@ -637,7 +637,7 @@ static int transition(struct msc_history *h, struct hnode *n, unsigned int i,
 	if (was_p)
 		r = emit(h, n, i, old_spte, sw, h->last_ts, cause);
 	if (new_spte == h->layout.frozen && h->layout.frozen != h->layout.nonpresent)
-		h->sum.frozen_completed++;
+		h->m.count.frozen_completed++;
 	if (!is_p)
 		new_spte = h->layout.nonpresent;
 	ch->spte[j] = new_spte;
@@ -714,7 +714,7 @@ static int reconcile(struct msc_history *h, struct hnode *n, unsigned int i, uin
 	if (!cur_p && !old_p)
 		return 0;	/* frozen, MMIO and non-present are all "nothing mapped" */
 	if (cur_p && old_p && !((cur ^ old_spte) & ~soft_bits(h))) {
-		h->sum.ad_resyncs++;
+		h->m.count.ad_resyncs++;
 		set_spte(n, i, old_spte);	/* same mapping (its chunk is its own), A/D bits */
 		return 0;
 	}
@@ -723,15 +723,12 @@ static int reconcile(struct msc_history *h, struct hnode *n, unsigned int i, uin
 
 		/* present since before the trace: its interval starts at the trace start */
 		set_start(n, i, hnode_start(n, i) & 0xff);
-		h->sum.resyncs++;
-		h->census.flags |= MSC_CENSUS_PARTIAL;
-		if (!r && !h->anomalies_by_kind[MSC_ANOMALY_PARTIAL])
-			r = h->up->anomaly(h, MSC_ANOMALY_PARTIAL, n->as_id, gfn, n->level, cur, old_spte,
-				     "SPTE present before the trace began: the capture started "
-				     "after the guest was populated");
-		return r;
+		h->m.count.resyncs++;
+		return r ?: h->up->anomaly(h, MSC_ANOMALY_PARTIAL, n->as_id, gfn, n->level, cur,
+					   old_spte, "SPTE present before the trace began: the "
+					   "capture started after the guest was populated");
 	}
-	h->sum.resyncs++;
+	h->m.count.resyncs++;
 	return h->up->anomaly(h, MSC_ANOMALY_RESYNC, n->as_id, gfn, n->level, cur, old_spte,
 			"model had %#llx, event says %#llx", (unsigned long long)cur,
 			(unsigned long long)old_spte) ?:
@@ -806,7 +803,7 @@ int hmodel_detach(struct msc_history *h, unsigned int as_id, uint64_t gfn, unsig
 static void teardown_done(struct msc_history *h, uint64_t new_spte)
 {
 	if (new_spte == h->layout.frozen && h->layout.frozen != h->layout.nonpresent)
-		h->sum.frozen_completed++;
+		h->m.count.frozen_completed++;
 }
 
 /*
@@ -995,7 +992,7 @@ static uint64_t range_value(struct msc_history *h, uint64_t new_spte)
 	if (is_present(h, new_spte))
 		return new_spte;
 	if (new_spte == h->layout.frozen && h->layout.frozen != h->layout.nonpresent)
-		h->sum.frozen_completed++;
+		h->m.count.frozen_completed++;
 	return h->layout.nonpresent;
 }
 
@@ -1071,7 +1068,7 @@ static int range_emit(struct msc_history *h, struct hnode *n, unsigned int i, ui
 	int r;
 
 	interval_of(h, n, i, spte, sw, end_ts, end_cause, &iv);
-	h->sum.intervals++;
+	h->m.count.intervals++;
 	/* *run, still the node's, is the first of n->runs: run_add() would take it */
 	if (*run && (*run)->node == n && run_fits(h, *run, i, &iv))
 		return run_append(h, *run, i, &iv);
@@ -1095,7 +1092,7 @@ int hmodel_range_apply(struct msc_history *h)
 	if (!n)
 		return 0;
 	rg->node = NULL;
-	h->sum.ranged += rg->nr;
+	h->m.count.ranged += rg->nr;
 	c = cell_of(h, n, rg->first, &n2, &i2);
 	table = is_present(h, hnode_spte(n2, i2));	/* the cell stays 4K while this or c->mapped */
 	for (unsigned int k = 0; k < rg->nr && !r; k++) {
@@ -1170,7 +1167,7 @@ int hmodel_clear_below(struct msc_history *h, unsigned int as_id, uint64_t gfn,
 			r = hmodel_clear_below(h, as_id, n->base + i * msc_level_pages(n->level),
 					       n->level, cause, stale);
 		if (stale)
-			h->sum.resyncs++;
+			h->m.count.resyncs++;
 		if (!r)
 			r = transition(h, n, i, h->layout.nonpresent, cause, 0);
 	}
@@ -1248,7 +1245,7 @@ int hmodel_split_children(struct msc_history *h, unsigned int as_id, uint64_t gf
 	n = r ? NULL : hmodel_node(h, as_id, gfn, cl, true);
 	if (!n)
 		return r ?: -ENOMEM;
-	h->sum.synthesized += HNODE_ENTRIES;
+	h->m.count.synthesized += HNODE_ENTRIES;
 	r = fill_children(h, n, huge, step, cause);
 	if (r)
 		return min(r, 0);
@@ -1368,7 +1365,7 @@ int hmodel_load_interval(struct msc_history *h, const struct msc_interval *iv)
 		flags |= HSTART_LOST;
 	set_start(n, i, start_word(h, max(iv->start_ts, h->m.ts_base), HSTART_SEEN |
 				   (iv->start_cause & HSTART_CAUSE_MASK) | flags));
-	h->sum.intervals--;
+	h->m.count.intervals--;
 	return r;
 }
 

@@ -217,6 +217,10 @@ struct hmodel {
 	} orphan_of;
 	bool resumed;			/* rebuilt from an earlier run's open intervals:
 					   what they do not say was unseen */
+	/* what it did, of this run: the front adds them to the summary's */
+	struct {
+		uint64_t intervals, frozen_completed, resyncs, ad_resyncs, synthesized, ranged;
+	} count;
 };
 
 /* @delta leaves at @level (lib/history/model.c only) */

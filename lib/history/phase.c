@@ -416,7 +416,7 @@ static int close_dirty(struct msc_history *h, const struct msc_event *ev)
 	if (r || ph->p.kind != MSC_PHASE_DISABLE)
 		return r;
 	dis_end = ph->p.end_ts;
-	if (!h->sum.spte_events && !h->sum.intervals)
+	if (!h->sum.spte_events && !h->sum.intervals && !h->m.count.intervals)
 		return 0;	/* no SPTE seen (record --light): when it is huge again is not known */
 	if (!h->st.awaiting && h->st.huge_again_ts <= dis_end) {
 		/*
