@@ -94,6 +94,13 @@ struct recorder {
 	bool metrics_failed;		/* ... said once */
 };
 
+/* --kvm-stats's words, by enum msc_kvm_via */
+static const char *const kvm_stats_via[] = {
+	[MSC_KVM_VIA_AUTO] = "auto",
+	[MSC_KVM_VIA_STATS_FD] = "stats-fd",
+	[MSC_KVM_VIA_DEBUGFS] = "debugfs",
+};
+
 /* One option @c (not an output one) into @o; -1 when it is bad */
 static int parse_one(struct record_opts *o, int c, const char *arg)
 {
@@ -173,16 +180,13 @@ static int parse_one(struct record_opts *o, int c, const char *arg)
 		}
 		break;
 	case 'V':
-		if (!strcmp(arg, "auto"))
-			o->kvm_stats = MSC_KVM_VIA_AUTO;
-		else if (!strcmp(arg, "stats-fd"))
-			o->kvm_stats = MSC_KVM_VIA_STATS_FD;
-		else if (!strcmp(arg, "debugfs"))
-			o->kvm_stats = MSC_KVM_VIA_DEBUGFS;
-		else {
+		for (r = 0; r < (int)ARRAY_SIZE(kvm_stats_via) && strcmp(arg, kvm_stats_via[r]); r++)
+			;
+		if (r == (int)ARRAY_SIZE(kvm_stats_via)) {
 			cli_error("--kvm-stats %s: expected auto, stats-fd or debugfs", arg);
 			return -1;
 		}
+		o->kvm_stats = (enum msc_kvm_via)r;
 		break;
 	case 'L':
 		o->live.light = true;

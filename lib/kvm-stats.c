@@ -10,8 +10,8 @@
  * mounted and readable, else the stats fds):
  *  - debugfs: KVM makes one directory per VM, <debugfs>/kvm/<pid>-<fd>/,
  *    holding one file per VM stat, and one per vCPU stat that sums it over
- *    the VM's vCPUs: an open (relative to the directory, kept open), a
- *    read and a close per counter;
+ *    the VM's vCPUs: an open (relative to <debugfs>/kvm, opened once a
+ *    read to list the VMs), a read and a close per counter;
  *  - the binary stats fds the VMM holds (lib/kvm-statfd.c): only the VM's
  *    own process may ask KVM for one, but any process may read it, so the
  *    VMM's are copied (found in /proc/<pid>/fd as "anon_inode:kvm-vm-stats"
@@ -79,8 +79,7 @@ struct vcpu {
 
 struct vm {
 	int pid, fd;			/* the VMM and its VM fd: "<pid>-<fd>" */
-	int dir;			/* debugfs: its directory, open */
-	ino_t ino;			/* ... whose inode this is */
+	ino_t ino;			/* debugfs: its directory's inode */
 	int file;			/* stats fds: our copy of the VM fd (kcmp) */
 	int stats_at;			/* ... the VMM's VM stats fd, -1: none */
 	struct kvm_statfd stats;	/* ... our copy of it */
@@ -149,8 +148,6 @@ static void drop_vm(struct msc_kvm_sampler *k, size_t i)
 	kvm_statfd_close(&vm->stats);
 	if (vm->file >= 0)
 		close(vm->file);
-	if (vm->dir >= 0)
-		close(vm->dir);
 	*vm = k->vms[--k->nr_vms];
 }
 
@@ -172,12 +169,15 @@ const char *msc_kvm_sampler_method(const struct msc_kvm_sampler *k)
 
 /* ---- reading one VM ---- */
 
-/* File @name of directory @dir: a number, or -1 when it is not there. */
-static int64_t read_number(int dir, const char *name)
+/* File @name of @vm's directory in <debugfs>/kvm (@kvm): a number, -1 when not there. */
+static int64_t read_number(int kvm, const struct vm *vm, const char *name)
 {
-	char buf[32];
+	char buf[32], path[64];
 	ssize_t n;
-	int fd = openat(dir, name, O_RDONLY | O_CLOEXEC);
+	int fd;
+
+	snprintf(path, sizeof(path), "%d-%d/%s", vm->pid, vm->fd, name);
+	fd = openat(kvm, path, O_RDONLY | O_CLOEXEC);
 
 	if (fd < 0)
 		return -1;
@@ -189,11 +189,12 @@ static int64_t read_number(int dir, const char *name)
 	return strtoll(buf, NULL, 10);
 }
 
-static void read_census(const struct vm *vm, int64_t *v)
+/* The census and flushes; @kvm: <debugfs>/kvm, -1 for the stats fds */
+static void read_census(int kvm, const struct vm *vm, int64_t *v)
 {
-	if (vm->dir >= 0) {
+	if (kvm >= 0) {
 		for (int i = 0; i < NR_VM_STATS; i++)
-			v[i] = read_number(vm->dir, vm_stats[i]);
+			v[i] = read_number(kvm, vm, vm_stats[i]);
 		return;
 	}
 	if (vm->stats.fd < 0 || kvm_statfd_read(&vm->stats, v))
@@ -206,15 +207,15 @@ static void read_census(const struct vm *vm, int64_t *v)
  * it: the VM's last sample first (nothing moved since), then each other;
  * false when they moved during every try.
  */
-static bool read_settled(struct vm *vm, int64_t *v)
+static bool read_settled(int kvm, struct vm *vm, int64_t *v)
 {
 	int64_t again[NR_VM_STATS];
 
-	read_census(vm, v);
+	read_census(kvm, vm, v);
 	if (vm->has_last && !memcmp(v, vm->last, sizeof(vm->last)))
 		return true;
 	for (int i = 1; i < SETTLE_TRIES; i++) {
-		read_census(vm, again);
+		read_census(kvm, vm, again);
 		if (!memcmp(again, v, sizeof(again))) {
 			memcpy(vm->last, v, sizeof(vm->last));
 			vm->has_last = true;
@@ -229,13 +230,13 @@ static bool read_settled(struct vm *vm, int64_t *v)
  * The faults summed over the VM's vCPUs, @v[i] -1 when not known.
  * Returns over how many vCPUs: -1 for KVM's own sum over all (debugfs).
  */
-static int64_t read_faults(const struct vm *vm, int64_t *v)
+static int64_t read_faults(int kvm, const struct vm *vm, int64_t *v)
 {
 	int64_t one[NR_PF];
 
 	for (int i = 0; i < NR_PF; i++)
-		v[i] = vm->dir >= 0 ? read_number(vm->dir, pf_stats[i]) : -1;
-	if (vm->dir >= 0 || !vm->nr_vcpus)
+		v[i] = kvm >= 0 ? read_number(kvm, vm, pf_stats[i]) : -1;
+	if (kvm >= 0 || !vm->nr_vcpus)
 		return -1;
 	for (int i = 0; i < NR_PF; i++)
 		v[i] = 0;
@@ -252,18 +253,18 @@ static int64_t read_faults(const struct vm *vm, int64_t *v)
 }
 
 /* One VM's sample; false when its census moved during every try. */
-static bool sample_vm(struct vm *vm, struct msc_kvm_sample *s)
+static bool sample_vm(int kvm, struct vm *vm, struct msc_kvm_sample *s)
 {
 	int64_t v[NR_VM_STATS], pf[NR_PF];
 
-	if (!read_settled(vm, v))
+	if (!read_settled(kvm, vm, v))
 		return false;
 	*s = (struct msc_kvm_sample){
 		.pid = vm->pid,
 		.pages_4k = v[ST_4K], .pages_2m = v[ST_2M], .pages_1g = v[ST_1G],
 		.remote_tlb_flush = v[ST_FLUSH], .remote_tlb_flush_requests = v[ST_FLUSH_REQ],
 	};
-	s->pf_vcpus = read_faults(vm, pf);
+	s->pf_vcpus = read_faults(kvm, vm, pf);
 	s->pf_taken = pf[PF_TAKEN];
 	s->pf_fixed = pf[PF_FIXED];
 	s->pf_fast = pf[PF_FAST];
@@ -301,7 +302,7 @@ static struct vm *new_vm(struct msc_kvm_sampler *k, int pid, int fd)
 {
 	if (!grow((void **)&k->vms, &k->cap, k->nr_vms, sizeof(*k->vms)))
 		return NULL;
-	k->vms[k->nr_vms] = (struct vm){ .pid = pid, .fd = fd, .dir = -1, .file = -1,
+	k->vms[k->nr_vms] = (struct vm){ .pid = pid, .fd = fd, .file = -1,
 					 .stats_at = -1, .stats.fd = -1, .seen = true };
 	return &k->vms[k->nr_vms++];
 }
@@ -309,9 +310,10 @@ static struct vm *new_vm(struct msc_kvm_sampler *k, int pid, int fd)
 /*
  * debugfs: the VMs are its directories, "<pid>-<fd>"; a directory whose
  * inode changed is another VM (KVM reuses the name when the VMM reuses the
- * fd).  Returns 0 or -ENOMEM.
+ * fd).  Returns 0 with <debugfs>/kvm open in *@ret (NULL: kvm unloaded, no
+ * VMs), or -ENOMEM.
  */
-static int list_debugfs(struct msc_kvm_sampler *k)
+static int list_debugfs(struct msc_kvm_sampler *k, DIR **ret)
 {
 	struct dirent *de;
 	int pid, fd, r = 0;
@@ -337,14 +339,11 @@ static int list_debugfs(struct msc_kvm_sampler *k)
 			break;
 		}
 		vm->ino = de->d_ino;
-		vm->dir = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		vm->seen = vm->dir >= 0;	/* gone meanwhile: dropped below */
 	}
-	if (d)
-		closedir(d);	/* kvm unloaded: no VMs */
 	for (size_t i = k->nr_vms; i-- > 0;)
 		if (!k->vms[i].seen)
 			drop_vm(k, i);
+	*ret = d;
 	return r;
 }
 
@@ -512,12 +511,13 @@ static int find_stats_fds(struct msc_kvm_sampler *k)
  */
 int msc_kvm_sampler_read(struct msc_kvm_sampler *k, struct msc_kvm_sample *ret, size_t max)
 {
+	DIR *d = NULL;
 	size_t n = 0;
-	int r = k->kvm_dir[0] ? list_debugfs(k) : find_stats_fds(k);
+	int r = k->kvm_dir[0] ? list_debugfs(k, &d) : find_stats_fds(k);
 
-	if (r)
-		return r;
-	for (size_t i = 0; i < k->nr_vms && n < max; i++)
-		n += sample_vm(&k->vms[i], &ret[n]);
-	return (int)n;
+	for (size_t i = 0; !r && i < k->nr_vms && n < max; i++)
+		n += sample_vm(d ? dirfd(d) : -1, &k->vms[i], &ret[n]);
+	if (d)
+		closedir(d);
+	return r ? r : (int)n;
 }
