@@ -21,8 +21,8 @@
  *    nothing to read this way.  A stats fd does not say which VM it is of:
  *    those of a process that holds one VM are that VM's, and a process that
  *    holds several VMs is not read.
- * Nothing here allocates per sample; the tables grow when VMs and vCPUs
- * appear.
+ * Reading a VM already known allocates nothing; the tables grow when VMs
+ * and vCPUs appear, and a scan of /proc lists each process's KVM fds.
  *
  * KVM updates each counter on its own, and a split or a zap moves several
  * at once, so one read of the five census and flush counters can mix two
