@@ -101,6 +101,14 @@ static int read_vm(struct msc_store *s, sqlite3_stmt *older, sqlite3_stmt *newer
 	return 0;
 }
 
+/* A VM's name (kvm_stats_sample.vm) from the current row of @st */
+static void fill_vm(sqlite3_stmt *st, void *row)
+{
+	char (*name)[32] = row;
+
+	snprintf(*name, sizeof(*name), "%s", (const char *)sqlite3_column_text(st, 0));
+}
+
 /* A capture's KVM counter rows, its statements prepared once. */
 struct msc_kvm_reads {
 	struct msc_store *s;
@@ -119,7 +127,6 @@ struct msc_kvm_reads {
 int msc_kvm_reads_open(struct msc_store *s, int64_t capture_id, struct msc_kvm_reads **ret)
 {
 	struct msc_kvm_reads *k = calloc(1, sizeof(*k));
-	sqlite3_stmt *vms = NULL;
 	int r;
 
 	if (!k)
@@ -132,22 +139,9 @@ int msc_kvm_reads_open(struct msc_store *s, int64_t capture_id, struct msc_kvm_r
 		r = msc_store_prepare(s, "SELECT " COLS " FROM kvm_stats_sample WHERE capture_id = ? "
 				      "AND vm = ? AND ts >= ? ORDER BY ts LIMIT 1", &k->newer);
 	if (!r)
-		r = msc_store_prepare(s, "SELECT DISTINCT vm FROM kvm_stats_sample "
-				      "WHERE capture_id = ?", &vms);
-	if (!r)
-		sqlite3_bind_int64(vms, 1, capture_id);
-	while (!r && (r = msc_store_step(s, vms)) == 1) {
-		char (*v)[32] = realloc(k->vms, (k->nr_vms + 1) * sizeof(*v));
-
-		if (!v) {
-			r = -ENOMEM;
-			break;
-		}
-		k->vms = v;
-		snprintf(v[k->nr_vms++], sizeof(*v), "%s", (const char *)sqlite3_column_text(vms, 0));
-		r = 0;
-	}
-	sqlite3_finalize(vms);
+		k->vms = msc_store_capture_rows(s, capture_id, "SELECT DISTINCT vm FROM "
+						"kvm_stats_sample WHERE capture_id = ?",
+						sizeof(*k->vms), fill_vm, &k->nr_vms, &r);
 	if (r < 0) {
 		msc_kvm_reads_close(k);
 		return r;

@@ -56,6 +56,14 @@ int msc_store_prepare(struct msc_store *s, const char *sql, sqlite3_stmt **ret);
 int64_t msc_store_query_int(struct msc_store *s, const char *sql, int64_t dflt);
 int msc_store_begin(struct msc_store *s);
 
+/* Fill the zeroed array element @row from the current row of @st. */
+typedef void (*msc_row_fill_fn)(sqlite3_stmt *st, void *row);
+
+void *msc_store_collect_rows(struct msc_store *s, sqlite3_stmt *st, size_t size,
+			     msc_row_fill_fn fill, size_t *nr, int *err);
+void *msc_store_capture_rows(struct msc_store *s, int64_t capture_id, const char *sql,
+			     size_t size, msc_row_fill_fn fill, size_t *nr, int *err);
+
 /* The store's SQLite handle, for what must bypass its error mapping (a best effort). */
 sqlite3 *msc_store_sqlite(struct msc_store *s);
 void msc_store_set_errmsg(struct msc_store *s, const char *fmt, ...)

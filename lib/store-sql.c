@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -200,4 +201,53 @@ int64_t msc_store_query_int(struct msc_store *s, const char *sql, int64_t dflt)
 		v = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	return v;
+}
+
+/*
+ * Step @st to its end and finalize it: one zeroed element of @size bytes
+ * per row, filled by @fill.  Returns the array (free() it) with *@nr
+ * elements, or NULL with *@err set to a negative errno (*@err is 0 and
+ * the array may be NULL when there are no rows).
+ */
+void *msc_store_collect_rows(struct msc_store *s, sqlite3_stmt *st, size_t size,
+			     msc_row_fill_fn fill, size_t *nr, int *err)
+{
+	char *rows = NULL, *p;
+	size_t n = 0, alloc = 0;
+	int r;
+
+	while ((r = msc_store_step(s, st)) == 1) {
+		if (n == alloc) {
+			alloc = alloc ? 2 * alloc : 16;
+			p = realloc(rows, alloc * size);
+			if (!p) {
+				r = -ENOMEM;
+				break;
+			}
+			rows = p;
+		}
+		memset(rows + n * size, 0, size);
+		fill(st, rows + n++ * size);
+	}
+	sqlite3_finalize(st);
+	*err = r < 0 ? r : 0;
+	if (r < 0) {
+		free(rows);
+		return NULL;
+	}
+	*nr = n;
+	return rows;
+}
+
+/* The rows of @sql, whose ?1 is @capture_id, as msc_store_collect_rows() gives them. */
+void *msc_store_capture_rows(struct msc_store *s, int64_t capture_id, const char *sql,
+			     size_t size, msc_row_fill_fn fill, size_t *nr, int *err)
+{
+	sqlite3_stmt *st;
+
+	*err = msc_store_prepare(s, sql, &st);
+	if (*err)
+		return NULL;
+	sqlite3_bind_int64(st, 1, capture_id);
+	return msc_store_collect_rows(s, st, size, fill, nr, err);
 }

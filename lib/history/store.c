@@ -1519,58 +1519,6 @@ int msc_hview_phases(struct msc_hview *v, struct msc_phase **ret, size_t *ret_nr
 	return hstore_read_phases(v->s, v->capture_id, ret, NULL, ret_nr);
 }
 
-/* Fill the zeroed array element @row from the current row of @st. */
-typedef void (*row_fill_fn)(sqlite3_stmt *st, void *row);
-
-/*
- * Step @st to its end and finalize it: one zeroed element of @size bytes
- * per row, filled by @fill.  Returns the array (free() it) with *@nr
- * elements, or NULL with *@err set to a negative errno (*@err is 0 and
- * the array may be NULL when there are no rows).
- */
-static void *collect_rows(struct msc_store *s, sqlite3_stmt *st, size_t size, row_fill_fn fill,
-			  size_t *nr, int *err)
-{
-	char *rows = NULL, *p;
-	size_t n = 0, alloc = 0;
-	int r;
-
-	while ((r = msc_store_step(s, st)) == 1) {
-		if (n == alloc) {
-			alloc = alloc ? 2 * alloc : 16;
-			p = realloc(rows, alloc * size);
-			if (!p) {
-				r = -ENOMEM;
-				break;
-			}
-			rows = p;
-		}
-		memset(rows + n * size, 0, size);
-		fill(st, rows + n++ * size);
-	}
-	sqlite3_finalize(st);
-	*err = r < 0 ? r : 0;
-	if (r < 0) {
-		free(rows);
-		return NULL;
-	}
-	*nr = n;
-	return rows;
-}
-
-/* The rows of @sql, whose ?1 is @capture_id, as collect_rows() gives them. */
-static void *capture_rows(struct msc_store *s, int64_t capture_id, const char *sql, size_t size,
-			  row_fill_fn fill, size_t *nr, int *err)
-{
-	sqlite3_stmt *st;
-
-	*err = msc_store_prepare(s, sql, &st);
-	if (*err)
-		return NULL;
-	sqlite3_bind_int64(st, 1, capture_id);
-	return collect_rows(s, st, size, fill, nr, err);
-}
-
 #define REGION_COLUMNS(X, LAST)							\
 	X(GC_ID, "id") X(GC_AS_ID, "as_id") X(GC_FIRST, "gfn_first") X(GC_END, "gfn_end")	\
 	X(GC_EXACT, "exact") LAST(GC_VM, "vm")
@@ -1591,7 +1539,7 @@ int msc_hview_regions(struct msc_hview *v, struct msc_region **ret, size_t *ret_
 {
 	int r;
 
-	*ret = capture_rows(v->s, v->capture_id, "SELECT " COLS(REGION_COLUMNS) " FROM region "
+	*ret = msc_store_capture_rows(v->s, v->capture_id, "SELECT " COLS(REGION_COLUMNS) " FROM region "
 			    "WHERE capture_id = ? ORDER BY id", sizeof(**ret), fill_region, ret_nr, &r);
 	return r;
 }
@@ -1628,7 +1576,7 @@ int msc_hview_phase_coverage(struct msc_hview *v, int64_t phase_id, struct msc_c
 		return r;
 	sqlite3_bind_int64(st, 1, v->capture_id);
 	sqlite3_bind_int64(st, 2, phase_id);
-	*ret = collect_rows(v->s, st, sizeof(**ret), fill_coverage, ret_nr, &r);
+	*ret = msc_store_collect_rows(v->s, st, sizeof(**ret), fill_coverage, ret_nr, &r);
 	return r;
 }
 
@@ -1854,7 +1802,7 @@ int msc_hview_tasks(struct msc_hview *v, struct msc_task **ret, size_t *ret_nr)
 {
 	int r;
 
-	*ret = capture_rows(v->s, v->capture_id,
+	*ret = msc_store_capture_rows(v->s, v->capture_id,
 			    "SELECT " COLS(TASK_COLUMNS) " "
 			    "FROM task_activity a WHERE a.capture_id = ?1 GROUP BY a.pid "
 			    "ORDER BY min(a.vcpu) IS NULL, min(a.vcpu), a.pid",
@@ -1873,7 +1821,7 @@ int msc_hview_lost_marks(struct msc_hview *v, struct msc_lost_mark **ret, size_t
 {
 	int r;
 
-	*ret = capture_rows(v->s, v->capture_id, "SELECT l.ts, l.cpu, l.count FROM lost_events l, "
+	*ret = msc_store_capture_rows(v->s, v->capture_id, "SELECT l.ts, l.cpu, l.count FROM lost_events l, "
 			    "capture c WHERE c.id = ? AND l.seq BETWEEN c.first_seq AND c.last_seq "
 			    "ORDER BY l.seq", sizeof(**ret), fill_lost_mark, ret_nr, &r);
 	return r;
@@ -1917,7 +1865,7 @@ int msc_hview_anomalies(struct msc_hview *v, size_t max, struct msc_anomaly **re
 		return r;
 	sqlite3_bind_int64(st, 1, v->capture_id);
 	sqlite3_bind_int64(st, 2, (int64_t)min(max, (size_t)INT64_MAX));
-	*ret = collect_rows(v->s, st, sizeof(**ret), fill_anomaly, ret_nr, &r);
+	*ret = msc_store_collect_rows(v->s, st, sizeof(**ret), fill_anomaly, ret_nr, &r);
 	return r;
 }
 
@@ -2019,7 +1967,7 @@ static int load_vms(struct msc_store *s, int64_t capture_id, struct msc_vm **ret
 	int r;
 
 	*ret_nr = 0;
-	*ret = capture_rows(s, capture_id, "SELECT " VM_COLS " FROM vm WHERE capture_id = ? "
+	*ret = msc_store_capture_rows(s, capture_id, "SELECT " VM_COLS " FROM vm WHERE capture_id = ? "
 			    "ORDER BY id", sizeof(**ret), fill_vm, ret_nr, &r);
 	return r;
 }
@@ -2041,7 +1989,7 @@ int msc_hview_kvm_stats(struct msc_hview *v, struct msc_kvm_stats **ret, size_t 
 {
 	int r;
 
-	*ret = capture_rows(v->s, v->capture_id, "SELECT " COLS(KVM_STATS_COLUMNS) " FROM kvm_stats "
+	*ret = msc_store_capture_rows(v->s, v->capture_id, "SELECT " COLS(KVM_STATS_COLUMNS) " FROM kvm_stats "
 			    "WHERE capture_id = ? ORDER BY seq", sizeof(**ret), fill_kvm_stats,
 			    ret_nr, &r);
 	return r;
