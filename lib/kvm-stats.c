@@ -282,25 +282,10 @@ static struct vm *find_vm(struct msc_kvm_sampler *k, int pid, int fd)
 	return NULL;
 }
 
-static bool grow(void **a, size_t *cap, size_t n, size_t size)
-{
-	size_t c = *cap ? 2 * *cap : 8;
-	void *p;
-
-	if (n < *cap)
-		return true;
-	p = realloc(*a, c * size);
-	if (!p)
-		return false;
-	*a = p;
-	*cap = c;
-	return true;
-}
-
 /* A new entry of the VM table, or NULL without memory. */
 static struct vm *new_vm(struct msc_kvm_sampler *k, int pid, int fd)
 {
-	if (!grow((void **)&k->vms, &k->cap, k->nr_vms, sizeof(*k->vms)))
+	if (msc_grow((void **)&k->vms, k->nr_vms, &k->cap, sizeof(*k->vms)))
 		return NULL;
 	k->vms[k->nr_vms] = (struct vm){ .pid = pid, .fd = fd, .file = -1,
 					 .stats_at = -1, .stats.fd = -1, .seen = true };
@@ -389,7 +374,7 @@ static int list_fds(const struct msc_kvm_sampler *k, int pid, struct fd_list *l)
 
 		if (kind == FD_OTHER)
 			continue;
-		if (!grow((void **)&l->fds[kind], &l->cap[kind], l->nr[kind], sizeof(int))) {
+		if (msc_grow((void **)&l->fds[kind], l->nr[kind], &l->cap[kind], sizeof(int))) {
 			closedir(d);
 			return -ENOMEM;
 		}
@@ -408,7 +393,7 @@ static int add_vcpu(struct vm *vm, int fd)
 			return 0;
 	if (kvm_statfd_open(&c.stats, vm->pid, fd, pf_stats, NR_PF))
 		return 0;	/* gone meanwhile */
-	if (!grow((void **)&vm->vcpus, &vm->cap_vcpus, vm->nr_vcpus, sizeof(c))) {
+	if (msc_grow((void **)&vm->vcpus, vm->nr_vcpus, &vm->cap_vcpus, sizeof(c))) {
 		kvm_statfd_close(&c.stats);
 		return -ENOMEM;
 	}

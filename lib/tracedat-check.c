@@ -73,24 +73,9 @@ struct check {
 	bool whole;		/* every options section was read: all lie in the file */
 };
 
-/* Room in the array *@a of @nr elements of @size (*@cap allocated) for one more. */
-static int grow(void **a, size_t nr, size_t *cap, size_t size)
-{
-	void *more;
-
-	if (nr < *cap)
-		return 0;
-	more = realloc(*a, (*cap ? 2 * *cap : 16) * size);
-	if (!more)
-		return -ENOMEM;
-	*a = more;
-	*cap = *cap ? 2 * *cap : 16;
-	return 0;
-}
-
 static int add_range(struct ranges *rs, struct range r)
 {
-	if (grow((void **)&rs->r, rs->nr, &rs->cap, sizeof(*rs->r)))
+	if (msc_grow((void **)&rs->r, rs->nr, &rs->cap, sizeof(*rs->r)))
 		return -ENOMEM;
 	rs->r[rs->nr++] = r;
 	return 0;
@@ -203,7 +188,7 @@ static int scan_chunks(struct check *c, const char *name, int cpu, uint64_t off,
 		if (content < usize && content != ZSTD_CONTENTSIZE_UNKNOWN) {
 			struct tracedat_gaps *gs = c->gaps;
 
-			if (grow((void **)&gs->g, gs->nr, &gs->cap, sizeof(*gs->g)))
+			if (msc_grow((void **)&gs->g, gs->nr, &gs->cap, sizeof(*gs->g)))
 				return -ENOMEM;
 			gs->g[gs->nr] = (struct tracedat_gap){ .cpu = cpu, .from = u + content,
 							       .to = u + usize };

@@ -6,8 +6,10 @@
 #ifndef MSC_UTIL_H
 #define MSC_UTIL_H
 
+#include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <time.h>
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
@@ -40,6 +42,26 @@ static inline uint64_t msc_mono_ns(void)
 static inline double msc_mono_s(void)
 {
 	return (double)msc_mono_ns() / 1e9;
+}
+
+/*
+ * msc_grow - room in the array *@a of @nr elements of @size bytes (*@cap
+ * allocated) for one more: doubled when full, 16 at first.  Returns 0 or
+ * -ENOMEM (*@a unchanged).
+ */
+static inline int msc_grow(void **a, size_t nr, size_t *cap, size_t size)
+{
+	size_t n = *cap ? 2 * *cap : 16;
+	void *more;
+
+	if (nr < *cap)
+		return 0;
+	more = realloc(*a, n * size);
+	if (!more)
+		return -ENOMEM;
+	*a = more;
+	*cap = n;
+	return 0;
 }
 
 #define likely(x) __builtin_expect(!!(x), 1)
