@@ -79,6 +79,7 @@ struct recorder {
 	struct msc_store *store;
 	struct msc_ingest *ing;
 	struct msc_history_tap *tap;	/* inline analysis, as import does; NULL: none */
+	struct msc_tap analysis;	/* ... as a tap, behind the sampler's (watch_tap) */
 	struct msc_kvm_sampler *sampler;
 	struct vm_seen vms[MAX_VMS];
 	struct raw_tee *tee;
@@ -487,6 +488,27 @@ static const char *vm_of(void *ctx, int tgid)
 	return vm;
 }
 
+/*
+ * The tap in front of the analysis when KVM's counters are read: the
+ * sampler follows the ioctls, to leave out a VM inside one.
+ */
+static int watch_begin(void *ctx, const struct msc_tap_begin *b)
+{
+	const struct recorder *rec = ctx;
+
+	return rec->analysis.ops ? rec->analysis.ops->begin(rec->analysis.ctx, b) : 0;
+}
+
+static int watch_event(void *ctx, const struct msc_event *ev)
+{
+	const struct recorder *rec = ctx;
+
+	msc_kvm_sampler_note(rec->sampler, ev);
+	return rec->analysis.ops ? rec->analysis.ops->event(rec->analysis.ctx, ev) : 0;
+}
+
+static const struct msc_tap_ops watch_tap = { .begin = watch_begin, .event = watch_event };
+
 /* What only the end knows: per-CPU counters, thread -> process -> VM. */
 static int store_epilogue(struct recorder *rec)
 {
@@ -506,6 +528,10 @@ static int store_epilogue(struct recorder *rec)
 	snprintf(v, sizeof(v), "%llu", (unsigned long long)rec->sampler_reads);
 	if (!r && rec->sampler)
 		r = msc_store_set_param(rec->store, "record.kvm_stats_reads", v);
+	snprintf(v, sizeof(v), "%llu",
+		 (unsigned long long)(rec->sampler ? msc_kvm_sampler_skipped(rec->sampler) : 0));
+	if (!r && rec->sampler)
+		r = msc_store_set_param(rec->store, "record.kvm_stats_skipped", v);
 	if (!r)
 		r = msc_ingest_add_tasks(rec->ing, vm_of, rec);
 	return store_result(rec, r);
@@ -672,9 +698,11 @@ static void print_summary(const struct recorder *rec, double secs)
 	printf(", %llu events lost\n", (unsigned long long)(rec->lost + c.by_type[MSC_EV_LOST]));
 	printf("  recorder CPU %.2f s", rec->cpu_s);
 	if (rec->sampler_reads)
-		printf("; KVM counters read %llu times, %.3f s CPU (%.0f us a read)",
+		printf("; KVM counters read %llu times, %.3f s CPU (%.0f us a read), "
+		       "%llu VM reads left out during a KVM ioctl",
 		       (unsigned long long)rec->sampler_reads, rec->sampler_cpu_s,
-		       rec->sampler_cpu_s * 1e6 / (double)rec->sampler_reads);
+		       rec->sampler_cpu_s * 1e6 / (double)rec->sampler_reads,
+		       (unsigned long long)msc_kvm_sampler_skipped(rec->sampler));
 	printf("\n");
 	if (!msc_live_get_spool_stats(rec->src, &sp) && sp.on)
 		printf("  spool: %s through %s, backlog at most %s, ring buffers drained in %.2f s\n",
@@ -859,11 +887,12 @@ int cmd_record(int argc, char **argv)
 		r = msc_ingest_new(rec.src, rec.store, &o.out.host, &rec.ing);
 	if (!r && !o.no_analyze)
 		r = msc_history_tap_new(NULL, NULL, &rec.tap);
-	if (rec.tap) {
-		struct msc_tap tap = msc_history_tap_tap(rec.tap);
-
-		msc_ingest_set_tap(rec.ing, &tap);
-	}
+	if (rec.tap)
+		rec.analysis = msc_history_tap_tap(rec.tap);
+	if (rec.sampler && rec.ing)
+		msc_ingest_set_tap(rec.ing, &(struct msc_tap){ .ops = &watch_tap, .ctx = &rec });
+	else if (rec.tap)
+		msc_ingest_set_tap(rec.ing, &rec.analysis);
 	if (r) {
 		cli_error("%s", msc_strerror(r));
 		goto out;

@@ -34,6 +34,15 @@
  *
  * The faults read from stats fds sum the vCPUs found so far: pf_vcpus says
  * how many, so that two reads are compared only over the same vCPUs.
+ *
+ * A read while the VM's VMM is inside one of the recorded KVM ioctls (a
+ * dirty-log step) serves no step, since a step's census is the reads
+ * before its start and after its end, and it takes CPU from that step.
+ * Handed the recording's events (msc_kvm_sampler_note()), the sampler
+ * leaves such a VM out of the reads until the ioctl's exit: a task is
+ * inside one from its sys_enter_ioctl to its next sys_exit_ioctl.  Once
+ * events were lost an exit may be among them, so nothing counts as inside
+ * any more.
  */
 #include "mmuscope/live.h"
 
@@ -48,12 +57,15 @@
 #include <unistd.h>
 
 #include "kvm-stats-local.h"
+#include "mmuscope/event.h"
 #include "mmuscope/util.h"
 
 /* Processes rescanned in /proc every this many reads (a scan reads every fd). */
 #define RESCAN_EVERY 10
 /* Reads of one VM's census until two in a row agree. */
 #define SETTLE_TRIES 4
+/* Tasks inside a recorded KVM ioctl at once, at most: more are read anyway. */
+#define MAX_INSIDE 64
 
 enum { ST_4K, ST_2M, ST_1G, ST_FLUSH, ST_FLUSH_REQ, NR_VM_STATS };
 enum { PF_TAKEN, PF_FIXED, PF_FAST, NR_PF };
@@ -89,6 +101,11 @@ struct vm {
 	bool has_last, seen;
 };
 
+/* A task inside a recorded KVM ioctl, and its process. */
+struct inside {
+	int32_t tid, tgid;
+};
+
 struct msc_kvm_sampler {
 	char kvm_dir[512];		/* "<debugfs>/kvm"; "": stats fds */
 	char proc[256];
@@ -96,6 +113,9 @@ struct msc_kvm_sampler {
 	struct vm *vms;
 	size_t nr_vms, cap;
 	unsigned int reads;
+	struct inside inside[MAX_INSIDE];	/* msc_kvm_sampler_note() */
+	size_t nr_inside;
+	uint64_t skipped;		/* VM reads left out for an ioctl */
 };
 
 static bool readable_dir(const char *path)
@@ -165,6 +185,69 @@ void msc_kvm_sampler_close(struct msc_kvm_sampler *k)
 const char *msc_kvm_sampler_method(const struct msc_kvm_sampler *k)
 {
 	return k->kvm_dir[0] ? "debugfs" : "stats-fd";
+}
+
+/* ---- the ioctls in flight ---- */
+
+/* The process of task @tid (/proc/<tid>/status's Tgid), -1 when it is gone. */
+static int32_t tgid_of(const struct msc_kvm_sampler *k, int32_t tid)
+{
+	char path[300], buf[512], *t;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%d/status", k->proc, tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	t = strstr(buf, "\nTgid:");
+	return t ? (int32_t)strtol(t + 6, NULL, 10) : -1;
+}
+
+/**
+ * msc_kvm_sampler_note - an event of the recording, in stream order: the
+ *	sampler follows which VMMs are inside a recorded KVM ioctl
+ * @k: the sampler
+ * @ev: the event; only ioctls and lost events matter
+ */
+void msc_kvm_sampler_note(struct msc_kvm_sampler *k, const struct msc_event *ev)
+{
+	size_t i;
+
+	if (ev->type == MSC_EV_LOST) {
+		k->nr_inside = 0;	/* an exit may be among them */
+		return;
+	}
+	if (ev->type != MSC_EV_IOCTL || (ev->ioctl.exit && !k->nr_inside))
+		return;
+	for (i = 0; i < k->nr_inside && k->inside[i].tid != ev->pid; i++)
+		;
+	if (i < k->nr_inside)	/* its exit, or an enter whose exit was not seen */
+		k->inside[i] = k->inside[--k->nr_inside];
+	if (ev->ioctl.exit || k->nr_inside == MAX_INSIDE)
+		return;
+	k->inside[k->nr_inside] = (struct inside){ .tid = ev->pid, .tgid = tgid_of(k, ev->pid) };
+	k->nr_inside += k->inside[k->nr_inside].tgid > 0;
+}
+
+/* Is a task of VMM @pid inside a recorded KVM ioctl? */
+static bool vmm_inside(const struct msc_kvm_sampler *k, int pid)
+{
+	for (size_t i = 0; i < k->nr_inside; i++)
+		if (k->inside[i].tgid == pid)
+			return true;
+	return false;
+}
+
+/** msc_kvm_sampler_skipped - the VM reads left out while their VMM was in an ioctl */
+uint64_t msc_kvm_sampler_skipped(const struct msc_kvm_sampler *k)
+{
+	return k->skipped;
 }
 
 /* ---- reading one VM ---- */
@@ -491,6 +574,8 @@ static int find_stats_fds(struct msc_kvm_sampler *k)
  * @ret: one sample per VM
  * @max: room in @ret
  *
+ * A VM whose VMM is inside a recorded KVM ioctl is not read (see the top).
+ *
  * Returns the number of VMs read (0 when none runs, or when every VM's
  * counters moved during each try), or a negative error.
  */
@@ -500,8 +585,12 @@ int msc_kvm_sampler_read(struct msc_kvm_sampler *k, struct msc_kvm_sample *ret, 
 	size_t n = 0;
 	int r = k->kvm_dir[0] ? list_debugfs(k, &d) : find_stats_fds(k);
 
-	for (size_t i = 0; !r && i < k->nr_vms && n < max; i++)
-		n += sample_vm(d ? dirfd(d) : -1, &k->vms[i], &ret[n]);
+	for (size_t i = 0; !r && i < k->nr_vms && n < max; i++) {
+		if (vmm_inside(k, k->vms[i].pid))
+			k->skipped++;
+		else
+			n += sample_vm(d ? dirfd(d) : -1, &k->vms[i], &ret[n]);
+	}
 	if (d)
 		closedir(d);
 	return r ? r : (int)n;

@@ -35,6 +35,7 @@
 
 #include "mmuscope/spte.h"
 
+struct msc_event;
 struct msc_source;
 struct msc_store;
 
@@ -174,6 +175,8 @@ struct msc_kvm_sampler;
 int msc_kvm_sampler_open(const char *debugfs, const char *proc, int pid, enum msc_kvm_via via,
 			 struct msc_kvm_sampler **ret);
 int msc_kvm_sampler_read(struct msc_kvm_sampler *k, struct msc_kvm_sample *ret, size_t max);
+void msc_kvm_sampler_note(struct msc_kvm_sampler *k, const struct msc_event *ev);
+uint64_t msc_kvm_sampler_skipped(const struct msc_kvm_sampler *k);
 const char *msc_kvm_sampler_method(const struct msc_kvm_sampler *k);
 void msc_kvm_sampler_close(struct msc_kvm_sampler *k);
 

@@ -606,6 +606,66 @@ static void t_kvm_debugfs(void)
 	}
 }
 
+/* An ioctl event of task @tid: an enter, or (@exit) an exit. */
+static struct msc_event ioctl_ev(int32_t tid, bool exit)
+{
+	return (struct msc_event){ .pid = tid, .type = MSC_EV_IOCTL,
+				   .ioctl = { .exit = exit, .cmd = 0xc018aec0, .fd = 11 } };
+}
+
+/*
+ * A VM whose VMM is inside a recorded KVM ioctl is not read: from the
+ * enter of one of its tasks to that task's next exit, and never after
+ * events were lost.
+ */
+static void t_kvm_inside(void)
+{
+	struct msc_kvm_sampler *k;
+	struct msc_kvm_sample s[4];
+	struct msc_event ev;
+	char dbg[512], proc[512], dir[1024];
+
+	snprintf(dbg, sizeof(dbg), "%s/debugfs-inside", tmp);
+	snprintf(proc, sizeof(proc), "%s/proc-inside", tmp);
+	snprintf(dir, sizeof(dir), "%s/kvm/4242-11", dbg);
+	sh("mkdir -p '%s'", dir);
+	write_file(dir, "pages_4k", "1\n");
+	snprintf(dir, sizeof(dir), "%s/kvm/77-9", dbg);
+	sh("mkdir -p '%s'", dir);
+	write_file(dir, "pages_4k", "2\n");
+	snprintf(dir, sizeof(dir), "%s/4250", proc);	/* a thread of 4242 */
+	sh("mkdir -p '%s'", dir);
+	write_file(dir, "status", "Name:\tvcpu\nUmask:\t0022\nState:\tR (running)\nTgid:\t4242\n"
+		   "Ngid:\t0\nPid:\t4250\n");
+	if (!check_int(msc_kvm_sampler_open(dbg, proc, 0, MSC_KVM_VIA_DEBUGFS, &k), ==, 0))
+		return;
+	ev = ioctl_ev(4250, false);
+	msc_kvm_sampler_note(k, &ev);
+	if (check_int(msc_kvm_sampler_read(k, s, 4), ==, 1))
+		check_str(s[0].vm, "77-9");
+	check_int(msc_kvm_sampler_skipped(k), ==, 1);
+	ev = ioctl_ev(4251, true);	/* another task's exit */
+	msc_kvm_sampler_note(k, &ev);
+	check_int(msc_kvm_sampler_read(k, s, 4), ==, 1);
+	ev = ioctl_ev(4250, true);
+	msc_kvm_sampler_note(k, &ev);
+	check_int(msc_kvm_sampler_read(k, s, 4), ==, 2);
+	check_int(msc_kvm_sampler_skipped(k), ==, 2);
+	/* inside again, then events lost: its exit may be among them */
+	ev = ioctl_ev(4250, false);
+	msc_kvm_sampler_note(k, &ev);
+	check_int(msc_kvm_sampler_read(k, s, 4), ==, 1);
+	ev = (struct msc_event){ .pid = -1, .type = MSC_EV_LOST, .lost.count = 3 };
+	msc_kvm_sampler_note(k, &ev);
+	check_int(msc_kvm_sampler_read(k, s, 4), ==, 2);
+	/* a task that is gone has no process to leave out */
+	ev = ioctl_ev(4260, false);
+	msc_kvm_sampler_note(k, &ev);
+	check_int(msc_kvm_sampler_read(k, s, 4), ==, 2);
+	check_int(msc_kvm_sampler_skipped(k), ==, 3);
+	msc_kvm_sampler_close(k);
+}
+
 /*
  * pages_4k reads as the next of @values at each open: each value sits in a
  * FIFO of its own.  Once the reader has opened value k's FIFO (and waits
@@ -915,6 +975,7 @@ int main(void)
 	TEST(t_host_profile(), "host profile from /proc and /sys selects the SPTE layout");
 	TEST(t_kvm_settled(), "KVM counters: a sample is two reads that agree, never a torn read");
 	TEST(t_kvm_debugfs(), "KVM counters from debugfs, one VM or all");
+	TEST(t_kvm_inside(), "KVM counters: a VM is not read while its VMM is inside a KVM ioctl");
 	TEST(t_store_live(), "live tables: lost rows take a seq and count in the capture");
 	TEST(t_kvm_reads(), "KVM's counters before and after a moment, from the reads that saw a change");
 	TEST(t_not_live(), "a source that is not live: every msc_live_*() call refuses it");
