@@ -54,7 +54,7 @@ static int write_tasks(struct msc_history *h)
 	for (uint32_t k = 0; k < h->activity.nr_tasks; k++) {
 		struct htask_act *t = &h->activity.tasks[h->activity.task_used[k]];
 
-		if (!r && !h->loading && (any(t->act) || t->vcpu >= 0))
+		if (!r && !h->m.loading && (any(t->act) || t->vcpu >= 0))
 			r = hstore_put_task_activity(h->hs, h->capture_id, h->st.act_bucket,
 						     (int32_t)(t->key - 2), t->vcpu, t->act);
 		memset(t, 0, sizeof(*t));
@@ -74,7 +74,7 @@ int hact_tick(struct msc_history *h, uint64_t ts, const struct msc_event *ev)
 	int r = 0;
 
 	if (ts - h->st.act_bucket >= bucket || ts < h->st.act_bucket) {
-		if (!h->loading && any(h->st.act))
+		if (!h->m.loading && any(h->st.act))
 			r = hstore_put_activity(h->hs, h->capture_id, h->st.act_bucket, h->st.act);
 		if (!r)
 			r = write_tasks(h);

@@ -20,13 +20,13 @@ int hanomaly_va(struct msc_history *h, enum msc_anomaly_kind kind, unsigned int 
 		const char *fmt, va_list ap)
 {
 	struct msc_anomaly a = {
-		.ts = h->last_ts, .seq = h->cur_seq, .kind = (uint8_t)kind,
+		.ts = h->m.ts, .seq = h->cur_seq, .kind = (uint8_t)kind,
 		.as_id = (uint8_t)as_id, .level = (uint8_t)level, .gfn = gfn,
-		.old_spte = old_spte, .new_spte = new_spte, .vm = h->vm_id,
+		.old_spte = old_spte, .new_spte = new_spte, .vm = h->m.vm_id,
 	};
 
 	h->sum.anomalies++;
-	if (h->loading || h->anomalies_by_kind[kind]++ >= MAX_ROWS_PER_KIND)
+	if (h->m.loading || h->anomalies_by_kind[kind]++ >= MAX_ROWS_PER_KIND)
 		return 0;
 	vsnprintf(a.detail, sizeof(a.detail), fmt, ap);
 	return hstore_add_anomaly(h->hs, h->capture_id, &a);

@@ -24,7 +24,7 @@
 static unsigned int census_flags(const struct msc_history *h)
 {
 	return h->census.flags | (h->tdp_mmu ? 0 : MSC_CENSUS_APPROX) |
-	       (h->after_lost ? MSC_CENSUS_AFTER_LOST : 0);
+	       (h->m.after_lost ? MSC_CENSUS_AFTER_LOST : 0);
 }
 
 static uint64_t census_bucket_ns(const struct msc_history *h)
@@ -37,7 +37,7 @@ static bool hcensus_due(const struct msc_history *h, uint64_t now)
 {
 	uint64_t bucket = census_bucket_ns(h);
 
-	return !h->loading && (now == MSC_TS_OPEN || now - h->census.row_ts >= bucket);
+	return !h->m.loading && (now == MSC_TS_OPEN || now - h->census.row_ts >= bucket);
 }
 
 /** hcensus_due_at - the first time hcensus_due() is true for, as things are now */
@@ -45,7 +45,7 @@ uint64_t hcensus_due_at(const struct msc_history *h)
 {
 	uint64_t bucket = census_bucket_ns(h);
 
-	if (h->loading || h->census.row_ts > MSC_TS_OPEN - bucket)
+	if (h->m.loading || h->census.row_ts > MSC_TS_OPEN - bucket)
 		return MSC_TS_OPEN;
 	return h->census.row_ts + bucket;
 }
@@ -64,10 +64,10 @@ int hcensus_flush(struct msc_history *h, uint64_t now)
 	for (unsigned int a = 0; a < HMAX_AS && !r; a++) {
 		if (!h->m.leaves_moved[a])
 			continue;
-		r = hstore_add_census(h->hs, h->capture_id, h->vm_id, a, h->last_ts, h->cur_seq,
+		r = hstore_add_census(h->hs, h->capture_id, h->m.vm_id, a, h->m.ts, h->cur_seq,
 				      h->m.pages[a], census_flags(h));
 		h->m.leaves_moved[a] = false;
-		h->census.row_ts = h->last_ts;
+		h->census.row_ts = h->m.ts;
 	}
 	h->sum.census_flags = census_flags(h);
 	return r;
@@ -77,7 +77,7 @@ int hcensus_flush(struct msc_history *h, uint64_t now)
 void hcensus_total(const struct msc_history *h, struct msc_census *ret)
 {
 	memset(ret, 0, sizeof(*ret));
-	ret->ts = h->last_ts;
+	ret->ts = h->m.ts;
 	for (unsigned int a = 0; a < HMAX_AS; a++)
 		for (unsigned int l = 1; l <= MSC_HISTORY_MAX_LEVEL; l++)
 			ret->pages[l] += h->m.pages[a][l];
@@ -147,7 +147,7 @@ int hcensus_marker(struct msc_history *h, const struct msc_event *ev)
 	hcensus_total(h, &c);
 	memcpy(k.census, c.pages, sizeof(k.census));
 	k.census_flags = c.flags;
-	k.vm = h->vm_id;
+	k.vm = h->m.vm_id;
 	colon = strchr(strstr(ev->marker.text, "KVM stats after "), ':');
 	colon++;
 	while (isspace((unsigned char)*colon))
@@ -169,14 +169,14 @@ static int put_cell(struct msc_history *h, struct hcell *c, const struct msc_reg
 int hcensus_cell_update(struct msc_history *h, unsigned int as_id, struct hnode *n2,
 			unsigned int i)
 {
-	const struct msc_spte_layout *l = &h->layout;
+	const struct msc_spte_layout *l = &h->m.layout;
 	uint64_t e2 = hnode_spte(n2, i), e3 = l->nonpresent;
 	struct msc_region_cell rc = {
-		.gfn = n2->base + i * 512ULL, .as_id = (uint8_t)as_id, .vm = h->vm_id,
+		.gfn = n2->base + i * 512ULL, .as_id = (uint8_t)as_id, .vm = h->m.vm_id,
 	};
 	struct hcell *c;
 
-	c = hmodel_own_cell(h, n2, i);
+	c = hmodel_own_cell(&h->m, n2, i);
 	if (!c)
 		return -ENOMEM;
 	if (n2->parent)
@@ -200,7 +200,7 @@ int hcensus_cell_update(struct msc_history *h, unsigned int as_id, struct hnode 
 	if (!(c->flags & HCELL_WRITTEN) && rc.kind == MSC_REGION_UNMAPPED)
 		return 0;	/* never mapped: not part of guest memory seen */
 	if ((c->flags & HCELL_WRITTEN) && c->q_kind == rc.kind &&
-	    c->q_mapped == hcensus_quant(rc.mapped) && c->q_writable == hcensus_quant(rc.writable)) {
+	    c->q_mapped == hcell_quant(rc.mapped) && c->q_writable == hcell_quant(rc.writable)) {
 		bool stale = c->w_mapped != rc.mapped || c->w_writable != rc.writable;
 
 		if (stale != !!(c->flags & HCELL_STALE)) {
@@ -209,7 +209,7 @@ int hcensus_cell_update(struct msc_history *h, unsigned int as_id, struct hnode 
 		}
 		return 0;
 	}
-	return put_cell(h, c, &rc, h->last_ts);
+	return put_cell(h, c, &rc, h->m.ts);
 }
 
 /* The cell's state as a region_state row at @ts. */
@@ -222,25 +222,32 @@ static int put_cell(struct msc_history *h, struct hcell *c, const struct msc_reg
 	}
 	c->flags |= HCELL_WRITTEN;
 	c->q_kind = rc->kind;
-	c->q_mapped = hcensus_quant(rc->mapped);
-	c->q_writable = hcensus_quant(rc->writable);
+	c->q_mapped = hcell_quant(rc->mapped);
+	c->q_writable = hcell_quant(rc->writable);
 	c->w_mapped = rc->mapped;
 	c->w_writable = rc->writable;
-	if (h->loading)
+	if (h->m.loading)
 		return 0;
 	return hstore_add_region_state(h->hs, h->capture_id, rc, ts);
 }
 
-static int exact_cell(struct msc_history *h, struct hnode *n2, unsigned int i, struct hcell *c,
-		      void *ctx)
-{	struct msc_region_cell rc = {
+/* The part whose cells are made exact, and when. */
+struct exact_at {
+	struct msc_history *h;
+	uint64_t ts;
+};
+
+static int exact_cell(void *ctx, struct hnode *n2, unsigned int i, struct hcell *c)
+{
+	const struct exact_at *at = ctx;
+	struct msc_region_cell rc = {
 		.gfn = n2->base + i * 512ULL, .as_id = n2->as_id, .kind = c->kind,
-		.mapped = c->mapped, .writable = c->writable, .vm = h->vm_id,
+		.mapped = c->mapped, .writable = c->writable, .vm = at->h->m.vm_id,
 	};
 
 	if (!(c->flags & HCELL_STALE))
 		return 0;
-	return put_cell(h, c, &rc, *(const uint64_t *)ctx);
+	return put_cell(at->h, c, &rc, at->ts);
 }
 
 /**
@@ -252,5 +259,6 @@ static int exact_cell(struct msc_history *h, struct hnode *n2, unsigned int i, s
  */
 int hcensus_cells_exact(struct msc_history *h, uint64_t ts)
 {
-	return h->census.cells_stale ? hmodel_for_each_cell(h, exact_cell, &ts) : 0;
+	return h->census.cells_stale ?
+	       hmodel_for_each_cell(&h->m, exact_cell, &(struct exact_at){ h, ts }) : 0;
 }

@@ -41,13 +41,6 @@ struct hcensus {
 
 /* lib/history/census.c */
 
-/* A 2M cell's count of 4K pages as its region_state rows see it: sixteenths. */
-static inline uint8_t hcensus_quant(unsigned int n)
-{
-	return n == 0 ? 0 : n >= 512 ? 17 : (uint8_t)(1 + n / 32);
-}
-
-
 int hcensus_flush(struct msc_history *h, uint64_t now);
 uint64_t hcensus_due_at(const struct msc_history *h);
 void hcensus_total(const struct msc_history *h, struct msc_census *ret);

@@ -45,7 +45,7 @@ static void add_cell(struct msc_history *h, unsigned int kind, unsigned int as_i
 	r = hdirty_flush(h);
 	if (r && !h->front->err)
 		h->front->err = r;	/* feeding stops at the next event */
-	*d = (struct hdirty){ .vm = h->vm_id, .cell = cell, .ts = ts, .pages = pages,
+	*d = (struct hdirty){ .vm = h->m.vm_id, .cell = cell, .ts = ts, .pages = pages,
 			      .turn = h->det.phase_turns, .as_id = (uint8_t)as_id,
 			      .kind = (uint8_t)kind };
 }
@@ -62,7 +62,7 @@ void hdirty_add_new(struct msc_history *h, unsigned int kind, unsigned int as_id
 {
 	uint64_t end = gfn + pages;
 
-	if (h->loading)
+	if (h->m.loading)
 		return;
 	while (gfn < end) {
 		uint64_t cell = gfn >> CELL_SHIFT;

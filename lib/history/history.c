@@ -28,14 +28,14 @@
 #define ANALYZE_COMMIT_EVERY 65536
 
 /* Resuming: the tables hand back each interval that was open, the front gives it to the model. */
-static int load_interval(const struct msc_interval *iv, void *h)
+static int load_interval(const struct msc_interval *iv, void *m)
 {
-	return hmodel_load_interval(h, iv);
+	return hmodel_load_interval(m, iv);
 }
 
-static int load_was_huge(const struct msc_interval *iv, void *h)
+static int load_was_huge(const struct msc_interval *iv, void *m)
 {
-	hmodel_mark_was_huge(h, iv);
+	hmodel_mark_was_huge(m, iv);
 	return 0;
 }
 
@@ -77,29 +77,29 @@ static int resume(struct msc_history *h)
 	h->sum.steady = 0;	/* of this run */
 	h->st = st;
 	h->m.ts_base = sum.first_ts;
-	h->last_ts = sum.last_ts;
+	h->m.ts = sum.last_ts;
 	h->census.row_ts = sum.last_ts;
 	h->cur_seq = sum.last_seq;
 	h->census.flags = sum.census_flags & MSC_CENSUS_PARTIAL;
-	h->after_lost = sum.lost_marks > 0;
+	h->m.after_lost = sum.lost_marks > 0;
 	r = hphase_load(h);
 	if (!r)
 		r = hstore_load_vms(h->hs, h->capture_id, &h->det.vms, &h->det.nr_vms);
 	h->det.alloc_vms = h->det.nr_vms;
-	h->loading = true;
+	h->m.loading = true;
 	h->m.resumed = true;
 	if (!r)
-		r = hstore_load_open(h->hs, h->capture_id, load_interval, h);
+		r = hstore_load_open(h->hs, h->capture_id, load_interval, &h->m);
 	if (!r)
-		r = hstore_load_was_huge(h->hs, h->capture_id, load_was_huge, h);
+		r = hstore_load_was_huge(h->hs, h->capture_id, load_was_huge, &h->m);
 	if (!r)
 		r = hphase_resume(h);
 	for (size_t i = 0; i < h->det.nr_vms; i++)
 		h->vm_seq = max(h->vm_seq, h->det.vms[i].id);
 	if (h->st.cur_vm >= 0 && (size_t)h->st.cur_vm < h->det.nr_vms)
-		h->vm_id = h->det.vms[h->st.cur_vm].id;
+		h->m.vm_id = h->det.vms[h->st.cur_vm].id;
 	h->fed_seq = h->sum.last_seq;
-	h->loading = false;
+	h->m.loading = false;
 	memset(h->m.leaves_moved, 0, sizeof(h->m.leaves_moved));
 	if (!r)
 		r = hstore_delete_open(h->hs, h->capture_id);
@@ -107,13 +107,16 @@ static int resume(struct msc_history *h)
 }
 
 /*
+ * The model's way up (struct hmodel_up), with the part as its ctx.
+ *
  * An event the model could not apply.  A SPTE present before the trace
  * began marks the census partial, and is told once.
  */
-static int model_anomaly(struct msc_history *h, enum msc_anomaly_kind kind, unsigned int as_id,
-			 uint64_t gfn, unsigned int level, uint64_t old_spte, uint64_t new_spte,
-			 const char *fmt, ...)
+static int model_anomaly(void *ctx, enum msc_anomaly_kind kind, unsigned int as_id, uint64_t gfn,
+			 unsigned int level, uint64_t old_spte, uint64_t new_spte, const char *fmt,
+			 ...)
 {
+	struct msc_history *h = ctx;
 	va_list ap;
 	int r;
 
@@ -128,30 +131,44 @@ static int model_anomaly(struct msc_history *h, enum msc_anomaly_kind kind, unsi
 	return r;
 }
 
-static int run_filled(struct msc_history *h, const struct hrun *run, int64_t last_run, bool known,
-		      int64_t *ret_id)
+/* A 2M cell changed: the census recomputes it. */
+static int model_cell_changed(void *ctx, unsigned int as_id, struct hnode *n2, unsigned int i)
 {
+	return hcensus_cell_update(ctx, as_id, n2, i);
+}
+
+/* A run of intervals filled: the tables write it. */
+static int model_run_filled(void *ctx, const struct hrun *run, int64_t last_run, bool known,
+			    int64_t *ret_id)
+{
+	const struct msc_history *h = ctx;
+
 	return hstore_add_run(h->hs, h->capture_id, run, last_run, known, ret_id);
 }
 
-/* The way up from the floors below, the same for every part (struct hup). */
-static const struct hup front_up = {
-	.cell_changed = hcensus_cell_update,
+static const struct hmodel_up model_up = {
+	.cell_changed = model_cell_changed,
 	.anomaly = model_anomaly,
+	.run_filled = model_run_filled,
+};
+
+/* The census's way up (struct hup), the same for every part. */
+static const struct hup front_up = {
 	.cell_huge = hphase_cell_huge,
-	.run_filled = run_filled,
 };
 
 /* A part with nothing analyzed yet, of the front @f's capture */
 static void part_init(struct msc_history *h, struct msc_history *f)
 {
 	h->up = &front_up;
+	h->m.up = &model_up;
+	h->m.up_ctx = h;
 	h->store = f->store;
 	h->hs = f->hs;
 	h->front = f;
 	h->capture_id = f->capture_id;
 	h->opts = f->opts;
-	h->layout = f->layout;
+	h->m.layout = f->m.layout;
 	h->tdp_mmu = f->tdp_mmu;
 	h->kver = f->kver;
 	h->st.size = sizeof(h->st);
@@ -233,7 +250,7 @@ int msc_history_open(struct msc_store *s, int64_t capture_id, const struct msc_h
 		msc_capture_host(&cap, &hh);
 		host = &hh;
 	}
-	msc_spte_layout_init(&h->layout, host);
+	msc_spte_layout_init(&h->m.layout, host);
 	h->tdp_mmu = host->tdp_mmu || cap.tdp_mmu;
 	h->kver = host->kver;
 	part_init(h, h);
@@ -297,7 +314,7 @@ static unsigned int cause_of(const struct msc_history *h, const struct msc_event
 /* A value no known SPTE layout produces (docs/kvm-mmu.md, "Special values"). */
 static bool bad_value(const struct msc_history *h, uint64_t v)
 {
-	const struct msc_spte_layout *l = &h->layout;
+	const struct msc_spte_layout *l = &h->m.layout;
 
 	if (v == l->nonpresent || v == l->frozen || msc_spte_mmio(l, v))
 		return false;
@@ -318,13 +335,13 @@ static bool bad_value(const struct msc_history *h, uint64_t v)
  */
 static void learn_frozen(struct msc_history *h, const struct msc_ev_spte *s)
 {
-	const struct msc_spte_layout *l = &h->layout;
+	const struct msc_spte_layout *l = &h->m.layout;
 	uint64_t v = s->new_spte;
 
 	if (s->class != MSC_CLASS_TEARDOWN_CHILD || v == l->frozen || v == l->nonpresent ||
 	    msc_spte_present(l, v) || msc_spte_mmio(l, v))
 		return;
-	h->layout.frozen = v;
+	h->m.layout.frozen = v;
 }
 
 /* What a change of @class counts besides HCOST_SPTE, first; -1: nothing. */
@@ -338,7 +355,7 @@ static int class_cost(const struct msc_history *h, enum msc_spte_class class,
 	case MSC_CLASS_UNMAP:
 	case MSC_CLASS_ZAP_SUBTREE: return HCOST_ZAP;
 	case MSC_CLASS_TEARDOWN_CHILD:
-		return msc_spte_leaf(&h->layout, level, old_spte) ? HCOST_ZAP : -1;
+		return msc_spte_leaf(&h->m.layout, level, old_spte) ? HCOST_ZAP : -1;
 	default: return -1;
 	}
 }
@@ -362,36 +379,36 @@ static int apply_spte(struct msc_history *h, const struct msc_event *ev)
 				s->new_spte, "spte_changed %#llx -> %#llx fits no known SPTE layout "
 				"(level %u; non-present is %#llx, frozen %#llx): not applied",
 				(unsigned long long)s->old_spte, (unsigned long long)s->new_spte,
-				s->level, (unsigned long long)h->layout.nonpresent,
-				(unsigned long long)h->layout.frozen);
+				s->level, (unsigned long long)h->m.layout.nonpresent,
+				(unsigned long long)h->m.layout.frozen);
 	if (class == MSC_CLASS_NONE)
-		class = msc_spte_classify(&h->layout, s->level, s->old_spte, s->new_spte, false);
+		class = msc_spte_classify(&h->m.layout, s->level, s->old_spte, s->new_spte, false);
 	hphase_cost(h, ev, HCOST_SPTE, 1);
 	/* the pages phase.c counts as collected, by cell (dirty.c) */
 	if (s->class == MSC_CLASS_WRITE_PROTECT || s->class == MSC_CLASS_CLEAR_DIRTY)
 		hdirty_add(h, HDIRTY_COLLECTED, s->as_id, s->gfn, msc_level_pages(s->level),
-			   h->last_ts);
-	if (s->old_spte == h->layout.frozen && h->layout.frozen != h->layout.nonpresent) {
+			   h->m.ts);
+	if (s->old_spte == h->m.layout.frozen && h->m.layout.frozen != h->m.layout.nonpresent) {
 		r = hanomaly(h, MSC_ANOMALY_LEFT_FROZEN, s->as_id, s->gfn, s->level, s->old_spte,
 			     s->new_spte, "SPTE still frozen when changed again");
 		if (r)
 			return r;
 	}
-	if (class == MSC_CLASS_ANOMALY && msc_spte_leaf(&h->layout, s->level, s->old_spte) &&
-	    msc_spte_leaf(&h->layout, s->level, s->new_spte)) {
+	if (class == MSC_CLASS_ANOMALY && msc_spte_leaf(&h->m.layout, s->level, s->old_spte) &&
+	    msc_spte_leaf(&h->m.layout, s->level, s->new_spte)) {
 		r = hanomaly(h, MSC_ANOMALY_PFN_CHANGE, s->as_id, s->gfn, s->level, s->old_spte,
 			     s->new_spte, "present leaf changed pfn %#llx -> %#llx",
-			     (unsigned long long)msc_spte_pfn(&h->layout, s->old_spte),
-			     (unsigned long long)msc_spte_pfn(&h->layout, s->new_spte));
+			     (unsigned long long)msc_spte_pfn(&h->m.layout, s->old_spte),
+			     (unsigned long long)msc_spte_pfn(&h->m.layout, s->new_spte));
 		if (r)
 			return r;
 	}
 	cause = cause_of(h, ev, class);
 	/* in a stretch, a storm's changes of one node are applied as a range */
-	r = h->det.stretch ? hmodel_range_add(h, s->as_id, s->gfn, s->level, s->old_spte,
+	r = h->det.stretch ? hmodel_range_add(&h->m, s->as_id, s->gfn, s->level, s->old_spte,
 					   s->new_spte, cause) : 0;
 	if (!r)
-		r = hmodel_change(h, s->as_id, s->gfn, s->level, s->old_spte, s->new_spte, cause);
+		r = hmodel_change(&h->m, s->as_id, s->gfn, s->level, s->old_spte, s->new_spte, cause);
 	if (r < 0)
 		return r;
 	what = class_cost(h, class, s->level, s->old_spte);
@@ -401,10 +418,10 @@ static int apply_spte(struct msc_history *h, const struct msc_event *ev)
 	case MSC_CLASS_SPLIT:
 		hphase_cost(h, ev, HCOST_PAGES_SPLIT, 1);
 		hphase_cost(h, ev, HCOST_SYNTH, HNODE_ENTRIES);
-		return hmodel_split_children(h, s->as_id, s->gfn, s->level, s->old_spte, cause);
+		return hmodel_split_children(&h->m, s->as_id, s->gfn, s->level, s->old_spte, cause);
 	case MSC_CLASS_LINK:
 	case MSC_CLASS_MAP:
-		return hmodel_clear_below(h, s->as_id, s->gfn, s->level, MSC_CAUSE_RESYNC, true);
+		return hmodel_clear_below(&h->m, s->as_id, s->gfn, s->level, MSC_CAUSE_RESYNC, true);
 	default:
 		return 0;
 	}
@@ -494,27 +511,27 @@ static int apply_fast_pf(struct msc_history *h, const struct msc_event *ev)
 	hphase_cost(h, ev, f->result == MSC_FPF_FIXED ? HCOST_FAULT_FAST : HCOST_FAULT_SPURIOUS, 1);
 	if (f->result != MSC_FPF_FIXED || f->old_spte == f->new_spte)
 		return 0;
-	if (!hmodel_find_leaf(h, 0, gfn, &level))
-		level = (f->old_spte & h->layout.huge) ? 2 : 1;
+	if (!hmodel_find_leaf(&h->m, 0, gfn, &level))
+		level = (f->old_spte & h->m.layout.huge) ? 2 : 1;
 	/* a write to a page protected for dirty logging: the guest dirtied it */
-	if (!(f->old_spte & h->layout.writable) && (f->new_spte & h->layout.writable)) {
+	if (!(f->old_spte & h->m.layout.writable) && (f->new_spte & h->m.layout.writable)) {
 		hphase_cost(h, ev, HCOST_FIXED, msc_level_pages(level));
 		hdirty_add(h, HDIRTY_FIXED, 0, gfn & ~(msc_level_pages(level) - 1),
-			   msc_level_pages(level), h->last_ts);
+			   msc_level_pages(level), h->m.ts);
 	}
 	h->sum.fast_applied++;
-	return hmodel_change(h, 0, gfn & ~(msc_level_pages(level) - 1), level, f->old_spte,
+	return hmodel_change(&h->m, 0, gfn & ~(msc_level_pages(level) - 1), level, f->old_spte,
 			     f->new_spte, MSC_CAUSE_FAST_FIX);
 }
 
 static int apply_page_fault(struct msc_history *h, const struct msc_event *ev)
 {
 	uint64_t gfn = ev->pf.gpa >> 12;
-	const struct hcell *c = hmodel_cell(h, 0, gfn);
+	const struct hcell *c = hmodel_cell(&h->m, 0, gfn);
 	unsigned int level;
 
 	npf_pending(h, ev);
-	if (c && (c->flags & HCELL_ZAPPED) && !hmodel_find_leaf(h, 0, gfn, &level))
+	if (c && (c->flags & HCELL_ZAPPED) && !hmodel_find_leaf(&h->m, 0, gfn, &level))
 		hphase_cost(h, ev, HCOST_REFAULT, 1);
 	return 0;
 }
@@ -533,12 +550,12 @@ static int apply_set_spte(struct msc_history *h, const struct msc_event *ev)
 	if (h->tdp_mmu || s->level < 1 || s->level > MSC_HISTORY_MAX_LEVEL)
 		return 0;	/* the TDP MMU traces the same install as spte_changed */
 	for (unsigned int l = s->level + 1; l <= MSC_HISTORY_MAX_LEVEL && !r; l++)
-		r = hmodel_drop_range(h, 0, gfn, gfn + 1, l, l, MSC_CAUSE_SHADOW_DROP);
+		r = hmodel_drop_range(&h->m, 0, gfn, gfn + 1, l, l, MSC_CAUSE_SHADOW_DROP);
 	if (!r && s->level > 1)
-		r = hmodel_drop_range(h, 0, gfn, gfn + msc_level_pages(s->level), 1,
+		r = hmodel_drop_range(&h->m, 0, gfn, gfn + msc_level_pages(s->level), 1,
 				      s->level - 1, MSC_CAUSE_SHADOW_DROP);
 	if (!r)
-		r = hmodel_set(h, 0, gfn, s->level, s->spte, MSC_CAUSE_SHADOW_SET, 0);
+		r = hmodel_set(&h->m, 0, gfn, s->level, s->spte, MSC_CAUSE_SHADOW_SET, 0);
 	if (!r)
 		hphase_cost(h, ev, HCOST_MAP, 1);
 	return r;
@@ -553,16 +570,16 @@ static int apply_zap_page(struct msc_history *h, const struct msc_event *ev)
 	struct msc_sp_role role;
 	uint64_t span;
 
-	msc_sp_role_decode(&h->layout, ev->sp.role, &role);
+	msc_sp_role_decode(&h->m.layout, ev->sp.role, &role);
 	if (h->tdp_mmu)
 		return role.smm < HMAX_AS && role.level >= 1 ?
-		       hmodel_detach(h, role.smm, ev->sp.gfn, role.level) : 0;
+		       hmodel_detach(&h->m, role.smm, ev->sp.gfn, role.level) : 0;
 	if (!role.direct || role.level < 1 || role.level > MSC_HISTORY_MAX_LEVEL ||
 	    role.smm >= HMAX_AS)
 		return 0;
 	span = HNODE_ENTRIES * msc_level_pages(role.level);
 	hphase_cost(h, ev, HCOST_ZAP, 1);
-	return hmodel_drop_range(h, role.smm, ev->sp.gfn, ev->sp.gfn + span, role.level,
+	return hmodel_drop_range(&h->m, role.smm, ev->sp.gfn, ev->sp.gfn + span, role.level,
 				 role.level, MSC_CAUSE_SHADOW_DROP);
 }
 
@@ -604,7 +621,7 @@ static int apply_event(struct msc_history *h, const struct msc_event *ev)
 	case MSC_EV_LOST:
 		h->sum.lost_marks++;
 		h->sum.lost_events += ev->lost.count;
-		h->after_lost = true;
+		h->m.after_lost = true;
 		return hanomaly(h, MSC_ANOMALY_AFTER_LOST, 0, 0, 0, 0, 0,
 				"cpu %u lost %llu events: later history may have holes", ev->cpu,
 				(unsigned long long)ev->lost.count);
@@ -618,9 +635,9 @@ static int apply(struct msc_history *h, const struct msc_event *ev)
 {
 	int r;
 
-	hmodel_settle_begin(h);
+	hmodel_settle_begin(&h->m);
 	r = apply_event(h, ev);
-	return hmodel_settle(h) ?: r;
+	return hmodel_settle(&h->m) ?: r;
 }
 
 /*
@@ -631,7 +648,7 @@ static int apply(struct msc_history *h, const struct msc_event *ev)
 static int range_apply(struct msc_history *h)
 {
 	bool pending = h->m.range.node;
-	int r = hmodel_range_apply(h);
+	int r = hmodel_range_apply(&h->m);
 
 	if (!r && pending)
 		hvm_census(h);
@@ -671,20 +688,20 @@ static bool feed_extends(struct msc_history *h, const struct msc_event *ev)
 	    class == MSC_CLASS_NONE || class == MSC_CLASS_ANOMALY || class == MSC_CLASS_SPLIT ||
 	    class == MSC_CLASS_LINK || class == MSC_CLASS_MAP)
 		return false;
-	if (s->old_spte == h->layout.frozen || bad_value(h, s->old_spte) ||
+	if (s->old_spte == h->m.layout.frozen || bad_value(h, s->old_spte) ||
 	    bad_value(h, s->new_spte) || !hphase_steady(h, ev) ||
-	    !hmodel_range_extend(h, s->as_id, s->gfn, s->level, s->old_spte, s->new_spte,
+	    !hmodel_range_extend(&h->m, s->as_id, s->gfn, s->level, s->old_spte, s->new_spte,
 				 cause_of(h, ev, class), ev->ts))
 		return false;
 	/* feed_steady(), apply_event() and apply_spte() from here */
 	hphase_steady_event(h, ev);
-	h->last_ts = ev->ts;
+	h->m.ts = ev->ts;
 	h->cur_seq = (int64_t)ev->seq;
 	h->sum.spte_events++;
 	what = class_cost(h, class, s->level, s->old_spte);
 	if (class == MSC_CLASS_WRITE_PROTECT || class == MSC_CLASS_CLEAR_DIRTY)
 		hdirty_add(h, HDIRTY_COLLECTED, s->as_id, s->gfn, msc_level_pages(s->level),
-			   h->last_ts);
+			   h->m.ts);
 	if (c->n && (c->pid != ev->pid || c->class != class || c->what != what ||
 		       c->level != s->level))
 		extended_count(h);
@@ -711,7 +728,7 @@ static int feed_steady(struct msc_history *h, const struct msc_event *ev)
 	int r;
 
 	hphase_steady_event(h, ev);
-	h->last_ts = ev->ts;
+	h->m.ts = ev->ts;
 	h->cur_seq = (int64_t)ev->seq;
 	if (h->st.nr_npf)
 		npf_settle(h, ev);
@@ -742,26 +759,26 @@ static int feed(struct msc_history *h, const struct msc_event *ev)
 		return r;
 	hphase_stretch_end(h);
 	if (!h->sum.events && h->sum.last_seq < 0) {
-		h->m.ts_base = h->last_ts = h->census.row_ts = ts;
+		h->m.ts_base = h->m.ts = h->census.row_ts = ts;
 		h->sum.first_ts = ts;
 	}
-	if (ts < h->last_ts) {
+	if (ts < h->m.ts) {
 		h->sum.out_of_order++;
-		if (h->last_ts - ts > OUT_OF_ORDER_NOTE_NS) {
+		if (h->m.ts - ts > OUT_OF_ORDER_NOTE_NS) {
 			r = hanomaly(h, MSC_ANOMALY_OUT_OF_ORDER, 0, 0, 0, 0, 0,
 				     "timestamp %llu is %llu ns before the previous event's",
-				     (unsigned long long)ts, (unsigned long long)(h->last_ts - ts));
+				     (unsigned long long)ts, (unsigned long long)(h->m.ts - ts));
 			if (r)
 				return r;
 		}
-		ts = h->last_ts;
+		ts = h->m.ts;
 	}
 	r = hcensus_flush(h, ts);
 	if (!r)
 		r = hphase_tick(h, ts, ev);
 	if (r)
 		return r;
-	h->last_ts = ts;
+	h->m.ts = ts;
 	h->cur_seq = (int64_t)ev->seq;
 	if (h->st.nr_npf)
 		npf_settle(h, ev);
@@ -876,12 +893,12 @@ static int part_finish(struct msc_history *h)
 	if (!r)
 		r = hcensus_flush(h, MSC_TS_OPEN);
 	if (!r)
-		r = hphase_tick(h, h->last_ts + hact_bucket_ns(h), NULL);
+		r = hphase_tick(h, h->m.ts + hact_bucket_ns(h), NULL);
 	if (!r)
 		hphase_finish(h);
 	if (!r)
 		r = hdirty_flush(h);
-	return r ?: hmodel_close_all(h);
+	return r ?: hmodel_close_all(&h->m);
 }
 
 static int by_start(const void *a, const void *b)
@@ -1002,7 +1019,7 @@ static void part_summary(const struct msc_history *h, struct msc_history_summary
 	ret->synthesized += h->m.count.synthesized;
 	ret->ranged += h->m.count.ranged;
 	ret->census_flags = h->census.flags | (h->tdp_mmu ? 0 : MSC_CENSUS_APPROX) |
-			    (h->after_lost ? MSC_CENSUS_AFTER_LOST : 0);
+			    (h->m.after_lost ? MSC_CENSUS_AFTER_LOST : 0);
 }
 
 /*
@@ -1042,7 +1059,7 @@ void msc_history_get_summary(const struct msc_history *h, struct msc_history_sum
 /* Free part @h's memory (not the store writer). */
 static void part_free(struct msc_history *h)
 {
-	hmodel_free(h);
+	hmodel_free(&h->m);
 	free(h->det.phases);
 	free(h->det.vms);
 }

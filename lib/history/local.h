@@ -13,7 +13,7 @@
  *	tables		tables.h	the rows (store*.c, names.c: the only SQL)
  *
  * What a lower floor must tell one above goes through the hooks the front
- * hands it (struct hup) or is returned.
+ * hands it (struct hmodel_up, struct hup) or is returned.
  */
 #ifndef MSC_HISTORY_LOCAL_H
 #define MSC_HISTORY_LOCAL_H
@@ -132,26 +132,14 @@ struct hstate {
 
 
 /*
- * What a lower floor hands up, and the only way it does: the front
- * (history.c) installs these, as SQLite's btree hands the pager its
- * callbacks.  The model tells of a 2M cell changed under it (the census
- * writes its row), of an event it could not apply (the anomaly log) and of
- * a run of intervals filled (the tables write it); the census tells the
- * phase detector of a cell that became, or stopped being, mapped huge.
+ * What the counters hand up, and the only way they do: the front
+ * (history.c) installs it, as it hands the model its struct hmodel_up
+ * (model.h), as SQLite's btree hands the pager its callbacks.  The census
+ * tells the phase detector of a cell that became, or stopped being, mapped
+ * huge.
  */
 struct hup {
-	int (*cell_changed)(struct msc_history *h, unsigned int as_id, struct hnode *n2,
-			    unsigned int i);
-	int (*anomaly)(struct msc_history *h, enum msc_anomaly_kind kind, unsigned int as_id,
-		       uint64_t gfn, unsigned int level, uint64_t old_spte, uint64_t new_spte,
-		       const char *fmt, ...) __attribute__((format(printf, 8, 9)));
 	void (*cell_huge)(struct msc_history *h, struct hcell *c, bool huge);
-	/*
-	 * a run of intervals filled: written with id *@ret_id; @last_run its
-	 * node's last closed run (0 none), @known: it begins where that ended
-	 */
-	int (*run_filled)(struct msc_history *h, const struct hrun *run, int64_t last_run,
-			  bool known, int64_t *ret_id);
 };
 
 /*
@@ -167,7 +155,6 @@ struct msc_history {
 	struct msc_store *store;	/* borrowed */
 	struct hstore *hs;		/* the front's */
 	struct msc_history *front;	/* the front (itself for the front) */
-	int64_t vm_id;			/* the VM the part's tables are of now (vm.c) */
 	/* the front only */
 	struct msc_history **parts;	/* parts[0] is the front */
 	uint32_t nr_parts;
@@ -178,15 +165,11 @@ struct msc_history {
 	uint64_t dup_events;		/* fed to more parts than one: counted once */
 	int64_t capture_id;
 	struct msc_history_opts opts;
-	struct msc_spte_layout layout;
 	bool tdp_mmu;
 	unsigned int kver;
-	bool loading;			/* resuming: rebuild state, write no rows */
 
 	/* the event being fed */
-	uint64_t last_ts;		/* last (clamped) event time */
 	int64_t cur_seq;
-	bool after_lost;
 	struct hchanges extended;	/* the costs of those history.c's feed_extends() took */
 
 	/* the floors, each its own */
@@ -202,26 +185,10 @@ struct msc_history {
 	int err;			/* first store error; feeding stops */
 };
 
-/* lib/history/model.c: the inline helpers that need the part's layout */
-int hmodel_chunk_new(struct msc_history *h, struct hnode *n, struct hchunk **slot);
-
-/*
- * hmodel_own - make entry @i of @n, its child slot and (level 2) its cell
- * writable: the chunk its node's own, no longer the empty one.  Returns 0
- * or -ENOMEM.
- */
-static inline int hmodel_own(struct msc_history *h, struct hnode *n, unsigned int i)
+/* 2M cells updated so far: recomputed by the census, or left as their row says by the model */
+static inline uint64_t hcensus_updates(const struct msc_history *h)
 {
-	struct hchunk **slot = &n->chunk[i >> HCHUNK_SHIFT];
-
-	return *slot != h->m.empty_chunk ? 0 : hmodel_chunk_new(h, n, slot);
-}
-
-/* Cell @i of the level-2 node @n2, to write; NULL: out of memory */
-static inline struct hcell *hmodel_own_cell(struct msc_history *h, struct hnode *n2,
-					    unsigned int i)
-{
-	return hmodel_own(h, n2, i) ? NULL : hnode_cell(n2, i);
+	return h->census.cell_updates + h->m.cells_quiet;
 }
 
 /* lib/history/activity.c: how long a bucket of the activity tables is */
@@ -237,7 +204,7 @@ static inline bool hdirty_takes(const struct msc_history *h, unsigned int kind,
 	const struct hdirty *d = &h->dirty;
 
 	return d->pages && d->cell == cell && d->kind == kind && d->as_id == as_id &&
-	       d->turn == h->det.phase_turns && d->vm == h->vm_id;
+	       d->turn == h->det.phase_turns && d->vm == h->m.vm_id;
 }
 
 /*

@@ -17,16 +17,15 @@
  * runs (or of the node's HRUN_NODE_MAX) and another is needed, or at the
  * end of the analysis.
  *
- * The model's state is struct hmodel; it calls nothing above it but through
- * the hooks the front hands it (struct hup, local.h): a 2M cell changed, an
- * event it could not apply, a run filled.
+ * The model's state is struct hmodel, and its functions take nothing else:
+ * it calls nothing above it but through the hooks its owner (the front)
+ * hands it (struct hmodel_up): a 2M cell changed, an event it could not
+ * apply, a run filled.
  */
 #ifndef MSC_HISTORY_MODEL_H
 #define MSC_HISTORY_MODEL_H
 
 #include "tables.h"
-
-struct msc_history;
 
 #define HMAX_AS 2		/* as_id 0 normal, 1 SMM */
 #define HTOP_LEVEL 5		/* the tree's top node holds level-5 entries */
@@ -170,8 +169,42 @@ struct hcellref {
 	uint16_t i;
 };
 
+struct hmodel;
+
+/*
+ * The way up, and the only one: what the model tells its owner, with the
+ * owner's @ctx (struct hmodel's up_ctx).  A 2M cell changed under it (at
+ * the model's ts); an event it could not apply; a run of intervals filled,
+ * to be written with id *@ret_id (@last_run its node's last closed run, 0
+ * none; @known: it begins where that ended).
+ */
+struct hmodel_up {
+	int (*cell_changed)(void *ctx, unsigned int as_id, struct hnode *n2, unsigned int i);
+	int (*anomaly)(void *ctx, enum msc_anomaly_kind kind, unsigned int as_id, uint64_t gfn,
+		       unsigned int level, uint64_t old_spte, uint64_t new_spte,
+		       const char *fmt, ...) __attribute__((format(printf, 8, 9)));
+	int (*run_filled)(void *ctx, const struct hrun *run, int64_t last_run, bool known,
+			  int64_t *ret_id);
+};
+
 /* The model's state: its trees, pending runs, the cells to settle. */
 struct hmodel {
+	/* what its owner gives it */
+	struct msc_spte_layout layout;	/* how the capture's SPTEs read */
+	const struct hmodel_up *up;
+	void *up_ctx;
+	/*
+	 * The change being applied, as the owner sets it for each event: its
+	 * (clamped) time, which a range's entries move to their own while
+	 * applied; the VM the runs are of; whether it follows a lost-events
+	 * gap; and whether the model is being rebuilt from an earlier run
+	 * (nothing is written then).
+	 */
+	uint64_t ts;
+	int64_t vm_id;
+	bool after_lost, loading;
+
+
 	struct hnode *root[HMAX_AS];
 	struct hnode *cache[HMAX_AS][HTOP_LEVEL + 1];	/* last node used per level */
 	uint64_t nodes;			/* allocated, for the memory figure */
@@ -221,7 +254,26 @@ struct hmodel {
 	struct {
 		uint64_t intervals, frozen_completed, resyncs, ad_resyncs, synthesized, ranged;
 	} count;
+	/*
+	 * 2M cells a range changed whose last region_state row still says
+	 * what they hold (hcell_row_holds_4k()): updates the census did not
+	 * need to see, counted with its own (hcensus_updates()).
+	 */
+	uint64_t cells_quiet;
 };
+
+/* A 2M cell's count of 4K pages as its region_state rows see it: sixteenths. */
+static inline uint8_t hcell_quant(unsigned int n)
+{
+	return n == 0 ? 0 : n >= 512 ? 17 : (uint8_t)(1 + n / 32);
+}
+
+/* Does the 4K cell @c's last region_state row still say what it holds? */
+static inline bool hcell_row_holds_4k(const struct hcell *c)
+{
+	return (c->flags & HCELL_WRITTEN) && c->q_kind == MSC_REGION_4K &&
+	       c->q_mapped == hcell_quant(c->mapped) && c->q_writable == hcell_quant(c->writable);
+}
 
 /* @delta leaves at @level (lib/history/model.c only) */
 static inline void hmodel_leaves_add(struct hmodel *m, unsigned int as_id, unsigned int level,
@@ -232,40 +284,58 @@ static inline void hmodel_leaves_add(struct hmodel *m, unsigned int as_id, unsig
 }
 
 /* lib/history/model.c */
-struct hnode *hmodel_node(struct msc_history *h, unsigned int as_id, uint64_t gfn,
+struct hnode *hmodel_node(struct hmodel *m, unsigned int as_id, uint64_t gfn,
 			  unsigned int level, bool create);
-void hmodel_free(struct msc_history *h);
-int hmodel_set(struct msc_history *h, unsigned int as_id, uint64_t gfn, unsigned int level,
+void hmodel_free(struct hmodel *m);
+int hmodel_set(struct hmodel *m, unsigned int as_id, uint64_t gfn, unsigned int level,
 	       uint64_t new_spte, unsigned int cause, unsigned int flags);
-int hmodel_change(struct msc_history *h, unsigned int as_id, uint64_t gfn, unsigned int level,
+int hmodel_change(struct hmodel *m, unsigned int as_id, uint64_t gfn, unsigned int level,
 		  uint64_t old_spte, uint64_t new_spte, unsigned int cause);
-int hmodel_split_children(struct msc_history *h, unsigned int as_id, uint64_t gfn,
+int hmodel_split_children(struct hmodel *m, unsigned int as_id, uint64_t gfn,
 			  unsigned int level, uint64_t huge, unsigned int cause);
-bool hmodel_range_extend(struct msc_history *h, unsigned int as_id, uint64_t gfn,
+bool hmodel_range_extend(struct hmodel *m, unsigned int as_id, uint64_t gfn,
 			 unsigned int level, uint64_t old_spte, uint64_t new_spte,
 			 unsigned int cause, uint64_t ts);
-int hmodel_range_add(struct msc_history *h, unsigned int as_id, uint64_t gfn, unsigned int level,
+int hmodel_range_add(struct hmodel *m, unsigned int as_id, uint64_t gfn, unsigned int level,
 		     uint64_t old_spte, uint64_t new_spte, unsigned int cause);
-int hmodel_range_apply(struct msc_history *h);
-void hmodel_settle_begin(struct msc_history *h);
-int hmodel_settle(struct msc_history *h);
-int hmodel_clear_below(struct msc_history *h, unsigned int as_id, uint64_t gfn,
+int hmodel_range_apply(struct hmodel *m);
+void hmodel_settle_begin(struct hmodel *m);
+int hmodel_settle(struct hmodel *m);
+int hmodel_clear_below(struct hmodel *m, unsigned int as_id, uint64_t gfn,
 		       unsigned int level, unsigned int cause, bool stale);
-int hmodel_drop_range(struct msc_history *h, unsigned int as_id, uint64_t gfn, uint64_t end,
+int hmodel_drop_range(struct hmodel *m, unsigned int as_id, uint64_t gfn, uint64_t end,
 		      unsigned int min_level, unsigned int max_level, unsigned int cause);
-int hmodel_detach(struct msc_history *h, unsigned int as_id, uint64_t gfn, unsigned int level);
-int hmodel_find_leaf(struct msc_history *h, unsigned int as_id, uint64_t gfn,
+int hmodel_detach(struct hmodel *m, unsigned int as_id, uint64_t gfn, unsigned int level);
+int hmodel_find_leaf(struct hmodel *m, unsigned int as_id, uint64_t gfn,
 		     unsigned int *ret_level);
-bool hmodel_holds(struct msc_history *h, unsigned int as_id, uint64_t gfn, unsigned int level,
+bool hmodel_holds(struct hmodel *m, unsigned int as_id, uint64_t gfn, unsigned int level,
 		  uint64_t spte);
-int hmodel_chunk_new(struct msc_history *h, struct hnode *n, struct hchunk **slot);
+int hmodel_chunk_new(struct hmodel *m, struct hnode *n, struct hchunk **slot);
 
-const struct hcell *hmodel_cell(struct msc_history *h, unsigned int as_id, uint64_t gfn);
-int hmodel_load_interval(struct msc_history *h, const struct msc_interval *iv);
-void hmodel_mark_was_huge(struct msc_history *h, const struct msc_interval *iv);
-int hmodel_close_all(struct msc_history *h);
-typedef int (*hcell_fn)(struct msc_history *h, struct hnode *n2, unsigned int i,
-			struct hcell *c, void *ctx);
-int hmodel_for_each_cell(struct msc_history *h, hcell_fn fn, void *ctx);
+const struct hcell *hmodel_cell(struct hmodel *m, unsigned int as_id, uint64_t gfn);
+int hmodel_load_interval(struct hmodel *m, const struct msc_interval *iv);
+void hmodel_mark_was_huge(struct hmodel *m, const struct msc_interval *iv);
+int hmodel_close_all(struct hmodel *m);
+typedef int (*hcell_fn)(void *ctx, struct hnode *n2, unsigned int i, struct hcell *c);
+int hmodel_for_each_cell(struct hmodel *m, hcell_fn fn, void *ctx);
+
+
+/*
+ * hmodel_own - make entry @i of @n, its child slot and (level 2) its cell
+ * writable: the chunk its node's own, no longer the empty one.  Returns 0
+ * or -ENOMEM.
+ */
+static inline int hmodel_own(struct hmodel *m, struct hnode *n, unsigned int i)
+{
+	struct hchunk **slot = &n->chunk[i >> HCHUNK_SHIFT];
+
+	return *slot != m->empty_chunk ? 0 : hmodel_chunk_new(m, n, slot);
+}
+
+/* Cell @i of the level-2 node @n2, to write; NULL: out of memory */
+static inline struct hcell *hmodel_own_cell(struct hmodel *m, struct hnode *n2, unsigned int i)
+{
+	return hmodel_own(m, n2, i) ? NULL : hnode_cell(n2, i);
+}
 
 #endif /* MSC_HISTORY_MODEL_H */

@@ -292,11 +292,11 @@ static struct hphase *phase_new(struct msc_history *h, enum msc_phase_kind kind,
 	ph->p.kind = (uint8_t)kind;
 	ph->p.source = (uint8_t)source;
 	snprintf(ph->p.name, sizeof(ph->p.name), "%s", name ? name : msc_phase_kind_name(kind));
-	ph->p.start_ts = ph->p.end_ts = h->last_ts;
+	ph->p.start_ts = ph->p.end_ts = h->m.ts;
 	ph->p.start_seq = ph->p.end_seq = ev ? (int64_t)ev->seq : h->cur_seq;
 	ph->p.to_huge_ns = -1;
 	/* the call began after the event before this one */
-	ph->p.slack_start_ns = h->last_ts - min(h->det.prev_ts, h->last_ts);
+	ph->p.slack_start_ns = h->m.ts - min(h->det.prev_ts, h->m.ts);
 	ph->split_integral0 = h->st.split_integral;
 	hcensus_total(h, &ph->p.before);
 	ph->p.after = ph->p.before;
@@ -308,10 +308,10 @@ static struct hphase *phase_new(struct msc_history *h, enum msc_phase_kind kind,
 /* The phase's end moves to now; what it cost is what was counted so far. */
 static void phase_settle(struct msc_history *h, struct hphase *ph)
 {
-	ph->p.end_ts = h->last_ts;
+	ph->p.end_ts = h->m.ts;
 	ph->p.end_seq = h->cur_seq;
 	ph->p.region_split_ns = h->st.split_integral - ph->split_integral0;
-	ph->cell_mark = h->census.cell_updates;
+	ph->cell_mark = hcensus_updates(h);
 	hcensus_total(h, &ph->p.after);
 }
 
@@ -324,7 +324,7 @@ static int phase_closed(struct msc_history *h, struct hphase *ph)
 	stretch_attribute(h);
 	h->det.phase_turns++;
 	ph->open = false;
-	if (ph->cell_mark != h->census.cell_updates || h->loading)
+	if (ph->cell_mark != hcensus_updates(h) || h->m.loading)
 		return 0;
 	return hcensus_cells_exact(h, ph->p.end_ts);
 }
@@ -340,9 +340,9 @@ static struct hphase *last_dirty(struct msc_history *h)
 	return h->st.last_dirty >= 0 ? &h->det.phases[h->st.last_dirty] : NULL;
 }
 
-static int mark_awaiting_now(struct msc_history *h, struct hnode *n2, unsigned int i,
-			     struct hcell *c, void *ctx)
+static int mark_awaiting_now(void *ctx, struct hnode *n2, unsigned int i, struct hcell *c)
 {
+	struct msc_history *h = ctx;
 
 	if ((c->flags & HCELL_WAS_HUGE) && c->kind != MSC_REGION_2M && c->kind != MSC_REGION_1G &&
 	    !(c->flags & HCELL_AWAITING)) {
@@ -465,24 +465,22 @@ void hphase_cell_huge(struct msc_history *h, struct hcell *c, bool huge)
 		}
 		if (c->flags & HCELL_AWAITING) {
 			c->flags &= ~HCELL_AWAITING;
-			if (h->st.awaiting && !--h->st.awaiting && !h->loading) {
-				h->st.huge_again_ts = h->last_ts;
-				set_to_huge(h, (int64_t)(h->last_ts - h->st.disable_start));
+			if (h->st.awaiting && !--h->st.awaiting && !h->m.loading) {
+				h->st.huge_again_ts = h->m.ts;
+				set_to_huge(h, (int64_t)(h->m.ts - h->st.disable_start));
 				close_repromote(h, true);
 			}
 		}
 	} else if ((c->flags & (HCELL_WAS_HUGE | HCELL_SPLIT)) == HCELL_WAS_HUGE) {
 		c->flags |= HCELL_SPLIT;
-		c->split_since = h->last_ts;
+		c->split_since = h->m.ts;
 		h->st.split_cells++;
 	}
 }
 
 /* A new VM: a cell is huge again for its memory only, split only once it was huge. */
-static int forget_cell(struct msc_history *h, struct hnode *n2, unsigned int i,
-		       struct hcell *c, void *ctx)
+static int forget_cell(void *ctx, struct hnode *n2, unsigned int i, struct hcell *c)
 {
-
 	c->flags &= ~(HCELL_SPLIT | HCELL_AWAITING | HCELL_ZAPPED);
 	if (c->kind != MSC_REGION_2M && c->kind != MSC_REGION_1G)
 		c->flags &= ~HCELL_WAS_HUGE;
@@ -511,7 +509,7 @@ static int become(struct msc_history *h, struct hphase *ph, enum msc_phase_kind 
 	h->st.vm_disabled = 1;
 	h->st.disable_start = ph->p.start_ts;
 	h->st.awaiting = 0;
-	return hmodel_for_each_cell(h, mark_awaiting_now, NULL);
+	return hmodel_for_each_cell(&h->m, mark_awaiting_now, h);
 }
 
 static void learn_vcpu(struct msc_history *h, int32_t pid)
@@ -559,7 +557,7 @@ static int vcpu_event(struct msc_history *h, const struct msc_event *ev, bool ru
 			       NULL, ev);
 		if (!ph)
 			return -ENOMEM;
-		ph->p.start_ts = min(ev->ts, h->last_ts);
+		ph->p.start_ts = min(ev->ts, h->m.ts);
 		if (run)
 			ph->p.exact = MSC_EXACT_START;
 		h->st.cur_pass = (int32_t)(ph->p.id - 1);
@@ -592,7 +590,7 @@ int hphase_vm_begins(struct msc_history *h, const struct msc_event *ev)
 	h->st.grp_pending = h->st.ioctl_open = 0;
 	h->st.faults_since_sweep = 0;
 	h->st.awaiting = h->st.split_cells = 0;
-	return hmodel_for_each_cell(h, forget_cell, NULL);
+	return hmodel_for_each_cell(&h->m, forget_cell, NULL);
 }
 
 /*
@@ -612,8 +610,8 @@ static void prelude(struct msc_history *h, const struct msc_event *ev)
 		return;
 	h->st.pre_open = 1;
 	h->st.pre_pid = ev->pid;
-	h->st.pre_ts = h->last_ts;
-	h->st.pre_slack = h->last_ts - min(h->det.prev_ts, h->last_ts);
+	h->st.pre_ts = h->m.ts;
+	h->st.pre_slack = h->m.ts - min(h->det.prev_ts, h->m.ts);
 	h->st.pre_seq = (int64_t)ev->seq;
 	h->st.pre_integral = h->st.split_integral;
 	hcensus_total(h, &h->st.pre_before);
@@ -648,7 +646,7 @@ static int open_dirty(struct msc_history *h, const struct msc_event *ev,
 	ph = phase_new(h, kind, source, NULL, ev);
 	if (!ph)
 		return -ENOMEM;
-	ph->p.start_ts = ev->ts > h->last_ts ? h->last_ts : ev->ts;
+	ph->p.start_ts = ev->ts > h->m.ts ? h->m.ts : ev->ts;
 	if (source != MSC_PHASE_SRC_INFERRED)	/* the ioctl's enter, a kprobe, _begin */
 		ph->p.exact = MSC_EXACT_START;
 	h->st.cur_dirty = h->st.last_dirty = (int32_t)(ph->p.id - 1);
@@ -1424,7 +1422,7 @@ static void reach(struct msc_history *h, struct hphase *ph)
 {
 	cost_merge(&ph->cost, &ph->pending);
 	cost_reset(&ph->pending);
-	ph->pending.last_ts = h->last_ts;
+	ph->pending.last_ts = h->m.ts;
 	ph->p.slack_end_ns = 0;		/* until the next event (end_slack()) */
 	phase_settle(h, ph);
 }
@@ -1477,12 +1475,12 @@ static void end_slack(struct msc_history *h, int32_t i, uint64_t ts)
  */
 int hphase_tick(struct msc_history *h, uint64_t ts, const struct msc_event *ev)
 {
-	if (ts > h->last_ts)
-		h->st.split_integral += h->st.split_cells * (ts - h->last_ts);
+	if (ts > h->m.ts)
+		h->st.split_integral += h->st.split_cells * (ts - h->m.ts);
 	if (ev) {
 		end_slack(h, h->st.cur_dirty, ts);
 		end_slack(h, h->st.cur_pass, ts);
-		h->det.prev_ts = h->last_ts;
+		h->det.prev_ts = h->m.ts;
 	}
 	return hact_tick(h, ts, ev);
 }
@@ -1547,7 +1545,7 @@ bool hphase_steady(struct msc_history *h, const struct msc_event *ev)
 	if (!h->det.steady_until)
 		h->det.steady_until = stretch_until(h);
 	/* act_bucket <= last_ts: the bucket began before */
-	if (ts < h->last_ts || ts >= h->det.steady_until)
+	if (ts < h->m.ts || ts >= h->det.steady_until)
 		return false;
 	if (hev_fault(ev))
 		return fault_steady(h, ev);
@@ -1567,8 +1565,8 @@ bool hphase_steady(struct msc_history *h, const struct msc_event *ev)
 /** hphase_steady_event - what hphase_tick() and hphase_event() do with a steady @ev */
 void hphase_steady_event(struct msc_history *h, const struct msc_event *ev)
 {
-	if (ev->ts > h->last_ts)
-		h->st.split_integral += h->st.split_cells * (ev->ts - h->last_ts);
+	if (ev->ts > h->m.ts)
+		h->st.split_integral += h->st.split_cells * (ev->ts - h->m.ts);
 	if (!h->det.stretch) {
 		h->det.stretch = h->det.steady;
 		cost_reset(&h->det.batch);
@@ -1610,10 +1608,16 @@ void hphase_stretch_end(struct msc_history *h)
  * A cell the disable (@ctx) went over, or one that was huge and is not now,
  * still has to become huge.
  */
-static int mark_awaiting(struct msc_history *h, struct hnode *n2, unsigned int i,
-			 struct hcell *c, void *ctx)
+/* The disable a resume found open, and the part it is of. */
+struct open_disable {
+	struct msc_history *h;
+	const struct hphase *dis;
+};
+
+static int mark_awaiting(void *ctx, struct hnode *n2, unsigned int i, struct hcell *c)
 {
-	const struct hphase *dis = ctx;
+	struct msc_history *h = ((struct open_disable *)ctx)->h;
+	const struct hphase *dis = ((struct open_disable *)ctx)->dis;
 	uint64_t gfn = n2->base + i * 512ULL;
 	bool touched = dis->cost.count.gfn_first <= gfn && gfn <= dis->cost.count.gfn_last;
 
@@ -1626,14 +1630,14 @@ static int mark_awaiting(struct msc_history *h, struct hnode *n2, unsigned int i
 }
 
 /* A region that was huge and is not now is split again, from the resume on. */
-static int mark_split(struct msc_history *h, struct hnode *n2, unsigned int i,
-		      struct hcell *c, void *ctx)
+static int mark_split(void *ctx, struct hnode *n2, unsigned int i, struct hcell *c)
 {
+	struct msc_history *h = ctx;
 
 	if ((c->flags & HCELL_WAS_HUGE) && c->kind != MSC_REGION_2M && c->kind != MSC_REGION_1G &&
 	    !(c->flags & HCELL_SPLIT)) {
 		c->flags |= HCELL_SPLIT;
-		c->split_since = h->last_ts;
+		c->split_since = h->m.ts;
 		h->st.split_cells++;
 	}
 	return 0;
@@ -1651,12 +1655,13 @@ int hphase_resume(struct msc_history *h)
 
 	h->st.awaiting = 0;
 	h->st.split_cells = 0;
-	r = hmodel_for_each_cell(h, mark_split, NULL);
+	r = hmodel_for_each_cell(&h->m, mark_split, h);
 	if (r || (h->st.cur_repromote < 0 && !(open && open->p.kind == MSC_PHASE_DISABLE)))
 		return r;
 	for (size_t i = h->det.nr_phases; i-- > 0;)
 		if (h->det.phases[i].p.kind == MSC_PHASE_DISABLE)
-			return hmodel_for_each_cell(h, mark_awaiting, &h->det.phases[i]);
+			return hmodel_for_each_cell(&h->m, mark_awaiting,
+						    &(struct open_disable){ h, &h->det.phases[i] });
 	return 0;
 }
 

@@ -473,10 +473,10 @@ static int holder(struct msc_history *const *parts, uint32_t nr, const struct pt
 {
 	int found = -1;
 
-	if (!msc_spte_present(&parts[0]->layout, spte))
+	if (!msc_spte_present(&parts[0]->m.layout, spte))
 		return -1;
 	for (uint32_t i = 0; i < nr; i++) {
-		if (!hmodel_holds(parts[i], as_id, gfn, level, spte))
+		if (!hmodel_holds(&parts[i]->m, as_id, gfn, level, spte))
 			continue;
 		if (t && t->last == (int32_t)i)
 			return (int)i;
@@ -516,7 +516,7 @@ static bool begins_vcpu_work(const struct msc_history *h, const struct msc_event
 {
 	if (ev->type == MSC_EV_PAGE_FAULT || ev->type == MSC_EV_FAST_PF)
 		return true;
-	return ev->type == MSC_EV_SPTE_CHANGED && !msc_spte_present(&h->layout, ev->spte.old_spte);
+	return ev->type == MSC_EV_SPTE_CHANGED && !msc_spte_present(&h->m.layout, ev->spte.old_spte);
 }
 
 /* @t's process has no VM known: its VM predates the capture */

@@ -40,7 +40,7 @@ struct hrun {
 	struct hnode *node;		/* the model's: its entries' node */
 	uint64_t base;			/* ... which covers GFNs from base, */
 	uint8_t as_id, level;		/* ... of address space as_id, at level */
-	int64_t vm;			/* the VM its intervals are of (h->vm_id then) */
+	int64_t vm;			/* the VM its intervals are of (h->m.vm_id then) */
 	struct hrun *next;		/* in node->runs, or in the free list */
 	struct hrun *older, *newer;	/* in the list of pending runs, by last use */
 	uint64_t spte, pfn;		/* of entry @first */

@@ -59,7 +59,7 @@ static struct msc_vm *vm_new(struct msc_history *h, enum msc_phase_source source
 		.kernel_pid = -1, .start_ts = ts, .end_ts = ts, .start_seq = seq, .end_seq = seq,
 	};
 	h->st.cur_vm = (int32_t)h->det.nr_vms++;
-	h->vm_id = vm->id;
+	h->m.vm_id = vm->id;
 	h->st.vm_used = 0;
 	h->st.vm_gone = 0;
 	return vm;
@@ -244,7 +244,7 @@ void hvm_commit(struct msc_history *h, const struct msc_event *ev)
 
 	if (!vm)
 		return;
-	vm->end_ts = h->last_ts;
+	vm->end_ts = h->m.ts;
 	vm->end_seq = (int64_t)ev->seq;
 	if (ev->type != MSC_EV_SPTE_CHANGED)
 		return;
