@@ -418,6 +418,16 @@ int cmd_import(int argc, char **argv)
 		db_path = tmp;
 		r = msc_store_open(db_path, MSC_STORE_CREATE | MSC_STORE_BULK, &store);
 	}
+	if (r && (cli_stop || r == MSC_ERR_INTERRUPTED)) {
+		/* Ctrl-C while the database opened: as at any other moment */
+		cli_error("%s: interrupted; %s", o.input,
+			  o.out.append ? "nothing was added" : "no database written");
+		if (!o.out.append)
+			cli_remove_db(db_path);
+		cli_release_db(claim);
+		msc_source_close(src);
+		return 130;
+	}
 	if (r) {
 		cli_error("%s: cannot open database: %s", o.output, msc_strerror(r));
 		if (!o.out.append && r != MSC_ERR_EXISTS)

@@ -25,8 +25,13 @@
 #include "mmuscope/util.h"
 #include "store-share.h"
 
-#define COLS "ts, previous_read_ts, pages_4k, pages_2m, pages_1g, remote_tlb_flush_requests, " \
-	     "pf_taken, pf_fixed, pf_fast, pf_vcpus"
+/* A kvm_stats_sample row as fetch() reads it: the counters, in struct kvm_row's v[] order */
+#define KVM_ROW_COLUMNS(X, LAST)							\
+	X(KR_TS, "ts") X(KR_PREVIOUS, "previous_read_ts") X(KR_V0, "pages_4k")		\
+	X(KR_2M, "pages_2m") X(KR_1G, "pages_1g") X(KR_FLUSHES, "remote_tlb_flush_requests") \
+	X(KR_PF_TAKEN, "pf_taken") X(KR_PF_FIXED, "pf_fixed") X(KR_PF_FAST, "pf_fast")	\
+	LAST(KR_PF_VCPUS, "pf_vcpus")
+enum { KVM_ROW_COLUMNS(COL_ENUM, COL_ENUM) };
 
 /* One row: its read time, the read before it (0: unknown) and its counters. */
 struct kvm_row {
@@ -34,6 +39,9 @@ struct kvm_row {
 	int64_t v[8];			/* pages[1..3], flushes, pf_taken, pf_fixed, pf_fast,
 					   pf_vcpus */
 };
+
+_Static_assert(sizeof(((struct kvm_row *)0)->v) / sizeof(int64_t) == KR_PF_VCPUS - KR_V0 + 1,
+	       "a counter column for each of struct kvm_row's v[]");
 
 static int64_t column_count(sqlite3_stmt *st, int i)
 {
@@ -53,10 +61,11 @@ static int fetch(struct msc_store *s, sqlite3_stmt *st, int64_t capture_id, cons
 	r = msc_store_step(s, st);
 	if (r != 1)
 		return r;
-	row->ts = column_u64(st, 0);
-	row->previous = sqlite3_column_type(st, 1) == SQLITE_NULL ? 0 : column_u64(st, 1);
-	for (int i = 0; i < 8; i++)
-		row->v[i] = column_count(st, 2 + i);
+	row->ts = column_u64(st, KR_TS);
+	row->previous = sqlite3_column_type(st, KR_PREVIOUS) == SQLITE_NULL ?
+			0 : column_u64(st, KR_PREVIOUS);
+	for (int i = 0; i < (int)ARRAY_SIZE(row->v); i++)
+		row->v[i] = column_count(st, KR_V0 + i);
 	return 1;
 }
 
@@ -133,10 +142,10 @@ int msc_kvm_reads_open(struct msc_store *s, int64_t capture_id, struct msc_kvm_r
 		return -ENOMEM;
 	k->s = s;
 	k->capture_id = capture_id;
-	r = msc_store_prepare(s, "SELECT " COLS " FROM kvm_stats_sample WHERE capture_id = ? "
+	r = msc_store_prepare(s, "SELECT " COLS(KVM_ROW_COLUMNS) " FROM kvm_stats_sample WHERE capture_id = ? "
 			      "AND vm = ? AND ts <= ? ORDER BY ts DESC LIMIT 1", &k->older);
 	if (!r)
-		r = msc_store_prepare(s, "SELECT " COLS " FROM kvm_stats_sample WHERE capture_id = ? "
+		r = msc_store_prepare(s, "SELECT " COLS(KVM_ROW_COLUMNS) " FROM kvm_stats_sample WHERE capture_id = ? "
 				      "AND vm = ? AND ts >= ? ORDER BY ts LIMIT 1", &k->newer);
 	if (!r)
 		k->vms = msc_store_capture_rows(s, capture_id, "SELECT DISTINCT vm FROM "

@@ -21,6 +21,21 @@
 #include "mmuscope/store.h"
 #include "mmuscope/util.h"
 
+/*
+ * A statement's column list and the index each column is read (or bound)
+ * at come from one list: X(NAME, sql) for each column but the last,
+ * LAST(NAME, sql) for the last; COLS(list) is the SQL (a literal),
+ * PARAMS(list) as many "?", and an enum of the list with COL_ENUM gives
+ * each NAME its index (a parameter's is that + 1).
+ */
+#define COL_ENUM(e, sql) e,
+#define COL_SQL(e, sql) sql ", "
+#define COL_LAST(e, sql) sql
+#define COLS(list) list(COL_SQL, COL_LAST)
+#define COL_PARAM(e, sql) "?, "
+#define COL_PARAM_LAST(e, sql) "?"
+#define PARAMS(list) list(COL_PARAM, COL_PARAM_LAST)
+
 /* Events per transaction by default. */
 #define MSC_STORE_BATCH 65536
 /* Rows per INSERT statement. */

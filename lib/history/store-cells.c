@@ -51,6 +51,12 @@ static int cell_run_rows(const struct msc_cell_state *cell, const char *p, int64
 	return *p == ']' && !p[1] ? 0 : MSC_ERR_SQL;
 }
 
+/* A region_state_run row as msc_cell_states() reads it */
+#define CELL_RUN_COLUMNS(X, LAST)							\
+	X(CR_ROWID, "rowid") X(CR_TS, "ts") X(CR_AS_ID, "as_id") X(CR_GFN, "gfn")	\
+	X(CR_KIND, "kind") X(CR_N, "n") X(CR_AT, "at") LAST(CR_VM, "vm")
+enum { CELL_RUN_COLUMNS(COL_ENUM, COL_ENUM) };
+
 /**
  * msc_cell_states - the next region_state rows of a capture
  * @s: the store
@@ -75,7 +81,7 @@ int msc_cell_states(struct msc_store *s, int64_t capture_id, int64_t *io_pos,
 
 	if (max < MSC_CELL_STATES_MIN)
 		return -EINVAL;
-	r = msc_store_prepare(s, "SELECT rowid, ts, as_id, gfn, kind, n, at, vm FROM region_state_run "
+	r = msc_store_prepare(s, "SELECT " COLS(CELL_RUN_COLUMNS) " FROM region_state_run "
 			      "NOT INDEXED WHERE rowid > ?1 AND capture_id = ?2 ORDER BY rowid",
 			      &st);
 	if (r)
@@ -83,25 +89,25 @@ int msc_cell_states(struct msc_store *s, int64_t capture_id, int64_t *io_pos,
 	sqlite3_bind_int64(st, 1, *io_pos);
 	sqlite3_bind_int64(st, 2, capture_id);
 	while ((r = msc_store_step(s, st)) == 1) {
-		int64_t n = sqlite3_column_int64(st, 5);
+		int64_t n = sqlite3_column_int64(st, CR_N);
 		struct msc_cell_state cell = {
-			.as_id = (uint8_t)sqlite3_column_int(st, 2),
-			.gfn = column_u64(st, 3),
-			.kind = (uint8_t)sqlite3_column_int(st, 4),
-			.vm = sqlite3_column_int64(st, 7),
+			.as_id = (uint8_t)sqlite3_column_int(st, CR_AS_ID),
+			.gfn = column_u64(st, CR_GFN),
+			.kind = (uint8_t)sqlite3_column_int(st, CR_KIND),
+			.vm = sqlite3_column_int64(st, CR_VM),
 		};
 
 		if (n >= 1 && (uint64_t)n > max - nr)
 			break;	/* read by the next call */
-		if (cell_run_rows(&cell, (const char *)sqlite3_column_text(st, 6), n,
-				  sqlite3_column_int64(st, 1), &rows[nr])) {
+		if (cell_run_rows(&cell, (const char *)sqlite3_column_text(st, CR_AT), n,
+				  sqlite3_column_int64(st, CR_TS), &rows[nr])) {
 			msc_store_set_errmsg(s, "region_state_run: row %lld: at is not %lld rows",
-					     (long long)sqlite3_column_int64(st, 0), (long long)n);
+					     (long long)sqlite3_column_int64(st, CR_ROWID), (long long)n);
 			r = MSC_ERR_SQL;
 			break;
 		}
 		nr += (size_t)n;
-		*io_pos = sqlite3_column_int64(st, 0);
+		*io_pos = sqlite3_column_int64(st, CR_ROWID);
 	}
 	sqlite3_finalize(st);
 	if (r < 0)

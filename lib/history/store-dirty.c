@@ -29,6 +29,12 @@ struct dirty_row {
 	uint8_t as_id, kind;
 };
 
+/* A dirty_cell row as read_rows() reads it */
+#define DIRTY_CELL_COLUMNS(X, LAST)							\
+	X(DC_VM, "vm") X(DC_AS_ID, "as_id") X(DC_GFN, "gfn") X(DC_TS, "ts")		\
+	X(DC_KIND, "kind") LAST(DC_PAGES, "pages")
+enum { DIRTY_CELL_COLUMNS(COL_ENUM, COL_ENUM) };
+
 /* A dirtying phase's window; reach: the latest end of it and those before it in the order */
 struct window {
 	int64_t start, end, reach;
@@ -70,7 +76,7 @@ static int read_rows(struct msc_store *s, int64_t capture_id, struct hdirty_spli
 {
 	sqlite3_stmt *st;
 	size_t alloc = 0;
-	int r = msc_store_prepare(s, "SELECT vm, as_id, gfn, ts, kind, pages FROM dirty_cell "
+	int r = msc_store_prepare(s, "SELECT " COLS(DIRTY_CELL_COLUMNS) " FROM dirty_cell "
 				  "WHERE capture_id = ?1 ORDER BY vm, as_id, gfn, ts", &st);
 
 	if (r)
@@ -89,12 +95,12 @@ static int read_rows(struct msc_store *s, int64_t capture_id, struct hdirty_spli
 			alloc = n;
 		}
 		d->row[d->nr_rows++] = (struct dirty_row){
-			.vm = sqlite3_column_int(st, 0),
-			.as_id = (uint8_t)sqlite3_column_int(st, 1),
-			.gfn = (uint64_t)sqlite3_column_int64(st, 2),
-			.ts = sqlite3_column_int64(st, 3),
-			.kind = (uint8_t)sqlite3_column_int(st, 4),
-			.pages = sqlite3_column_int64(st, 5),
+			.vm = sqlite3_column_int(st, DC_VM),
+			.as_id = (uint8_t)sqlite3_column_int(st, DC_AS_ID),
+			.gfn = (uint64_t)sqlite3_column_int64(st, DC_GFN),
+			.ts = sqlite3_column_int64(st, DC_TS),
+			.kind = (uint8_t)sqlite3_column_int(st, DC_KIND),
+			.pages = sqlite3_column_int64(st, DC_PAGES),
 		};
 	}
 	sqlite3_finalize(st);

@@ -281,21 +281,6 @@ int hstore_drop(struct hstore *hs, int64_t capture_id)
 }
 
 /*
- * A statement's column list and the index each column is read (or bound)
- * at come from one list: X(NAME, sql) for each column but the last,
- * LAST(NAME, sql) for the last; COLS(list) is the SQL (a literal),
- * PARAMS(list) as many "?", and an enum of the list with COL_ENUM gives
- * each NAME its index (a parameter's is that + 1).
- */
-#define COL_ENUM(e, sql) e,
-#define COL_SQL(e, sql) sql ", "
-#define COL_LAST(e, sql) sql
-#define COLS(list) list(COL_SQL, COL_LAST)
-#define COL_PARAM(e, sql) "?, "
-#define COL_PARAM_LAST(e, sql) "?"
-#define PARAMS(list) list(COL_PARAM, COL_PARAM_LAST)
-
-/*
  * The analysis table's columns, in the order they are written and read:
  * each read at its AN_ index and bound at AN_ + 1.  state is the resume
  * blob (the front's struct hstate).

@@ -195,7 +195,8 @@ truncate -s $((CYL * 16 * 63 * 512)) "$W/out.img"
 
 cat > "$W/bochsrc" <<EOF
 # Bochs 2.7 (Debian 12): Intel VMX + EPT CPU; rfb display, no client waited
-# for (Debian's build has no nogui); serial console to a file
+# for (Debian's build has no nogui); serial console to a file; no sound (its ALSA
+# driver aborts, "buffer overflow detected", on a host without a default PCM)
 display_library: rfb, options="timeout=0"
 memory: guest=$MEM, host=$MEM
 cpu: model=$CPU, count=$SMP, ips=100000000, reset_on_triple_fault=0, ignore_bad_msrs=1
@@ -209,6 +210,7 @@ ata0-master: type=disk, mode=flat, path="out.img", cylinders=$CYL, heads=16, spt
 ata1-master: type=cdrom, path="boot.iso", status=inserted
 boot: cdrom
 com1: enabled=1, mode=file, dev="console.log"
+sound: driver=dummy
 log: bochs.log
 panic: action=fatal
 error: action=report
