@@ -169,8 +169,6 @@ struct hcellref {
 	uint16_t i;
 };
 
-struct hmodel;
-
 /*
  * The way up, and the only one: what the model tells its owner, with the
  * owner's @ctx (struct hmodel's up_ctx).  A 2M cell changed under it (at
@@ -203,7 +201,6 @@ struct hmodel {
 	uint64_t ts;
 	int64_t vm_id;
 	bool after_lost, loading;
-
 
 	struct hnode *root[HMAX_AS];
 	struct hnode *cache[HMAX_AS][HTOP_LEVEL + 1];	/* last node used per level */

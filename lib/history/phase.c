@@ -1616,8 +1616,9 @@ struct open_disable {
 
 static int mark_awaiting(void *ctx, struct hnode *n2, unsigned int i, struct hcell *c)
 {
-	struct msc_history *h = ((struct open_disable *)ctx)->h;
-	const struct hphase *dis = ((struct open_disable *)ctx)->dis;
+	const struct open_disable *od = ctx;
+	struct msc_history *h = od->h;
+	const struct hphase *dis = od->dis;
 	uint64_t gfn = n2->base + i * 512ULL;
 	bool touched = dis->cost.count.gfn_first <= gfn && gfn <= dis->cost.count.gfn_last;
 
