@@ -98,6 +98,7 @@ struct vm {
 	struct vcpu *vcpus;		/* ... and of its vCPUs' */
 	size_t nr_vcpus, cap_vcpus;
 	int64_t last[NR_VM_STATS];	/* the census of its last sample */
+	unsigned int readable;		/* the counters its last sample read (readable()) */
 	bool has_last, seen;
 };
 
@@ -335,22 +336,43 @@ static int64_t read_faults(int kvm, const struct vm *vm, int64_t *v)
 	return (int64_t)vm->nr_vcpus;
 }
 
-/* One VM's sample; false when its census moved during every try. */
+/* The counters a read got: bit i census counter i, bit NR_VM_STATS + i fault i. */
+static unsigned int readable(const int64_t *v, const int64_t *pf)
+{
+	unsigned int mask = 0;
+
+	for (int i = 0; i < NR_VM_STATS; i++)
+		mask |= (v[i] >= 0) << i;
+	for (int i = 0; i < NR_PF; i++)
+		mask |= (pf[i] >= 0) << (NR_VM_STATS + i);
+	return mask;
+}
+
+/*
+ * One VM's sample; false when its census moved during every try, or when
+ * its counters are coming or going: no census counter read (its debugfs
+ * directory listed before KVM made its files, or after it removed them),
+ * or one its last sample read is gone (KVM never removes one of a live VM).
+ */
 static bool sample_vm(int kvm, struct vm *vm, struct msc_kvm_sample *s)
 {
-	int64_t v[NR_VM_STATS], pf[NR_PF];
+	int64_t v[NR_VM_STATS], pf[NR_PF], pf_vcpus;
+	unsigned int got;
 
 	if (!read_settled(kvm, vm, v))
 		return false;
+	pf_vcpus = read_faults(kvm, vm, pf);
+	got = readable(v, pf);
+	if (!(got & ((1U << NR_VM_STATS) - 1)) || (vm->readable & ~got))
+		return false;
+	vm->readable = got;
 	*s = (struct msc_kvm_sample){
 		.pid = vm->pid,
 		.pages_4k = v[ST_4K], .pages_2m = v[ST_2M], .pages_1g = v[ST_1G],
 		.remote_tlb_flush = v[ST_FLUSH], .remote_tlb_flush_requests = v[ST_FLUSH_REQ],
+		.pf_taken = pf[PF_TAKEN], .pf_fixed = pf[PF_FIXED], .pf_fast = pf[PF_FAST],
+		.pf_vcpus = pf_vcpus,
 	};
-	s->pf_vcpus = read_faults(kvm, vm, pf);
-	s->pf_taken = pf[PF_TAKEN];
-	s->pf_fixed = pf[PF_FIXED];
-	s->pf_fast = pf[PF_FAST];
 	snprintf(s->vm, sizeof(s->vm), "%d-%d", vm->pid, vm->fd);
 	return true;
 }

@@ -606,6 +606,36 @@ static void t_kvm_debugfs(void)
 	}
 }
 
+/*
+ * A VM's debugfs directory listed before KVM made its files, or while it
+ * removes them, is no sample: no census counter read, or one its last
+ * sample read gone.
+ */
+static void t_kvm_coming_going(void)
+{
+	struct msc_kvm_sampler *k;
+	struct msc_kvm_sample s[4];
+	char dbg[512], dir[1024];
+
+	snprintf(dbg, sizeof(dbg), "%s/debugfs-coming", tmp);
+	snprintf(dir, sizeof(dir), "%s/kvm/5000-3", dbg);
+	sh("mkdir -p '%s'", dir);
+	if (!check_int(msc_kvm_sampler_open(dbg, NULL, 0, MSC_KVM_VIA_DEBUGFS, &k), ==, 0))
+		return;
+	check_int(msc_kvm_sampler_read(k, s, 4), ==, 0);	/* no file yet */
+	write_file(dir, "pages_4k", "7\n");
+	write_file(dir, "pf_taken", "9\n");
+	if (check_int(msc_kvm_sampler_read(k, s, 4), ==, 1)) {
+		check_int(s[0].pages_4k, ==, 7);
+		check_int(s[0].pf_taken, ==, 9);
+	}
+	sh("rm -f '%s/pf_taken'", dir);	/* going */
+	check_int(msc_kvm_sampler_read(k, s, 4), ==, 0);
+	write_file(dir, "pf_taken", "10\n");
+	check_int(msc_kvm_sampler_read(k, s, 4), ==, 1);
+	msc_kvm_sampler_close(k);
+}
+
 /* An ioctl event of task @tid: an enter, or (@exit) an exit. */
 static struct msc_event ioctl_ev(int32_t tid, bool exit)
 {
@@ -975,6 +1005,7 @@ int main(void)
 	TEST(t_host_profile(), "host profile from /proc and /sys selects the SPTE layout");
 	TEST(t_kvm_settled(), "KVM counters: a sample is two reads that agree, never a torn read");
 	TEST(t_kvm_debugfs(), "KVM counters from debugfs, one VM or all");
+	TEST(t_kvm_coming_going(), "KVM counters: no sample of a VM whose files are coming or going");
 	TEST(t_kvm_inside(), "KVM counters: a VM is not read while its VMM is inside a KVM ioctl");
 	TEST(t_store_live(), "live tables: lost rows take a seq and count in the capture");
 	TEST(t_kvm_reads(), "KVM's counters before and after a moment, from the reads that saw a change");
