@@ -142,11 +142,13 @@ int msc_kvm_reads_open(struct msc_store *s, int64_t capture_id, struct msc_kvm_r
 		return -ENOMEM;
 	k->s = s;
 	k->capture_id = capture_id;
-	r = msc_store_prepare(s, "SELECT " COLS(KVM_ROW_COLUMNS) " FROM kvm_stats_sample WHERE capture_id = ? "
-			      "AND vm = ? AND ts <= ? ORDER BY ts DESC LIMIT 1", &k->older);
+	r = msc_store_prepare(s, "SELECT " COLS(KVM_ROW_COLUMNS) " FROM kvm_stats_sample "
+			      "WHERE capture_id = ? AND vm = ? AND ts <= ? ORDER BY ts DESC LIMIT 1",
+			      &k->older);
 	if (!r)
-		r = msc_store_prepare(s, "SELECT " COLS(KVM_ROW_COLUMNS) " FROM kvm_stats_sample WHERE capture_id = ? "
-				      "AND vm = ? AND ts >= ? ORDER BY ts LIMIT 1", &k->newer);
+		r = msc_store_prepare(s, "SELECT " COLS(KVM_ROW_COLUMNS) " FROM kvm_stats_sample "
+				      "WHERE capture_id = ? AND vm = ? AND ts >= ? ORDER BY ts LIMIT 1",
+				      &k->newer);
 	if (!r)
 		k->vms = msc_store_capture_rows(s, capture_id, "SELECT DISTINCT vm FROM "
 						"kvm_stats_sample WHERE capture_id = ?",
