@@ -190,22 +190,30 @@ const char *msc_kvm_sampler_method(const struct msc_kvm_sampler *k)
 
 /* ---- the ioctls in flight ---- */
 
+/* File @path (relative to @dir) into @buf, NUL-terminated; false when it cannot be read. */
+static bool read_small(int dir, const char *path, char *buf, size_t size)
+{
+	int fd = openat(dir, path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	return true;
+}
+
 /* The process of task @tid (/proc/<tid>/status's Tgid), -1 when it is gone. */
 static int32_t tgid_of(const struct msc_kvm_sampler *k, int32_t tid)
 {
 	char path[300], buf[512], *t;
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "%s/%d/status", k->proc, tid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	if (!read_small(AT_FDCWD, path, buf, sizeof(buf)))
 		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
 	t = strstr(buf, "\nTgid:");
 	return t ? (int32_t)strtol(t + 6, NULL, 10) : -1;
 }
@@ -257,20 +265,9 @@ uint64_t msc_kvm_sampler_skipped(const struct msc_kvm_sampler *k)
 static int64_t read_number(int kvm, const struct vm *vm, const char *name)
 {
 	char buf[32], path[64];
-	ssize_t n;
-	int fd;
 
 	snprintf(path, sizeof(path), "%d-%d/%s", vm->pid, vm->fd, name);
-	fd = openat(kvm, path, O_RDONLY | O_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return -1;
-	buf[n] = '\0';
-	return strtoll(buf, NULL, 10);
+	return read_small(kvm, path, buf, sizeof(buf)) ? strtoll(buf, NULL, 10) : -1;
 }
 
 /* The census and flushes; @kvm: <debugfs>/kvm, -1 for the stats fds */
