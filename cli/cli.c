@@ -210,13 +210,17 @@ void cli_release_db(int fd)
 const char *cli_db_strerror(const struct msc_store *s, int r)
 {
 	static char buf[1024];
-	const char *what = msc_strerror(r);
-	const char *detail = s ? msc_store_errmsg(s) : msc_store_open_errmsg();
+	const char *what, *detail = s ? msc_store_errmsg(s) : msc_store_open_errmsg();
+	bool plain;
 
+	/* after Ctrl-C, whatever a statement hit (SQLite's interrupt in any shape) was its doing */
+	if (cli_stop)
+		r = MSC_ERR_INTERRUPTED;
+	what = msc_strerror(r);
 	/* codes that say it all: SQLite's words would only repeat them */
-	bool plain = r == MSC_ERR_LOCKED || r == MSC_ERR_FULL || r == MSC_ERR_INTERRUPTED ||
-		     r == MSC_ERR_EXISTS || r == MSC_ERR_SCHEMA || r == MSC_ERR_SCHEMA_OLD ||
-		     r == MSC_ERR_INCOMPLETE;
+	plain = r == MSC_ERR_LOCKED || r == MSC_ERR_FULL || r == MSC_ERR_INTERRUPTED ||
+		r == MSC_ERR_EXISTS || r == MSC_ERR_SCHEMA || r == MSC_ERR_SCHEMA_OLD ||
+		r == MSC_ERR_INCOMPLETE;
 
 	if (!plain && detail[0] && strcmp(detail, what))
 		snprintf(buf, sizeof(buf), "%s: %s", what, detail);
