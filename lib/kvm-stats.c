@@ -22,7 +22,10 @@
  *    those of a process that holds one VM are that VM's, and a process that
  *    holds several VMs is not read.
  * Reading a VM already known allocates nothing; the tables grow when VMs
- * and vCPUs appear, and a scan of /proc lists each process's KVM fds.
+ * and vCPUs appear, and a scan of /proc lists each process's KVM fds, every
+ * RESCAN_EVERY reads; a process the recording shows making a VM (its
+ * KVM_CREATE_VM's exit) is looked at every read until its VM is read, so
+ * that a VM is read before its first step however soon that comes.
  *
  * KVM updates each counter on its own, and a split or a zap moves several
  * at once, so one read of the five census and flush counters can mix two
@@ -56,6 +59,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <linux/kvm.h>
+
 #include "kvm-stats-local.h"
 #include "mmuscope/event.h"
 #include "mmuscope/util.h"
@@ -66,6 +71,8 @@
 #define SETTLE_TRIES 4
 /* Tasks inside a recorded KVM ioctl at once, at most: more are read anyway. */
 #define MAX_INSIDE 64
+/* Processes that made a VM and are looked at each read, at most (the rest: every RESCAN_EVERY). */
+#define MAX_NEW_VMMS 16
 
 enum { ST_4K, ST_2M, ST_1G, ST_FLUSH, ST_FLUSH_REQ, NR_VM_STATS };
 enum { PF_TAKEN, PF_FIXED, PF_FAST, NR_PF };
@@ -102,9 +109,10 @@ struct vm {
 	bool has_last, seen;
 };
 
-/* A task inside a recorded KVM ioctl, and its process. */
+/* A task inside a recorded KVM ioctl, its process and the request. */
 struct inside {
 	int32_t tid, tgid;
+	uint32_t cmd;
 };
 
 struct msc_kvm_sampler {
@@ -116,6 +124,8 @@ struct msc_kvm_sampler {
 	unsigned int reads;
 	struct inside inside[MAX_INSIDE];	/* msc_kvm_sampler_note() */
 	size_t nr_inside;
+	int new_vmms[MAX_NEW_VMMS];	/* ... made a VM; stats fds: none of its read yet */
+	size_t nr_new_vmms;
 	uint64_t skipped;		/* VM reads left out for an ioctl */
 };
 
@@ -236,11 +246,16 @@ void msc_kvm_sampler_note(struct msc_kvm_sampler *k, const struct msc_event *ev)
 		return;
 	for (i = 0; i < k->nr_inside && k->inside[i].tid != ev->pid; i++)
 		;
-	if (i < k->nr_inside)	/* its exit, or an enter whose exit was not seen */
+	if (i < k->nr_inside) {	/* its exit, or an enter whose exit was not seen */
+		if (ev->ioctl.exit && k->inside[i].cmd == KVM_CREATE_VM && ev->ioctl.ret >= 0 &&
+		    !k->kvm_dir[0] && k->nr_new_vmms < MAX_NEW_VMMS)
+			k->new_vmms[k->nr_new_vmms++] = k->inside[i].tgid;
 		k->inside[i] = k->inside[--k->nr_inside];
+	}
 	if (ev->ioctl.exit || k->nr_inside == MAX_INSIDE)
 		return;
-	k->inside[k->nr_inside] = (struct inside){ .tid = ev->pid, .tgid = tgid_of(k, ev->pid) };
+	k->inside[k->nr_inside] = (struct inside){ .tid = ev->pid, .tgid = tgid_of(k, ev->pid),
+						   .cmd = ev->ioctl.cmd };
 	k->nr_inside += k->inside[k->nr_inside].tgid > 0;
 }
 
@@ -570,6 +585,15 @@ static bool still_held(const struct msc_kvm_sampler *k, const struct vm *vm)
 	return r >= 0 ? r : kvm_fd_kind(k, vm->pid, vm->fd) == FD_VM;
 }
 
+/* Has a VM of process @pid a stats fd to read? */
+static bool vmm_read(const struct msc_kvm_sampler *k, int pid)
+{
+	for (size_t i = 0; i < k->nr_vms; i++)
+		if (k->vms[i].pid == pid && (k->vms[i].stats_at >= 0 || k->vms[i].nr_vcpus))
+			return true;
+	return false;
+}
+
 /*
  * Stats fds: the VMs to read now.  A VM the VMM let go of must not be kept
  * alive by our copies: it is dropped before anything is looked for.
@@ -584,6 +608,17 @@ static int find_stats_fds(struct msc_kvm_sampler *k)
 	/* one VMM's fds are cheap to list: look at each read until it has a VM */
 	if (read % RESCAN_EVERY == 0 || (k->pid > 0 && !k->nr_vms))
 		return scan_proc(k);
+	/* so is a process that just made a VM (its KVM_CREATE_VM seen), until it is read */
+	for (size_t i = k->nr_new_vmms; i-- > 0;) {
+		int pid = k->new_vmms[i], r = k->pid > 0 ? 0 : scan_pid(k, pid);
+		char path[300];
+
+		snprintf(path, sizeof(path), "%s/%d", k->proc, pid);
+		if (r)
+			return r;
+		if (k->pid > 0 || vmm_read(k, pid) || access(path, F_OK))
+			k->new_vmms[i] = k->new_vmms[--k->nr_new_vmms];
+	}
 	return 0;
 }
 
