@@ -124,7 +124,7 @@ struct msc_kvm_sampler {
 	unsigned int reads;
 	struct inside inside[MAX_INSIDE];	/* msc_kvm_sampler_note() */
 	size_t nr_inside;
-	int new_vmms[MAX_NEW_VMMS];	/* ... made a VM; stats fds: none of its read yet */
+	int new_vmms[MAX_NEW_VMMS];	/* ... made a VM (stats fds, no --pid): not read yet */
 	size_t nr_new_vmms;
 	uint64_t skipped;		/* VM reads left out for an ioctl */
 };
@@ -248,7 +248,7 @@ void msc_kvm_sampler_note(struct msc_kvm_sampler *k, const struct msc_event *ev)
 		;
 	if (i < k->nr_inside) {	/* its exit, or an enter whose exit was not seen */
 		if (ev->ioctl.exit && k->inside[i].cmd == KVM_CREATE_VM && ev->ioctl.ret >= 0 &&
-		    !k->kvm_dir[0] && k->nr_new_vmms < MAX_NEW_VMMS)
+		    !k->kvm_dir[0] && k->pid <= 0 && k->nr_new_vmms < MAX_NEW_VMMS)
 			k->new_vmms[k->nr_new_vmms++] = k->inside[i].tgid;
 		k->inside[i] = k->inside[--k->nr_inside];
 	}
@@ -610,13 +610,13 @@ static int find_stats_fds(struct msc_kvm_sampler *k)
 		return scan_proc(k);
 	/* so is a process that just made a VM (its KVM_CREATE_VM seen), until it is read */
 	for (size_t i = k->nr_new_vmms; i-- > 0;) {
-		int pid = k->new_vmms[i], r = k->pid > 0 ? 0 : scan_pid(k, pid);
+		int pid = k->new_vmms[i], r = scan_pid(k, pid);
 		char path[300];
 
-		snprintf(path, sizeof(path), "%s/%d", k->proc, pid);
 		if (r)
 			return r;
-		if (k->pid > 0 || vmm_read(k, pid) || access(path, F_OK))
+		snprintf(path, sizeof(path), "%s/%d", k->proc, pid);
+		if (vmm_read(k, pid) || access(path, F_OK))
 			k->new_vmms[i] = k->new_vmms[--k->nr_new_vmms];
 	}
 	return 0;
