@@ -533,6 +533,10 @@ static int store_epilogue(struct recorder *rec)
 		 (unsigned long long)(rec->sampler ? msc_kvm_sampler_skipped(rec->sampler) : 0));
 	if (!r && rec->sampler)
 		r = msc_store_set_param(rec->store, "record.kvm_stats_skipped", v);
+	snprintf(v, sizeof(v), "%llu",
+		 (unsigned long long)msc_live_get_status(rec->src)->other_exits);
+	if (!r)
+		r = msc_store_set_param(rec->store, "record.ioctl_exits_other", v);
 	if (!r)
 		r = msc_ingest_add_tasks(rec->ing, vm_of, rec);
 	return store_result(rec, r);
@@ -684,6 +688,7 @@ static bool started(const struct recorder *rec)
 
 static void print_summary(const struct recorder *rec, double secs)
 {
+	const struct msc_live_status *st = msc_live_get_status(rec->src);
 	struct msc_live_spool_stats sp;
 	struct msc_ingest_counts c;
 	char a[32], b[32];
@@ -714,6 +719,9 @@ static void print_summary(const struct recorder *rec, double secs)
 		if (c.by_type[t])
 			printf("  %s %s", msc_event_type_name(t), cli_count(c.by_type[t], a, sizeof(a)));
 	printf("\n");
+	if (st->other_exits)
+		printf("  %s exits of ioctls not recorded (KVM_RUN, other programs') read, not stored\n",
+		       cli_count(st->other_exits, a, sizeof(a)));
 }
 
 /* At a stop: what the spool still holds is stored first; a second Ctrl-C quits now. */

@@ -87,6 +87,16 @@ struct tracefs_source {
 	struct live_page *free_pages;	/* recycled pages: no allocation per page read */
 	struct kbuffer *scan_kbuf;	/* walks a page without moving a CPU's cursor */
 	uint64_t bad_records;		/* records whose event id has no format */
+	/*
+	 * Tasks with an ioctl enter handed out and no exit yet (a handful:
+	 * the threads inside a recorded KVM ioctl, and one whose exit was
+	 * lost until its next exit).  Only the exit of such a task is handed
+	 * out (live_ioctl_keep()); @keep_exits: tracking failed for want of
+	 * memory, every exit is handed out from then on.
+	 */
+	int32_t *inside;
+	size_t nr_inside, inside_cap;
+	bool keep_exits;
 
 	uint64_t watermark;		/* events with ts <= it may be handed out */
 	uint64_t seen_max;		/* latest ts read before the current round */

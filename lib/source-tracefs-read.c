@@ -295,6 +295,49 @@ static void take_lost(struct live_cpu *c, struct tracefs_source *t, struct msc_e
 		advance(c, t);
 }
 
+/*
+ * The kernel cannot filter sys_exit_ioctl by request (an exit has none):
+ * enabled for the filtered enters' sake, it brings the exit of every ioctl
+ * of the host, KVM_RUN's among them.  An exit is the exit of its task's
+ * last enter, so the source completes the filter: it hands out an exit
+ * only when its task has an enter handed out and no exit yet.  An enter
+ * lost to the ring buffer takes its exit with it (the analyzer could not
+ * pair that exit either); an exit lost leaves its task inside until the
+ * task's next exit, which is handed out as before.
+ */
+static bool live_ioctl_keep(struct tracefs_source *t, const struct msc_event *ev)
+{
+	size_t i = 0;
+
+	while (i < t->nr_inside && t->inside[i] != ev->pid)
+		i++;
+	if (!ev->ioctl.exit) {
+		if (i == t->nr_inside && !t->keep_exits) {
+			if (t->nr_inside == t->inside_cap) {
+				size_t cap = t->inside_cap ? 2 * t->inside_cap : 16;
+				int32_t *p = realloc(t->inside, cap * sizeof(*p));
+
+				if (!p) {
+					t->keep_exits = true;	/* never drop an exit unpaired */
+					return true;
+				}
+				t->inside = p;
+				t->inside_cap = cap;
+			}
+			t->inside[t->nr_inside++] = ev->pid;
+		}
+		return true;
+	}
+	if (i == t->nr_inside) {
+		if (t->keep_exits)
+			return true;
+		t->status.other_exits++;
+		return false;
+	}
+	t->inside[i] = t->inside[--t->nr_inside];
+	return true;
+}
+
 /**
  * live_next - the ops->next of the live source
  *
@@ -345,7 +388,7 @@ int live_next(struct msc_source *src, struct msc_event *ret_ev)
 			return r;	/* the record stays: a next call tries it again */
 		c->st.records++;
 		advance(c, t);
-		if (r > 0)
+		if (r > 0 && (ret_ev->type != MSC_EV_IOCTL || live_ioctl_keep(t, ret_ev)))
 			return 1;
 		if (r < 0)
 			t->bad_records++;	/* an id without a format: counted, not fatal */

@@ -516,6 +516,7 @@ static void live_close(struct msc_source *src)
 	for (size_t i = 0; i < t->nr_formats; i++)
 		free(t->formats[i]);
 	free(t->formats);
+	free(t->inside);
 	free(t);
 }
 

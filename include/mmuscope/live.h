@@ -92,6 +92,8 @@ struct msc_live_status {
 	unsigned int nr_kprobes;	/* kprobe events registered */
 	const char *kprobes;		/* their names, space separated */
 	unsigned int nr_pids;		/* threads in the pid filter, 0: no filter */
+	uint64_t other_exits;		/* ioctl exits of tasks inside no recorded ioctl:
+					   read, not handed out */
 };
 
 /* Per-CPU ring-buffer counters and what the source read. */

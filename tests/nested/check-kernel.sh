@@ -210,6 +210,12 @@ check_eq "per CPU: no overrun, nothing dropped, kernel read count = records stor
 	"$(q 'select count(*) from ring_buffer_cpu where overrun != 0 or dropped != 0 or commit_overrun != 0 or read_events != records')" 0
 check_eq "records stored = records the kernel handed out" \
 	"$(q 'select (select sum(records) from ring_buffer_cpu) = records from capture')" 1
+# sys_exit_ioctl cannot be filtered by request: the vCPUs' KVM_RUN exits are
+# read, counted, and not stored; every stored exit is its task's recorded enter's
+check_eq "ioctl exits: each stored one closes its task's recorded enter; the others (KVM_RUN's) counted" \
+	"$(q "select (select count(*) from ioctl x where op = 'exit' and (select op from ioctl p
+		where p.pid = x.pid and p.seq < x.seq order by p.seq desc limit 1) is not 'enter'),
+		(select value > 0 from host_param where name = 'record.ioctl_exits_other')")" "0|1"
 
 # --- --light: no SPTE history; the steps, the splits and KVM's counters ------
 if [ $LIGHT = 1 ]; then

@@ -25,6 +25,7 @@
 #include "mmuscope/source.h"
 #include "mmuscope/store.h"
 #include "mmuscope/synth.h"
+#include "mmuscope/util.h"
 #include "test.h"
 
 #define NCPUS 2
@@ -782,6 +783,99 @@ static void t_kvm_settled(void)
 	}
 }
 
+/* Tracepoint formats of 6.12 with the syscalls' of a real 6.12 capture. */
+static struct msc_synth_formats *formats_with_syscalls(void)
+{
+	struct msc_synth_formats *f = NULL;
+	char dir[512], cmd[2048], err[256];
+
+	snprintf(dir, sizeof(dir), "%s/fmt-syscalls", tmp);
+	snprintf(cmd, sizeof(cmd), "cp -r '%s/formats/6.12' '%s' && "
+		 "cp -r '%s/traces/k612st-split_hugetlb2m_16m/formats/syscalls' '%s/events/'",
+		 test_data_dir(), dir, test_data_dir(), dir);
+	sh("%s", cmd);
+	if (msc_synth_formats_open(dir, &f, err, sizeof(err)))
+		test_fail(__FILE__, __LINE__, "formats: %s", err);
+	return f;
+}
+
+/*
+ * sys_exit_ioctl comes unfiltered (an exit has no request): the source
+ * hands out only the exit of a task whose enter it handed out, and counts
+ * the others.
+ */
+static void t_ioctl_exits(void)
+{
+	static const struct { int32_t pid; uint16_t cpu; bool exit, kept; } seq[] = {
+		{ 300, 0, true, false },	/* another program's ioctl */
+		{ 200, 0, false, true },	/* the VMM's KVM_CLEAR_DIRTY_LOG */
+		{ 201, 1, true, false },	/* a vCPU's KVM_RUN */
+		{ 200, 0, true, true },
+		{ 200, 0, true, false },	/* the VMM's next, unrecorded ioctl */
+		{ 200, 0, false, true },
+		{ 202, 1, false, true },	/* two tasks inside at once */
+		{ 202, 1, true, true },
+		{ 201, 1, true, false },
+		{ 200, 0, true, true },
+	};
+	struct msc_synth_formats *f = formats_with_syscalls();
+	struct msc_live_opts o = { 0 };
+	struct msc_synth_writer *w = NULL;
+	struct msc_source *src = NULL;
+	struct msc_synth_dir d;
+	struct msc_event ev;
+	char dir[512], path[1024], error[256] = "";
+	unsigned int next = 0, wrong = 0;
+	int fds[NCPUS] = { -1, -1 }, r;
+
+	snprintf(dir, sizeof(dir), "%s/tree-ioctl", tmp);
+	if (!f || !check_int(make_tree(dir, f, false, &d), ==, 0))
+		goto out;
+	for (unsigned int c = 0; c < NCPUS; c++) {
+		msc_synth_dir_cpu_path(&d, c, path, sizeof(path));
+		fds[c] = open(path, O_WRONLY | O_TRUNC);
+	}
+	if (!check_int(msc_synth_writer_open(f, NCPUS, fds, &w), ==, 0))
+		goto out;
+	for (unsigned int i = 0; i < ARRAY_SIZE(seq); i++) {
+		ev = ioctl_ev(seq[i].pid, seq[i].exit);
+		ev.ts = 1000000 + 1000ULL * i;
+		ev.cpu = seq[i].cpu;
+		check_int(msc_synth_writer_add(w, &ev), ==, 0);
+	}
+	check_int(msc_synth_writer_close(w), ==, 0);
+	o.tracing_dir = dir;
+	if (!check_int(msc_source_open_tracefs(&o, &src, error, sizeof(error)), ==, 0)) {
+		test_fail(__FILE__, __LINE__, "open: %s", error);
+		goto out;
+	}
+	while ((r = msc_source_next(src, &ev)) != 0) {
+		if (r == -EAGAIN) {
+			msc_live_wait(src, 10);
+			continue;
+		}
+		if (!check_int(r, ==, 1))
+			break;
+		while (next < ARRAY_SIZE(seq) && !seq[next].kept)
+			next++;
+		if (next == ARRAY_SIZE(seq) || ev.type != MSC_EV_IOCTL ||
+		    ev.ts != 1000000 + 1000ULL * next || ev.pid != seq[next].pid ||
+		    ev.ioctl.exit != seq[next].exit)
+			wrong++;
+		next++;
+	}
+	check_int(wrong, ==, 0);
+	check_int(next, ==, ARRAY_SIZE(seq));
+	check_uint(msc_live_get_status(src)->other_exits, ==, 4);
+out:
+	msc_synth_writer_free(w);
+	for (unsigned int c = 0; c < NCPUS; c++)
+		if (fds[c] >= 0)
+			close(fds[c]);
+	msc_source_close(src);
+	msc_synth_formats_free(f);
+}
+
 /* The live tables: lost rows count in the capture like stream marks. */
 static void t_store_live(void)
 {
@@ -1001,6 +1095,7 @@ int main(void)
 	TEST(t_fifo_live(), "FIFOs fed page by page: the reader waits, merges in order, ends at EOF");
 	TEST(with_spool(t_fake_tree), "... the fake tree through a spool: the same stream, every page spooled");
 	TEST(with_spool(t_fifo_live), "... the FIFOs through a spool: the same stream, in order");
+	TEST(t_ioctl_exits(), "ioctl exits: only a task's exit after its recorded enter is handed out");
 	TEST(t_fake_errors(), "no tracefs, missing instance, bad name, no kvmmmu: named, nothing left");
 	TEST(t_host_profile(), "host profile from /proc and /sys selects the SPTE layout");
 	TEST(t_kvm_settled(), "KVM counters: a sample is two reads that agree, never a torn read");
