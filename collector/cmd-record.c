@@ -513,6 +513,7 @@ static const struct msc_tap_ops watch_tap = { .begin = watch_begin, .event = wat
 /* What only the end knows: per-CPU counters, thread -> process -> VM. */
 static int store_epilogue(struct recorder *rec)
 {
+	struct msc_kvm_scans sc = { 0 };
 	struct msc_live_cpu_stats cs;
 	char v[32];
 	int r = 0;
@@ -533,6 +534,14 @@ static int store_epilogue(struct recorder *rec)
 		 (unsigned long long)(rec->sampler ? msc_kvm_sampler_skipped(rec->sampler) : 0));
 	if (!r && rec->sampler)
 		r = msc_store_set_param(rec->store, "record.kvm_stats_skipped", v);
+	if (rec->sampler)
+		msc_kvm_sampler_scans(rec->sampler, &sc);
+	snprintf(v, sizeof(v), "%llu", (unsigned long long)sc.nr);
+	if (!r && sc.nr)
+		r = msc_store_set_param(rec->store, "record.kvm_stats_scans", v);
+	snprintf(v, sizeof(v), "%.3f", (double)sc.ns / 1e9);
+	if (!r && sc.nr)
+		r = msc_store_set_param(rec->store, "record.kvm_stats_scan_s", v);
 	snprintf(v, sizeof(v), "%llu",
 		 (unsigned long long)msc_live_get_status(rec->src)->other_exits);
 	if (!r)
@@ -709,6 +718,14 @@ static void print_summary(const struct recorder *rec, double secs)
 		       (unsigned long long)rec->sampler_reads, rec->sampler_cpu_s,
 		       rec->sampler_cpu_s * 1e6 / (double)rec->sampler_reads,
 		       (unsigned long long)msc_kvm_sampler_skipped(rec->sampler));
+	if (rec->sampler) {
+		struct msc_kvm_scans sc;
+
+		msc_kvm_sampler_scans(rec->sampler, &sc);
+		if (sc.nr)
+			printf("; /proc scanned for stats fds %llu times, %.3f s (%.1f ms the longest)",
+			       (unsigned long long)sc.nr, (double)sc.ns / 1e9, (double)sc.max_ns / 1e6);
+	}
 	printf("\n");
 	if (!msc_live_get_spool_stats(rec->src, &sp) && sp.on)
 		printf("  spool: %s through %s, backlog at most %s, ring buffers drained in %.2f s\n",

@@ -23,7 +23,7 @@
  *    holds several VMs is not read.
  * Reading a VM already known allocates nothing; the tables grow when VMs
  * and vCPUs appear, and a scan of /proc lists each process's KVM fds, every
- * RESCAN_EVERY reads; a process the recording shows making a VM (its
+ * RESCAN_EVERY reads (less often where a scan is long, SCAN_SHARE); a process the recording shows making a VM (its
  * KVM_CREATE_VM's exit) is looked at every read until its VM is read, so
  * that a VM is read before its first step however soon that comes.
  *
@@ -65,8 +65,16 @@
 #include "mmuscope/event.h"
 #include "mmuscope/util.h"
 
-/* Processes rescanned in /proc every this many reads (a scan reads every fd). */
+/*
+ * Processes rescanned in /proc every this many reads (a scan reads every
+ * fd), and never for more than 1 / SCAN_SHARE of the time: after a scan
+ * that took D, the next waits until SCAN_SHARE x D has passed since that
+ * one began.  A host of a hundred processes is scanned every RESCAN_EVERY
+ * reads; one of thousands, whose scan costs more than a period, less often,
+ * its new VMs found through their KVM_CREATE_VM meanwhile.
+ */
 #define RESCAN_EVERY 10
+#define SCAN_SHARE 100
 /* Reads of one VM's census until two in a row agree. */
 #define SETTLE_TRIES 4
 /* Tasks inside a recorded KVM ioctl at once, at most: more are read anyway. */
@@ -127,6 +135,8 @@ struct msc_kvm_sampler {
 	int new_vmms[MAX_NEW_VMMS];	/* ... made a VM (stats fds, no --pid): not read yet */
 	size_t nr_new_vmms;
 	uint64_t skipped;		/* VM reads left out for an ioctl */
+	uint64_t scan_due_ns;		/* CLOCK_MONOTONIC: no /proc scan before it */
+	struct msc_kvm_scans scans;
 };
 
 static bool readable_dir(const char *path)
@@ -266,6 +276,12 @@ static bool vmm_inside(const struct msc_kvm_sampler *k, int pid)
 		if (k->inside[i].tgid == pid)
 			return true;
 	return false;
+}
+
+/** msc_kvm_sampler_scans - the scans of /proc for stats fds, and what they took */
+void msc_kvm_sampler_scans(const struct msc_kvm_sampler *k, struct msc_kvm_scans *ret)
+{
+	*ret = k->scans;
 }
 
 /** msc_kvm_sampler_skipped - the VM reads left out while their VMM was in an ioctl */
@@ -558,15 +574,14 @@ static int scan_pid(struct msc_kvm_sampler *k, int pid)
 	return r;
 }
 
-/* Stats fds: the VMs (and their stats fds) in /proc/<pid>/fd. */
+/* Stats fds: the VMs (and their stats fds) in every /proc/<pid>/fd; timed (SCAN_SHARE). */
 static int scan_proc(struct msc_kvm_sampler *k)
 {
+	uint64_t start = msc_mono_ns(), took;
 	struct dirent *de;
 	int r = 0;
 	DIR *d;
 
-	if (k->pid > 0)
-		return scan_pid(k, k->pid);
 	d = opendir(k->proc);
 	if (!d)
 		return -errno;
@@ -574,6 +589,11 @@ static int scan_proc(struct msc_kvm_sampler *k)
 		if (isdigit((unsigned char)de->d_name[0]) && atoi(de->d_name) != getpid())
 			r = scan_pid(k, atoi(de->d_name));
 	closedir(d);
+	took = msc_mono_ns() - start;
+	k->scan_due_ns = start + SCAN_SHARE * took;
+	k->scans.nr++;
+	k->scans.ns += took;
+	k->scans.max_ns = max(k->scans.max_ns, took);
 	return r;
 }
 
@@ -606,7 +626,9 @@ static int find_stats_fds(struct msc_kvm_sampler *k)
 		if (!still_held(k, &k->vms[i]))
 			drop_vm(k, i);
 	/* one VMM's fds are cheap to list: look at each read until it has a VM */
-	if (read % RESCAN_EVERY == 0 || (k->pid > 0 && !k->nr_vms))
+	if (k->pid > 0)
+		return read % RESCAN_EVERY == 0 || !k->nr_vms ? scan_pid(k, k->pid) : 0;
+	if (read % RESCAN_EVERY == 0 && msc_mono_ns() >= k->scan_due_ns)
 		return scan_proc(k);
 	/* so is a process that just made a VM (its KVM_CREATE_VM seen), until it is read */
 	for (size_t i = k->nr_new_vmms; i-- > 0;) {

@@ -174,11 +174,18 @@ enum msc_kvm_via {
 
 struct msc_kvm_sampler;
 
+/* The stats-fd method's scans of /proc for VMs (lib/kvm-stats.c). */
+struct msc_kvm_scans {
+	uint64_t nr;
+	uint64_t ns, max_ns;		/* CLOCK_MONOTONIC: all of them, the longest */
+};
+
 int msc_kvm_sampler_open(const char *debugfs, const char *proc, int pid, enum msc_kvm_via via,
 			 struct msc_kvm_sampler **ret);
 int msc_kvm_sampler_read(struct msc_kvm_sampler *k, struct msc_kvm_sample *ret, size_t max);
 void msc_kvm_sampler_note(struct msc_kvm_sampler *k, const struct msc_event *ev);
 uint64_t msc_kvm_sampler_skipped(const struct msc_kvm_sampler *k);
+void msc_kvm_sampler_scans(const struct msc_kvm_sampler *k, struct msc_kvm_scans *ret);
 const char *msc_kvm_sampler_method(const struct msc_kvm_sampler *k);
 void msc_kvm_sampler_close(struct msc_kvm_sampler *k);
 

@@ -783,6 +783,53 @@ static void t_kvm_settled(void)
 	}
 }
 
+/*
+ * The stats-fd method looks for VMs in every /proc/<pid>/fd, a scan that
+ * grows with the host: reads back to back never spend more than 1% of
+ * their time scanning (but the scan under way), and scanning goes on.
+ */
+static void t_kvm_scan_share(void)
+{
+	struct msc_kvm_sample s[4];
+	struct msc_kvm_sampler *k;
+	struct msc_kvm_scans sc, sc2;
+	char proc[512], path[1100], target[64];
+	uint64_t start, elapsed;
+	int reads, made = 0;
+
+	snprintf(proc, sizeof(proc), "%s/proc-many", tmp);
+	sh("mkdir -p '%s'", proc);
+	/* 300 processes of 20 fds each, none of them KVM's */
+	for (int pid = 1000; pid < 1300; pid++) {
+		snprintf(path, sizeof(path), "%s/%d", proc, pid);
+		mkdir(path, 0700);
+		snprintf(path, sizeof(path), "%s/%d/fd", proc, pid);
+		mkdir(path, 0700);
+		for (int fd = 0; fd < 20; fd++) {
+			snprintf(path, sizeof(path), "%s/%d/fd/%d", proc, pid, fd);
+			snprintf(target, sizeof(target), "socket:[%d]", pid * 100 + fd);
+			made += !symlink(target, path);
+		}
+	}
+	if (!check_int(made, ==, 300 * 20) ||
+	    !check_int(msc_kvm_sampler_open(NULL, proc, 0, MSC_KVM_VIA_STATS_FD, &k), ==, 0))
+		return;
+	start = msc_mono_ns();
+	for (reads = 0; reads < 300; reads++)
+		check_int(msc_kvm_sampler_read(k, s, 4), ==, 0);
+	elapsed = msc_mono_ns() - start;
+	msc_kvm_sampler_scans(k, &sc);
+	check_uint(sc.nr, >=, 1);	/* the first read scans */
+	check_uint(sc.ns - sc.max_ns, <=, elapsed / 100);
+	/* once a hundred times the longest scan has passed, the next tenth read scans */
+	usleep((useconds_t)(sc.max_ns * 100 / 1000 + 1000));
+	for (int i = 0; i < 10; i++)
+		check_int(msc_kvm_sampler_read(k, s, 4), ==, 0);
+	msc_kvm_sampler_scans(k, &sc2);
+	check_uint(sc2.nr, >, sc.nr);
+	msc_kvm_sampler_close(k);
+}
+
 /* Tracepoint formats of 6.12 with the syscalls' of a real 6.12 capture. */
 static struct msc_synth_formats *formats_with_syscalls(void)
 {
@@ -1101,6 +1148,7 @@ int main(void)
 	TEST(t_kvm_settled(), "KVM counters: a sample is two reads that agree, never a torn read");
 	TEST(t_kvm_debugfs(), "KVM counters from debugfs, one VM or all");
 	TEST(t_kvm_coming_going(), "KVM counters: no sample of a VM whose files are coming or going");
+	TEST(t_kvm_scan_share(), "KVM counters: scanning /proc for stats fds takes at most 1% of the time");
 	TEST(t_kvm_inside(), "KVM counters: a VM is not read while its VMM is inside a KVM ioctl");
 	TEST(t_store_live(), "live tables: lost rows take a seq and count in the capture");
 	TEST(t_kvm_reads(), "KVM's counters before and after a moment, from the reads that saw a change");
