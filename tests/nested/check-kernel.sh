@@ -233,9 +233,13 @@ if [ $LIGHT = 1 ]; then
 			count(*) filter (where pf_taken is null or pf_fast is null), min(pf_vcpus),
 			max(pf_vcpus) from kvm_stats_sample where ts >=
 			(select min(ts) from kvm_stats_sample where pf_taken is not null)")" "stats-fd|0|1|1"
-	# NPT: each write to a write-protected 4K page is one fast-path fix, counted by KVM
-	check_eq "--light: KVM counted one fast fault per page and dirty pass (2 x $PAGES)" \
-		"$(q 'select max(pf_fast) from kvm_stats_sample')" $((2 * PAGES))
+	# NPT: each write to a write-protected 4K page is one fast-path fix, counted by KVM;
+	# after the disable, from 6.13 on, a huge page recovered in place takes a 4K child's
+	# permissions (make_huge_spte()), read-only when that child was clean: at most one
+	# more for each 2M page's first write
+	fast=$(q 'select max(pf_fast) from kvm_stats_sample')
+	check_eq "--light: KVM counted one fast fault per page and dirty pass (2 x $PAGES), after the disable at most one per 2M page" \
+		"$([ "$fast" -ge $((2 * PAGES)) ] && [ "$fast" -le $((2 * PAGES + MIB / 2)) ] && echo yes || echo "$fast")" yes
 	out=$("$MSC" analyze --rebuild "$DB" 2>&1)
 	check_eq "--light: mmuscope analyze accepts a capture without SPTE history" \
 		"$?|$(echo "$out" | grep -c 'light recording without SPTE history')" "0|1"
