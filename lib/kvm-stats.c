@@ -23,9 +23,10 @@
  *    holds several VMs is not read.
  * Reading a VM already known allocates nothing; the tables grow when VMs
  * and vCPUs appear, and a scan of /proc lists each process's KVM fds, every
- * RESCAN_EVERY reads (less often where a scan is long, SCAN_SHARE); a process the recording shows making a VM (its
- * KVM_CREATE_VM's exit) is looked at every read until its VM is read, so
- * that a VM is read before its first step however soon that comes.
+ * RESCAN_EVERY reads (less often where a scan is long: SCAN_SHARE); a
+ * process the recording shows making a VM (its KVM_CREATE_VM's exit) is
+ * looked at every read until its VM is read, so that a VM is read before
+ * its first step however soon that comes.
  *
  * KVM updates each counter on its own, and a split or a zap moves several
  * at once, so one read of the five census and flush counters can mix two

@@ -305,32 +305,37 @@ static void take_lost(struct live_cpu *c, struct tracefs_source *t, struct msc_e
  * pair that exit either); an exit lost leaves its task inside until the
  * task's next exit, which is handed out as before.
  */
+/* Note task @pid inside an ioctl; false when there is no memory to. */
+static bool inside_add(struct tracefs_source *t, int32_t pid)
+{
+	if (t->nr_inside == t->inside_cap) {
+		size_t cap = t->inside_cap ? 2 * t->inside_cap : 16;
+		int32_t *p = realloc(t->inside, cap * sizeof(*p));
+
+		if (!p)
+			return false;
+		t->inside = p;
+		t->inside_cap = cap;
+	}
+	t->inside[t->nr_inside++] = pid;
+	return true;
+}
+
 static bool live_ioctl_keep(struct tracefs_source *t, const struct msc_event *ev)
 {
 	size_t i = 0;
 
+	if (t->keep_exits)
+		return true;
 	while (i < t->nr_inside && t->inside[i] != ev->pid)
 		i++;
 	if (!ev->ioctl.exit) {
-		if (i == t->nr_inside && !t->keep_exits) {
-			if (t->nr_inside == t->inside_cap) {
-				size_t cap = t->inside_cap ? 2 * t->inside_cap : 16;
-				int32_t *p = realloc(t->inside, cap * sizeof(*p));
-
-				if (!p) {
-					t->keep_exits = true;	/* never drop an exit unpaired */
-					return true;
-				}
-				t->inside = p;
-				t->inside_cap = cap;
-			}
-			t->inside[t->nr_inside++] = ev->pid;
-		}
+		/* no memory to track: never drop an exit unpaired from now on */
+		if (i == t->nr_inside && !inside_add(t, ev->pid))
+			t->keep_exits = true;
 		return true;
 	}
 	if (i == t->nr_inside) {
-		if (t->keep_exits)
-			return true;
 		t->status.other_exits++;
 		return false;
 	}
