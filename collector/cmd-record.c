@@ -70,7 +70,7 @@ struct raw_tee {
 /* A VM seen by the counter sampler, and what was last stored of it. */
 struct vm_seen {
 	struct msc_kvm_sample last;	/* its newest row's counters */
-	uint64_t read_ts;		/* its newest read placed in time (0: none) */
+	struct msc_kvm_read_span read;	/* its newest read ({ 0, 0 }: none) */
 };
 
 struct recorder {
@@ -86,7 +86,6 @@ struct recorder {
 	size_t nr_vms;
 	bool params_stored;
 	uint64_t lost, samples;
-	uint64_t samples_late;		/* reads too slow to place in time (not stored) */
 	uint64_t sampler_reads;		/* of KVM's counters, every VM each */
 	double sampler_cpu_s;		/* CPU time those reads took */
 	double cpu_s;			/* the whole recorder's while recording, every thread */
@@ -382,17 +381,9 @@ static struct vm_seen *find_vm(struct recorder *rec, const struct msc_kvm_sample
 		return NULL;
 	rec->vms[rec->nr_vms].last = *k;
 	rec->vms[rec->nr_vms].last.pages_4k = -2;	/* differs from any sample */
-	rec->vms[rec->nr_vms].read_ts = 0;
+	rec->vms[rec->nr_vms].read = (struct msc_kvm_read_span){ 0, 0 };
 	return &rec->vms[rec->nr_vms++];
 }
-
-/*
- * A read of KVM's counters took place at one moment between the trace clock
- * before it and after it; a read slower than this (the recorder was
- * preempted, or the sampler listed /proc) cannot be placed in time and is
- * not stored.
- */
-#define SAMPLE_SLACK_NS (5 * 1000 * 1000)
 
 /* CPU time of the calling thread, and of the whole process (every thread) */
 static double thread_cpu_s(void)
@@ -416,39 +407,37 @@ static double process_cpu_s(void)
  * KVM's counters: a row per VM whose counters changed since its last row,
  * with the read before it (which still saw that last row's counters):
  * together they tell when the change happened (lib/store-kvm-reads.c).
+ * Each read is kept with when it began and ended, however long it took
+ * (preempted, or listing /proc): a read counts as before a moment only if
+ * it ended by then, and as after it only if it began after.
  */
 static int sample_kvm(struct recorder *rec)
 {
 	struct msc_kvm_sample k[MAX_VMS];
+	struct msc_kvm_read_span read;
 	double cpu = thread_cpu_s();
-	uint64_t before, now;
 	int n, r = 0;
 
-	msc_live_now(rec->src, &before);
+	msc_live_now(rec->src, &read.start);
 	n = msc_kvm_sampler_read(rec->sampler, k, ARRAY_SIZE(k));
-	msc_live_now(rec->src, &now);
+	msc_live_now(rec->src, &read.end);
 	rec->sampler_cpu_s += thread_cpu_s() - cpu;
 	rec->sampler_reads++;
 	if (n <= 0)
 		return 0;	/* no VM, or /proc unreadable: nothing to compare */
-	if (now - before > SAMPLE_SLACK_NS) {
-		rec->samples_late++;
-		return 0;
-	}
 	for (int i = 0; i < n && !r; i++) {
 		struct vm_seen *v = find_vm(rec, &k[i]);
-
-		uint64_t previous;
+		struct msc_kvm_read_span previous;
 
 		if (!v)
 			continue;
-		previous = v->read_ts;
-		v->read_ts = now;
+		previous = v->read;
+		v->read = read;
 		if (!memcmp(&v->last, &k[i], sizeof(k[i])))
 			continue;
 		v->last = k[i];
 		rec->samples++;
-		r = store_result(rec, msc_store_add_kvm_sample(rec->store, now, previous, &k[i]));
+		r = store_result(rec, msc_store_add_kvm_sample(rec->store, read, previous, &k[i]));
 	}
 	return r;
 }
@@ -707,9 +696,6 @@ static void print_summary(const struct recorder *rec, double secs)
 	       cli_count(c.events, a, sizeof(a)), secs,
 	       cli_count(secs > 0 ? (unsigned long long)(c.events / secs) : 0, b, sizeof(b)),
 	       (unsigned long long)rec->samples);
-	if (rec->samples_late)
-		printf(" (%llu reads too slow to place in time left out)",
-		       (unsigned long long)rec->samples_late);
 	printf(", %llu events lost\n", (unsigned long long)(rec->lost + c.by_type[MSC_EV_LOST]));
 	printf("  recorder CPU %.2f s", rec->cpu_s);
 	if (rec->sampler_reads)

@@ -3,17 +3,23 @@
  * KVM's own counters at a moment, as `record` read them (kvm_stats_sample,
  * schema/003-live.sql and 021-kvm-reads.sql).
  *
- * A VM's rows are the reads that saw its counters change.  Between two
- * rows R1 and R2 the counters held R1's values from R1.ts up to
- * R2.previous_read_ts at least (that read saw no change), and moved
- * somewhere in (R2.previous_read_ts, R2.ts].  So:
- *  - before T: R1, the newest row at or before T, read at the newest read
- *    known at or before T (R2.previous_read_ts when that is, else R1.ts);
- *  - after T: the first read at or after T.  That is R2.previous_read_ts
- *    when it is at or after T (it still saw R1), else R2's own read; and
- *    when no row follows T, R1 (nothing changed up to the recording's end,
- *    its read time is not kept).
- * No rule here depends on how often the sampler ran.
+ * A VM's rows are the reads that saw its counters change.  A read began at
+ * read_start_ts and ended at ts (schema 23; before it, each read is taken
+ * as the moment ts).  Between two rows R1 and R2 the counters held R1's
+ * values from R1's read up to R2's previous read at least (that read saw no
+ * change), and moved after that read began and before R2's ended.  A read
+ * is before T when it ended at or before T, after T when it began at or
+ * after T; a read across T is neither.  So:
+ *  - before T: R1, the newest row that ended at or before T, read at the
+ *    newest read known to end by T (R1's successor's previous read when it
+ *    did, else R1's);
+ *  - after T: the first read that began at or after T.  R2 is the first row
+ *    that did; its previous read, when that also began at or after T, still
+ *    saw R2's predecessor's values, which are then the answer; else R2's
+ *    own.  When no row began after T, the newest row (nothing changed up
+ *    to the recording's end; its read time is not kept).
+ * No rule here depends on how often the sampler ran, nor how long a read
+ * took.
  */
 #include "mmuscope/live.h"
 
@@ -27,15 +33,18 @@
 
 /* A kvm_stats_sample row as fetch() reads it: the counters, in struct kvm_row's v[] order */
 #define KVM_ROW_COLUMNS(X, LAST)							\
-	X(KR_TS, "ts") X(KR_PREVIOUS, "previous_read_ts") X(KR_V0, "pages_4k")		\
+	X(KR_TS, "ts") X(KR_START, "coalesce(read_start_ts, ts)")			\
+	X(KR_PREVIOUS, "previous_read_ts")						\
+	X(KR_PREVIOUS_START, "coalesce(previous_read_start_ts, previous_read_ts)")	\
+	X(KR_V0, "pages_4k")								\
 	X(KR_2M, "pages_2m") X(KR_1G, "pages_1g") X(KR_FLUSHES, "remote_tlb_flush_requests") \
 	X(KR_PF_TAKEN, "pf_taken") X(KR_PF_FIXED, "pf_fixed") X(KR_PF_FAST, "pf_fast")	\
 	LAST(KR_PF_VCPUS, "pf_vcpus")
 enum { KVM_ROW_COLUMNS(COL_ENUM, COL_ENUM) };
 
-/* One row: its read time, the read before it (0: unknown) and its counters. */
+/* One row: its read's end and start, the read before it's (0: unknown), its counters. */
 struct kvm_row {
-	uint64_t ts, previous;
+	uint64_t ts, start, previous, previous_start;
 	int64_t v[8];			/* pages[1..3], flushes, pf_taken, pf_fixed, pf_fast,
 					   pf_vcpus */
 };
@@ -62,8 +71,10 @@ static int fetch(struct msc_store *s, sqlite3_stmt *st, int64_t capture_id, cons
 	if (r != 1)
 		return r;
 	row->ts = column_u64(st, KR_TS);
+	row->start = column_u64(st, KR_START);
 	row->previous = sqlite3_column_type(st, KR_PREVIOUS) == SQLITE_NULL ?
 			0 : column_u64(st, KR_PREVIOUS);
+	row->previous_start = row->previous ? column_u64(st, KR_PREVIOUS_START) : 0;
 	for (int i = 0; i < (int)ARRAY_SIZE(row->v); i++)
 		row->v[i] = column_count(st, KR_V0 + i);
 	return 1;
@@ -80,26 +91,38 @@ static void add(struct msc_kvm_read *ret, const struct kvm_row *row, uint64_t re
 	ret->vms++;
 }
 
+/* A capture's KVM counter rows, its statements prepared once. */
+struct msc_kvm_reads {
+	struct msc_store *s;
+	int64_t capture_id;
+	sqlite3_stmt *older, *newer, *started;	/* ended by ?, ended at or after ?, began then */
+	char (*vms)[32];		/* the VMs sampled (kvm_stats_sample.vm) */
+	size_t nr_vms;
+};
+
 /* One VM's counters before or after @ts, added into @ret. */
-static int read_vm(struct msc_store *s, sqlite3_stmt *older, sqlite3_stmt *newer,
-		   int64_t capture_id, const char *vm, uint64_t ts, bool after,
+static int read_vm(struct msc_kvm_reads *k, const char *vm, uint64_t ts, bool after,
 		   struct msc_kvm_read *ret)
 {
 	struct kvm_row r1, r2;
 	int has1, has2;
 
-	/* after: R1 the newest row before @ts, R2 the first at or after it */
-	has1 = fetch(s, older, capture_id, vm, after && ts ? ts - 1 : ts, &r1);
-	if (has1 < 0)
-		return has1;
-	has2 = fetch(s, newer, capture_id, vm, after ? ts : ts + 1, &r2);
-	if (has2 < 0)
-		return has2;
 	if (!after) {
-		if (has1)
+		/* R1 the newest row that ended by @ts, R2 the row after it */
+		has1 = fetch(k->s, k->older, k->capture_id, vm, ts, &r1);
+		has2 = has1 > 0 ? fetch(k->s, k->newer, k->capture_id, vm, ts + 1, &r2) : 0;
+		if (has1 > 0 && has2 >= 0)
 			add(ret, &r1, has2 && r2.previous <= ts && r2.previous > r1.ts ?
 				      r2.previous : r1.ts);
-	} else if (has2 && has1 && r2.previous >= ts) {
+		return min(has1, has2) < 0 ? min(has1, has2) : 0;
+	}
+	/* R2 the first row that began at or after @ts, R1 the row before it */
+	has2 = fetch(k->s, k->started, k->capture_id, vm, ts, &r2);
+	has1 = fetch(k->s, k->older, k->capture_id, vm, has2 > 0 ? r2.ts - 1 : UINT64_MAX >> 1,
+		     &r1);
+	if (min(has1, has2) < 0)
+		return min(has1, has2);
+	if (has2 && has1 && r2.previous && r2.previous_start >= ts) {
 		add(ret, &r1, r2.previous);
 	} else if (has2) {
 		add(ret, &r2, r2.ts);
@@ -118,14 +141,6 @@ static void fill_vm(sqlite3_stmt *st, void *row)
 	snprintf(*name, sizeof(*name), "%s", (const char *)sqlite3_column_text(st, 0));
 }
 
-/* A capture's KVM counter rows, its statements prepared once. */
-struct msc_kvm_reads {
-	struct msc_store *s;
-	int64_t capture_id;
-	sqlite3_stmt *older, *newer;
-	char (*vms)[32];		/* the VMs sampled (kvm_stats_sample.vm) */
-	size_t nr_vms;
-};
 
 /**
  * msc_kvm_reads_open - ready to read a capture's KVM counters at moments
@@ -150,6 +165,11 @@ int msc_kvm_reads_open(struct msc_store *s, int64_t capture_id, struct msc_kvm_r
 				      "WHERE capture_id = ? AND vm = ? AND ts >= ? ORDER BY ts LIMIT 1",
 				      &k->newer);
 	if (!r)
+		r = msc_store_prepare(s, "SELECT " COLS(KVM_ROW_COLUMNS) " FROM kvm_stats_sample "
+				      "WHERE capture_id = ?1 AND vm = ?2 AND ts >= ?3 AND "
+				      "coalesce(read_start_ts, ts) >= ?3 ORDER BY ts LIMIT 1",
+				      &k->started);
+	if (!r)
 		k->vms = msc_store_capture_rows(s, capture_id, "SELECT DISTINCT vm FROM "
 						"kvm_stats_sample WHERE capture_id = ?",
 						sizeof(*k->vms), fill_vm, &k->nr_vms, &r);
@@ -167,6 +187,7 @@ void msc_kvm_reads_close(struct msc_kvm_reads *k)
 		return;
 	sqlite3_finalize(k->older);
 	sqlite3_finalize(k->newer);
+	sqlite3_finalize(k->started);
 	free(k->vms);
 	free(k);
 }
@@ -196,8 +217,8 @@ int msc_kvm_read_at(struct msc_kvm_reads *k, const char *vm, uint64_t ts, bool a
 
 	memset(ret, 0, sizeof(*ret));
 	if (vm)
-		return read_vm(k->s, k->older, k->newer, k->capture_id, vm, ts, after, ret);
+		return read_vm(k, vm, ts, after, ret);
 	for (size_t i = 0; i < k->nr_vms && !r; i++)
-		r = read_vm(k->s, k->older, k->newer, k->capture_id, k->vms[i], ts, after, ret);
+		r = read_vm(k, k->vms[i], ts, after, ret);
 	return r;
 }

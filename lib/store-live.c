@@ -48,26 +48,26 @@ static void bind_count(sqlite3_stmt *st, int i, int64_t v)
 /**
  * msc_store_add_kvm_sample - store one VM's KVM counters
  * @s: the store, with a capture open
- * @ts: trace clock when they were read
- * @previous_read_ts: the VM's read before this one, which saw its row
- *	before (schema/021-kvm-reads.sql); 0: none
+ * @read: when they were read: the read began and ended then (ts is its end)
+ * @previous: the VM's read before this one, which saw its row before
+ *	(schema/021-kvm-reads.sql, 023-kvm-read-start.sql); { 0, 0 }: none
  * @k: the counters; -1 values are stored as NULL
  *
  * Returns 0, -EINVAL without an open capture, or a store error.
  */
-int msc_store_add_kvm_sample(struct msc_store *s, uint64_t ts, uint64_t previous_read_ts,
-			     const struct msc_kvm_sample *k)
+int msc_store_add_kvm_sample(struct msc_store *s, struct msc_kvm_read_span read,
+			     struct msc_kvm_read_span previous, const struct msc_kvm_sample *k)
 {
 	sqlite3_stmt *st;
 	int r = prepare(s, "INSERT INTO kvm_stats_sample (capture_id, ts, vm, pid, pages_4k, "
 			"pages_2m, pages_1g, remote_tlb_flush, remote_tlb_flush_requests, "
-			"previous_read_ts, pf_taken, pf_fixed, pf_fast, pf_vcpus) "
-			"VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st);
+			"previous_read_ts, pf_taken, pf_fixed, pf_fast, pf_vcpus, read_start_ts, "
+			"previous_read_start_ts) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", &st);
 
 	if (r)
 		return r;
 	sqlite3_bind_int64(st, 1, s->capture_id);
-	bind_u64(st, 2, ts);
+	bind_u64(st, 2, read.end);
 	sqlite3_bind_text(st, 3, k->vm, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 4, k->pid);
 	bind_count(st, 5, k->pages_4k);
@@ -75,12 +75,15 @@ int msc_store_add_kvm_sample(struct msc_store *s, uint64_t ts, uint64_t previous
 	bind_count(st, 7, k->pages_1g);
 	bind_count(st, 8, k->remote_tlb_flush);
 	bind_count(st, 9, k->remote_tlb_flush_requests);
-	if (previous_read_ts)
-		bind_u64(st, 10, previous_read_ts);
+	if (previous.end)
+		bind_u64(st, 10, previous.end);
 	bind_count(st, 11, k->pf_taken);
 	bind_count(st, 12, k->pf_fixed);
 	bind_count(st, 13, k->pf_fast);
 	bind_count(st, 14, k->pf_vcpus);
+	bind_u64(st, 15, read.start);
+	if (previous.end)
+		bind_u64(st, 16, previous.start);
 	return step_once(s, st);
 }
 

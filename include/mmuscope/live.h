@@ -191,8 +191,13 @@ void msc_kvm_sampler_close(struct msc_kvm_sampler *k);
 
 /* ---- what the store keeps of a live capture (lib/store-live.c) ---- */
 
-int msc_store_add_kvm_sample(struct msc_store *s, uint64_t ts, uint64_t previous_read_ts,
-			     const struct msc_kvm_sample *k);
+/* When a read of KVM's counters ran, on the trace clock; { 0, 0 }: no read. */
+struct msc_kvm_read_span {
+	uint64_t start, end;
+};
+
+int msc_store_add_kvm_sample(struct msc_store *s, struct msc_kvm_read_span read,
+			     struct msc_kvm_read_span previous, const struct msc_kvm_sample *k);
 /*
  * KVM's counters at a moment, as record read them (lib/store-kvm-reads.c):
  * the last read at or before it, or the first at or after it.

@@ -143,6 +143,8 @@ sqlite3 "$T/old.db" "DROP VIEW gfn_history; DROP VIEW mapping; DROP VIEW vm_cens
 	ALTER TABLE kvm_stats_sample DROP COLUMN pf_taken;
 	ALTER TABLE kvm_stats_sample DROP COLUMN pf_fixed;
 	ALTER TABLE kvm_stats_sample DROP COLUMN pf_fast; ALTER TABLE kvm_stats_sample DROP COLUMN pf_vcpus;
+	ALTER TABLE kvm_stats_sample DROP COLUMN read_start_ts;
+	ALTER TABLE kvm_stats_sample DROP COLUMN previous_read_start_ts;
 	PRAGMA user_version = 10"
 check "analyze upgrades a schema 10 database" "$MSC" analyze -q "$T/old.db"
 check_eq "... and, its resume state dropped, knows the split sizes" \

@@ -923,6 +923,12 @@ out:
 	msc_synth_formats_free(f);
 }
 
+/* A read of KVM's counters that began at @start and ended at @end. */
+static struct msc_kvm_read_span span(uint64_t start, uint64_t end)
+{
+	return (struct msc_kvm_read_span){ .start = start, .end = end };
+}
+
 /* The live tables: lost rows count in the capture like stream marks. */
 static void t_store_live(void)
 {
@@ -948,7 +954,7 @@ static void t_store_live(void)
 	snprintf(ev.marker.text, sizeof(ev.marker.text), "hello");
 	check_int(msc_store_add_event(s, &ev), ==, 0);
 	check_int(msc_store_add_event(s, &lost), ==, 0);
-	check_int(msc_store_add_kvm_sample(s, 4500, 0, &ks), ==, 0);
+	check_int(msc_store_add_kvm_sample(s, span(4490, 4500), span(0, 0), &ks), ==, 0);
 	check_int(msc_store_add_cpu_stats(s, &cs), ==, 0);
 	check_int(msc_store_add_task(s, 321, 320, "qemu", "320-11"), ==, 0);
 	check_int(msc_store_end_capture(s, 2), ==, 0);
@@ -975,7 +981,9 @@ static void t_store_live(void)
 
 /*
  * The counters before and after a moment: a row is a read that saw a
- * change, its previous_read_ts the read before, which saw none.
+ * change, its previous_read_ts the read before, which saw none.  A read is
+ * before a moment when it ended by then, after it when it began then or
+ * later, however long it took.
  */
 static void t_kvm_reads(void)
 {
@@ -1003,10 +1011,11 @@ static void t_kvm_reads(void)
 	if (!check_int(msc_store_open(path, MSC_STORE_CREATE, &s), ==, 0))
 		return;
 	check_int(msc_store_begin_capture(s, &info, &host, &id), ==, 0);
-	check_int(msc_store_add_kvm_sample(s, 1000, 0, &a), ==, 0);
-	check_int(msc_store_add_kvm_sample(s, 1500, 0, &other), ==, 0);
-	check_int(msc_store_add_kvm_sample(s, 2000, 1900, &b), ==, 0);	/* split after 1900 */
-	check_int(msc_store_add_kvm_sample(s, 5000, 4990, &c), ==, 0);
+	check_int(msc_store_add_kvm_sample(s, span(1000, 1000), span(0, 0), &a), ==, 0);
+	check_int(msc_store_add_kvm_sample(s, span(1500, 1500), span(0, 0), &other), ==, 0);
+	/* split after the read of 1880-1900 began; B's own read took 1960-2000 */
+	check_int(msc_store_add_kvm_sample(s, span(1960, 2000), span(1880, 1900), &b), ==, 0);
+	check_int(msc_store_add_kvm_sample(s, span(4995, 5000), span(4970, 4990), &c), ==, 0);
 	check_int(msc_store_end_capture(s, 0), ==, 0);
 	if (!check_int(msc_kvm_reads_open(s, id, &kr), ==, 0))
 		return;
@@ -1023,15 +1032,26 @@ static void t_kvm_reads(void)
 	check_int(r.pages[1], ==, 16384);
 	check_int(r.flushes, ==, 40);
 	check_uint(r.ts, ==, 2000);
-	/* after 1800: the read of 1900 still saw A, not B's later change */
+	/* after 1800: the read of 1880-1900 still saw A, not B's later change */
 	check_int(msc_kvm_read_at(kr, "10-3", 1800, true, &r), ==, 0);
 	check_int(r.pages[2], ==, 32);
 	check_uint(r.ts, ==, 1900);
-	/* a read exactly at the moment is both before and after it */
+	/* B's read ran across 1970 and 2000: neither is its; B's values were read after them at 4970-4990 */
+	check_int(msc_kvm_read_at(kr, "10-3", 1970, true, &r), ==, 0);
+	check_int(r.pages[1], ==, 16384);
+	check_uint(r.ts, ==, 4990);
 	check_int(msc_kvm_read_at(kr, "10-3", 2000, true, &r), ==, 0);
-	check_uint(r.ts, ==, 2000);
+	check_uint(r.ts, ==, 4990);
+	check_int(msc_kvm_read_at(kr, "10-3", 1970, false, &r), ==, 0);
+	check_int(r.pages[2], ==, 32);
+	check_uint(r.ts, ==, 1900);
+	/* a read that ended at the moment is before it; one of no length, after it too */
 	check_int(msc_kvm_read_at(kr, "10-3", 2000, false, &r), ==, 0);
 	check_int(r.pages[1], ==, 16384);
+	check_uint(r.ts, ==, 2000);
+	check_int(msc_kvm_read_at(kr, "10-3", 1000, true, &r), ==, 0);
+	check_int(r.pages[2], ==, 32);
+	check_uint(r.ts, ==, 1000);
 	/* after the last row: its counters, unchanged to the end, read time unknown */
 	check_int(msc_kvm_read_at(kr, "10-3", 6000, true, &r), ==, 0);
 	check_int(r.faults_fast, ==, 16384);
