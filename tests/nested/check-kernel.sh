@@ -416,19 +416,20 @@ SELECT m.text, s.c1, s.c2, s.c3 FROM marker m, series s
  WHERE m.text LIKE 'mmuscope-dirtylog: KVM stats after %'
    AND s.seq = (SELECT max(seq) FROM series WHERE ts <= m.ts)
  ORDER BY m.seq;
--- a sample is read, then stamped, one counter after the other (each its own
--- file or stats field, read at its own moment while the VM changes): each
--- counter must equal its census current at some moment of [ts - 20 ms,
--- ts + 1 ms] (the one current at the window's start, or one that began
--- inside it); the census current at each window's start is looked up once
+-- a sample is read from read_start_ts to ts, one counter after the other
+-- (each its own file or stats field, read at its own moment while the VM
+-- changes): each counter must equal its census current at some moment of
+-- [read_start_ts - 20 ms, ts + 1 ms] (the one current at the window's
+-- start, or one that began inside it); the census current at each window's
+-- start is looked up once
 CREATE TEMP TABLE window_start AS
-  SELECT k.rowid AS k, k.ts AS ts,
-         (SELECT max(seq) FROM series WHERE ts <= k.ts - 20000000)
+  SELECT k.rowid AS k, k.ts AS ts, coalesce(k.read_start_ts, k.ts) - 20000000 AS from_ts,
+         (SELECT max(seq) FROM series WHERE ts <= coalesce(k.read_start_ts, k.ts) - 20000000)
            AS seq
     FROM kvm_stats_sample k WHERE k.pages_4k IS NOT NULL;
 CREATE TEMP VIEW near AS
   SELECT w.k, s.c1, s.c2, s.c3 FROM window_start w, series s
-   WHERE s.seq = w.seq OR s.ts BETWEEN w.ts - 20000000 AND w.ts + 1000000;
+   WHERE s.seq = w.seq OR s.ts BETWEEN w.from_ts AND w.ts + 1000000;
 SELECT 'samples', count(*),
        sum(EXISTS (SELECT 1 FROM near n WHERE n.k = k.rowid AND n.c1 = k.pages_4k) AND
            EXISTS (SELECT 1 FROM near n WHERE n.k = k.rowid AND n.c2 = k.pages_2m) AND
