@@ -46,6 +46,12 @@ run() {
 		grep -q 'Ctrl-C stops' "$W/rec.out" && break
 		sleep 0.1
 	done
+	if ! grep -q 'Ctrl-C stops' "$W/rec.out"; then
+		kill -INT "$rec" 2>/dev/null || true
+		wait "$rec" || true
+		echo "ioctls.sh: $msc record did not start: $(tail -n 1 "$W/rec.out")" >&2
+		exit 1
+	fi
 	out=$("$BIN" "$N" | awk '{ print $4, $6 }')
 	kill -INT "$rec"
 	wait "$rec"
