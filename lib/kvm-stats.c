@@ -25,8 +25,9 @@
  * and vCPUs appear, and a scan of /proc lists each process's KVM fds, every
  * RESCAN_EVERY reads (less often where a scan is long: SCAN_SHARE); a
  * process the recording shows making a VM (its KVM_CREATE_VM's exit) is
- * looked at every read until its VM is read, so that a VM is read before
- * its first step however soon that comes.
+ * looked at every read until its VM's census can be read (for at most
+ * NEW_VMM_LOOKS reads), so that a VM is read before its first step however
+ * soon that comes.
  *
  * KVM updates each counter on its own, and a split or a zap moves several
  * at once, so one read of the five census and flush counters can mix two
@@ -82,6 +83,8 @@
 #define MAX_INSIDE 64
 /* Processes that made a VM and are looked at each read, at most (the rest: every RESCAN_EVERY). */
 #define MAX_NEW_VMMS 16
+/* Reads a process that made a VM is looked at without its VM's stats fd (QEMU 7.2 holds none). */
+#define NEW_VMM_LOOKS 100
 
 enum { ST_4K, ST_2M, ST_1G, ST_FLUSH, ST_FLUSH_REQ, NR_VM_STATS };
 enum { PF_TAKEN, PF_FIXED, PF_FAST, NR_PF };
@@ -133,7 +136,10 @@ struct msc_kvm_sampler {
 	unsigned int reads;
 	struct inside inside[MAX_INSIDE];	/* msc_kvm_sampler_note() */
 	size_t nr_inside;
-	int new_vmms[MAX_NEW_VMMS];	/* ... made a VM (stats fds, no --pid): not read yet */
+	struct new_vmm {		/* ... made a VM (stats fds, no --pid): no census yet */
+		int pid;
+		unsigned int looks;
+	} new_vmms[MAX_NEW_VMMS];
 	size_t nr_new_vmms;
 	uint64_t skipped;		/* VM reads left out for an ioctl */
 	uint64_t scan_due_ns;		/* CLOCK_MONOTONIC: no /proc scan before it */
@@ -260,7 +266,7 @@ void msc_kvm_sampler_note(struct msc_kvm_sampler *k, const struct msc_event *ev)
 	if (i < k->nr_inside) {	/* its exit, or an enter whose exit was not seen */
 		if (ev->ioctl.exit && k->inside[i].cmd == KVM_CREATE_VM && ev->ioctl.ret >= 0 &&
 		    !k->kvm_dir[0] && k->pid <= 0 && k->nr_new_vmms < MAX_NEW_VMMS)
-			k->new_vmms[k->nr_new_vmms++] = k->inside[i].tgid;
+			k->new_vmms[k->nr_new_vmms++] = (struct new_vmm){ .pid = k->inside[i].tgid };
 		k->inside[i] = k->inside[--k->nr_inside];
 	}
 	if (ev->ioctl.exit || k->nr_inside == MAX_INSIDE)
@@ -606,11 +612,15 @@ static bool still_held(const struct msc_kvm_sampler *k, const struct vm *vm)
 	return r >= 0 ? r : kvm_fd_kind(k, vm->pid, vm->fd) == FD_VM;
 }
 
-/* Has a VM of process @pid a stats fd to read? */
-static bool vmm_read(const struct msc_kvm_sampler *k, int pid)
+/*
+ * Has a VM of process @pid its census to read (its VM stats fd)?  Its vCPUs'
+ * stats fds may come first (the workload makes its vCPUs, then asks for the
+ * VM's), and they hold no census.
+ */
+static bool vmm_has_census(const struct msc_kvm_sampler *k, int pid)
 {
 	for (size_t i = 0; i < k->nr_vms; i++)
-		if (k->vms[i].pid == pid && (k->vms[i].stats_at >= 0 || k->vms[i].nr_vcpus))
+		if (k->vms[i].pid == pid && k->vms[i].stats_at >= 0)
 			return true;
 	return false;
 }
@@ -631,16 +641,20 @@ static int find_stats_fds(struct msc_kvm_sampler *k)
 		return read % RESCAN_EVERY == 0 || !k->nr_vms ? scan_pid(k, k->pid) : 0;
 	if (read % RESCAN_EVERY == 0 && msc_mono_ns() >= k->scan_due_ns)
 		return scan_proc(k);
-	/* so is a process that just made a VM (its KVM_CREATE_VM seen), until it is read */
+	/*
+	 * so is a process that just made a VM (its KVM_CREATE_VM seen), until
+	 * its census can be read, it is gone, or NEW_VMM_LOOKS reads found none
+	 */
 	for (size_t i = k->nr_new_vmms; i-- > 0;) {
-		int pid = k->new_vmms[i], r = scan_pid(k, pid);
+		struct new_vmm *v = &k->new_vmms[i];
+		int r = scan_pid(k, v->pid);
 		char path[300];
 
 		if (r)
 			return r;
-		snprintf(path, sizeof(path), "%s/%d", k->proc, pid);
-		if (vmm_read(k, pid) || access(path, F_OK))
-			k->new_vmms[i] = k->new_vmms[--k->nr_new_vmms];
+		snprintf(path, sizeof(path), "%s/%d", k->proc, v->pid);
+		if (vmm_has_census(k, v->pid) || ++v->looks == NEW_VMM_LOOKS || access(path, F_OK))
+			*v = k->new_vmms[--k->nr_new_vmms];
 	}
 	return 0;
 }
