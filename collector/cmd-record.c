@@ -499,42 +499,46 @@ static int watch_event(void *ctx, const struct msc_event *ev)
 
 static const struct msc_tap_ops watch_tap = { .begin = watch_begin, .event = watch_event };
 
+/* A figure of what recording cost, stored as host_param @name when @on. */
+struct cost_figure {
+	const char *name;
+	bool on, seconds;		/* @seconds: @value is seconds, else a count */
+	double value;
+};
+
 /* What only the end knows: per-CPU counters, thread -> process -> VM. */
 static int store_epilogue(struct recorder *rec)
 {
 	struct msc_kvm_scans sc = { 0 };
 	struct msc_live_cpu_stats cs;
-	char v[32];
+	bool k = rec->sampler != NULL;
 	int r = 0;
+
+	if (k)
+		msc_kvm_sampler_scans(rec->sampler, &sc);
+	/* what watching cost this host's CPUs (docs/light.md) */
+	const struct cost_figure cost[] = {
+		{ "record.cpu_s", true, true, rec->cpu_s },
+		{ "record.kvm_stats_cpu_s", k, true, rec->sampler_cpu_s },
+		{ "record.kvm_stats_reads", k, false, (double)rec->sampler_reads },
+		{ "record.kvm_stats_skipped", k, false,
+		  k ? (double)msc_kvm_sampler_skipped(rec->sampler) : 0 },
+		{ "record.kvm_stats_scans", sc.nr, false, (double)sc.nr },
+		{ "record.kvm_stats_scan_s", sc.nr, true, (double)sc.ns / 1e9 },
+		{ "record.ioctl_exits_other", true, false,
+		  (double)msc_live_get_status(rec->src)->other_exits },
+	};
 
 	for (int cpu = 0; !r && !msc_live_get_cpu_stats(rec->src, cpu, &cs); cpu++)
 		r = msc_store_add_cpu_stats(rec->store, &cs);
-	/* what watching cost this host's CPUs (docs/light.md) */
-	snprintf(v, sizeof(v), "%.3f", rec->cpu_s);
-	if (!r)
-		r = msc_store_set_param(rec->store, "record.cpu_s", v);
-	snprintf(v, sizeof(v), "%.3f", rec->sampler_cpu_s);
-	if (!r && rec->sampler)
-		r = msc_store_set_param(rec->store, "record.kvm_stats_cpu_s", v);
-	snprintf(v, sizeof(v), "%llu", (unsigned long long)rec->sampler_reads);
-	if (!r && rec->sampler)
-		r = msc_store_set_param(rec->store, "record.kvm_stats_reads", v);
-	snprintf(v, sizeof(v), "%llu",
-		 (unsigned long long)(rec->sampler ? msc_kvm_sampler_skipped(rec->sampler) : 0));
-	if (!r && rec->sampler)
-		r = msc_store_set_param(rec->store, "record.kvm_stats_skipped", v);
-	if (rec->sampler)
-		msc_kvm_sampler_scans(rec->sampler, &sc);
-	snprintf(v, sizeof(v), "%llu", (unsigned long long)sc.nr);
-	if (!r && sc.nr)
-		r = msc_store_set_param(rec->store, "record.kvm_stats_scans", v);
-	snprintf(v, sizeof(v), "%.3f", (double)sc.ns / 1e9);
-	if (!r && sc.nr)
-		r = msc_store_set_param(rec->store, "record.kvm_stats_scan_s", v);
-	snprintf(v, sizeof(v), "%llu",
-		 (unsigned long long)msc_live_get_status(rec->src)->other_exits);
-	if (!r)
-		r = msc_store_set_param(rec->store, "record.ioctl_exits_other", v);
+	for (size_t i = 0; !r && i < ARRAY_SIZE(cost); i++) {
+		char v[32];
+
+		if (!cost[i].on)
+			continue;
+		snprintf(v, sizeof(v), cost[i].seconds ? "%.3f" : "%.0f", cost[i].value);
+		r = msc_store_set_param(rec->store, cost[i].name, v);
+	}
 	if (!r)
 		r = msc_ingest_add_tasks(rec->ing, vm_of, rec);
 	return store_result(rec, r);
