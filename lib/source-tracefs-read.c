@@ -305,22 +305,6 @@ static void take_lost(struct live_cpu *c, struct tracefs_source *t, struct msc_e
  * pair that exit either); an exit lost leaves its task inside until the
  * task's next exit, which is handed out as before.
  */
-/* Note task @pid inside an ioctl; false when there is no memory to. */
-static bool inside_add(struct tracefs_source *t, int32_t pid)
-{
-	if (t->nr_inside == t->inside_cap) {
-		size_t cap = t->inside_cap ? 2 * t->inside_cap : 16;
-		int32_t *p = realloc(t->inside, cap * sizeof(*p));
-
-		if (!p)
-			return false;
-		t->inside = p;
-		t->inside_cap = cap;
-	}
-	t->inside[t->nr_inside++] = pid;
-	return true;
-}
-
 static bool live_ioctl_keep(struct tracefs_source *t, const struct msc_event *ev)
 {
 	size_t i = 0;
@@ -330,9 +314,13 @@ static bool live_ioctl_keep(struct tracefs_source *t, const struct msc_event *ev
 	while (i < t->nr_inside && t->inside[i] != ev->pid)
 		i++;
 	if (!ev->ioctl.exit) {
+		if (i < t->nr_inside)
+			return true;
 		/* no memory to track: never drop an exit unpaired from now on */
-		if (i == t->nr_inside && !inside_add(t, ev->pid))
+		if (msc_grow((void **)&t->inside, t->nr_inside, &t->inside_cap, sizeof(*t->inside)))
 			t->keep_exits = true;
+		else
+			t->inside[t->nr_inside++] = ev->pid;
 		return true;
 	}
 	if (i == t->nr_inside) {

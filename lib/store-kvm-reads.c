@@ -95,7 +95,8 @@ static void add(struct msc_kvm_read *ret, const struct kvm_row *row, uint64_t re
 struct msc_kvm_reads {
 	struct msc_store *s;
 	int64_t capture_id;
-	sqlite3_stmt *older, *newer, *started;	/* ended by ?, ended at or after ?, began then */
+	sqlite3_stmt *older, *newer, *started;	/* the row that ended by ?, the first that
+						   ended at or after ?, began at or after ? */
 	char (*vms)[32];		/* the VMs sampled (kvm_stats_sample.vm) */
 	size_t nr_vms;
 };
@@ -140,7 +141,6 @@ static void fill_vm(sqlite3_stmt *st, void *row)
 
 	snprintf(*name, sizeof(*name), "%s", (const char *)sqlite3_column_text(st, 0));
 }
-
 
 /**
  * msc_kvm_reads_open - ready to read a capture's KVM counters at moments
